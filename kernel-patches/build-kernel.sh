@@ -1,0 +1,130 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Build the guest kernels for the pilotd QEMU rig, outside the checkout.
+#
+# Unpacks Debian's linux-source-6.1 into a cache directory, configures it
+# from guest.config, builds bzImage without our patches (the comparison
+# kernel), then applies the series and rebuilds incrementally.  Both images
+# are cached under keys hashed from everything that went into them, so a
+# second run costs a few hashes.
+#
+# Usage: build-kernel.sh [--print-key]
+# Prints, on success, the two image paths as "patched=PATH" and
+# "unpatched=PATH".  Cache root: $PILOTD_CACHE (default /var/cache/pilotd).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${PILOTD_CACHE:-/var/cache/pilotd}
+tarball=/usr/src/linux-source-6.1.tar.xz
+jobs=${PILOTD_JOBS:-$(nproc)}
+
+die() { echo "build-kernel: $*" >&2; exit 1; }
+log() { echo "build-kernel: $*" >&2; }
+
+need_pkgs() {
+	local missing=()
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	log "installing ${missing[*]}"
+	apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2 ||
+		die "could not install ${missing[*]}"
+}
+
+need_pkgs linux-source-6.1 build-essential flex bison bc libelf-dev libssl-dev cpio
+
+srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+ccver=$(${CC:-gcc} --version | head -1)
+series=$(grep -v '^#' "$here/series" | sed '/^$/d')
+
+hash() { sha256sum | cut -c1-16; }
+base_key=$( { echo "$srcver"; echo "$ccver"; cat "$here/guest.config";
+	      sed -n '/^# BEGIN BUILD/,/^# END BUILD/p' "$0"; } | hash)
+patch_key=$( { echo "$base_key"; echo "$series";
+	       for p in $series; do cat "$here/$p"; done; } | hash)
+
+unpatched="$cache/kernel/unpatched-$base_key/bzImage"
+patched="$cache/kernel/patched-$patch_key/bzImage"
+
+if [ "${1:-}" = --print-key ]; then
+	echo "$patch_key"
+	exit 0
+fi
+
+emit() { echo "patched=$patched"; echo "unpatched=$unpatched"; }
+if [ -f "$patched" ] && [ -f "$unpatched" ]; then
+	emit
+	exit 0
+fi
+
+# BEGIN BUILD: the steps below are part of the base cache key.
+mkdir -p "$cache/kernel"
+exec 9>"$cache/kernel/lock"
+flock 9
+tree="$cache/kernel/tree-$base_key"
+src="$tree/linux-source-6.1"
+if [ ! -f "$tree/.unpacked" ]; then
+	log "unpacking $tarball into $tree"
+	rm -rf "$tree"
+	mkdir -p "$tree"
+	tar -xf "$tarball" -C "$tree"
+	touch "$tree/.unpacked"
+fi
+
+# Return the tree to the pristine source: reverse whatever was applied.
+revert_series() {
+	local applied="$tree/applied"
+	[ -d "$applied" ] || return 0
+	for p in $(tac "$applied/series" 2>/dev/null); do
+		patch -d "$src" -p1 -R -s --no-backup-if-mismatch < "$applied/$p" ||
+			die "cannot reverse $p in $src; delete $tree and rerun"
+	done
+	rm -rf "$applied"
+}
+
+apply_series() {
+	local applied="$tree/applied"
+	mkdir -p "$applied"
+	: > "$applied/series"
+	for p in $series; do
+		[ -f "$here/$p" ] || die "series names $p, which does not exist"
+		patch -d "$src" -p1 -s -N --no-backup-if-mismatch --dry-run < "$here/$p" >&2 ||
+			die "$p does not apply to linux-source-6.1 $srcver"
+		patch -d "$src" -p1 -s -N --no-backup-if-mismatch < "$here/$p" >&2
+		cp "$here/$p" "$applied/$p"
+		echo "$p" >> "$applied/series"
+	done
+}
+
+configure() {
+	make -C "$src" -s KCONFIG_ALLCONFIG="$here/guest.config" allnoconfig >&2
+	local missing=0
+	while IFS= read -r line; do
+		case "$line" in CONFIG_*) ;; *) continue ;; esac
+		grep -qx "$line" "$src/.config" || { log "not in .config: $line"; missing=1; }
+	done < "$here/guest.config"
+	[ $missing -eq 0 ] || die "guest.config asks for options Kconfig refused"
+}
+
+build() {
+	local out=$1 t0=$SECONDS
+	make -C "$src" -s -j"$jobs" bzImage >&2
+	mkdir -p "$(dirname "$out")"
+	cp "$src/arch/x86/boot/bzImage" "$out.tmp"
+	mv "$out.tmp" "$out"
+	log "built $out in $((SECONDS - t0)) s"
+}
+
+revert_series
+if [ ! -f "$unpatched" ]; then
+	configure
+	build "$unpatched"
+fi
+apply_series
+configure
+build "$patched"
+# END BUILD
+emit

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "palm.h"
+
+/* palm-protocol.md section 1: the kernel's table plus pilot-link's extras */
+static const struct palm_model models[] = {
+	{ 0x082d, 0x0100, "Handspring Visor" },
+	{ 0x082d, 0x0200, "Handspring Treo" },
+	{ 0x082d, 0x0300, "Handspring Treo 600" },
+	{ 0x0830, 0x0001, "Palm m500" },
+	{ 0x0830, 0x0002, "Palm m505" },
+	{ 0x0830, 0x0003, "Palm m515" },
+	{ 0x0830, 0x0010, "Palm handheld" },
+	{ 0x0830, 0x0011, "Palm handheld" },
+	{ 0x0830, 0x0020, "Palm i705" },
+	{ 0x0830, 0x0030, "Palm handheld" },
+	{ 0x0830, 0x0031, "Palm Tungsten Z" },
+	{ 0x0830, 0x0040, "Palm m125" },
+	{ 0x0830, 0x0050, "Palm m130" },
+	{ 0x0830, 0x0051, "Palm handheld" },
+	{ 0x0830, 0x0052, "Palm handheld" },
+	{ 0x0830, 0x0053, "Palm handheld" },
+	{ 0x0830, 0x0060, "Palm Tungsten T" },
+	{ 0x0830, 0x0061, "Palm Treo 650" },
+	{ 0x0830, 0x0062, "Palm handheld" },
+	{ 0x0830, 0x0063, "Palm handheld" },
+	{ 0x0830, 0x0070, "Palm Zire" },
+	{ 0x0830, 0x0071, "Palm handheld" },
+	{ 0x0830, 0x0080, "Palm m100" },
+	{ 0x0830, 0x0099, "Palm handheld" },
+	{ 0x0830, 0x0100, "Palm handheld" },
+	{ 0x054c, 0x000a, "Sony Clie" },
+	{ 0x054c, 0x0038, "Sony Clie 3.5" },
+	{ 0x054c, 0x0066, "Sony Clie 4.0" },
+	{ 0x054c, 0x0095, "Sony Clie S360" },
+	{ 0x054c, 0x009a, "Sony Clie 4.1" },
+	{ 0x054c, 0x00da, "Sony Clie NX60" },
+	{ 0x054c, 0x00e9, "Sony Clie NZ90V" },
+	{ 0x054c, 0x0144, "Sony Clie UX50" },
+	{ 0x054c, 0x0169, "Sony Clie TJ25" },
+	{ 0x115e, 0xf100, "GSPDA" },
+	{ 0x0502, 0x0001, "Acer S10" },
+	{ 0x04e8, 0x8001, "Samsung SCH-I330" },
+	{ 0x04e8, 0x6601, "Samsung SPH-I500" },
+	{ 0x12ef, 0x0100, "Tapwave Zodiac" },
+	{ 0x091e, 0x0004, "Garmin iQue 3600" },
+	{ 0x4766, 0x0001, "Aceeca MEZ1000" },
+	{ 0x0c88, 0x0021, "Kyocera 7135" },
+	{ 0x0c88, 0xa226, "Kyocera handheld" },
+	{ 0x0e67, 0x0002, "Fossil Abacus" },
+	{ 0x081e, 0xdf00, "AlphaSmart" },
+};
+
+const struct palm_model *palm_find_model(uint16_t vid, uint16_t pid)
+{
+	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
+		if (models[i].vid == vid && models[i].pid == pid)
+			return &models[i];
+	return NULL;
+}
+
+static int valid_port(unsigned int port)
+{
+	return port >= 1 && port <= 15;
+}
+
+/* visor_connection_info: le16 num_ports, then {u8 function, u8 port} x 2 */
+int palm_parse_conninfo(const uint8_t *buf, size_t len, struct palm_hotsync *hs)
+{
+	unsigned int num_ports;
+
+	if (len < VISOR_CONNINFO_LEN)
+		return -EPROTO;
+	num_ports = buf[0] | (unsigned int)buf[1] << 8;
+	if (num_ports < 1 || num_ports > 2)
+		return -EPROTO;
+	for (unsigned int i = 0; i < num_ports; i++) {
+		unsigned int function = buf[2 + 2 * i], port = buf[3 + 2 * i];
+
+		if (function != VISOR_FUNCTION_HOTSYNC)
+			continue;
+		if (!valid_port(port))
+			return -EPROTO;
+		hs->in_ep = (uint8_t)(0x80 | port);
+		hs->out_ep = (uint8_t)port;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/*
+ * palm_ext_connection_info: u8 num_ports, u8 endpoint_numbers_different,
+ * le16 reserved, then {u32 function creator, u8 port, u8 end_point_info,
+ * le16 reserved} x 2.  "cnys" is HotSync; "ppp_" also syncs on some
+ * devices and is taken when there is no "cnys".
+ */
+int palm_parse_ext_conninfo(const uint8_t *buf, size_t len, struct palm_hotsync *hs)
+{
+	unsigned int num_ports, different;
+	int found = -1;
+
+	if (len < PALM_EXT_CONNINFO_LEN)
+		return -EPROTO;
+	num_ports = buf[0];
+	different = buf[1];
+	if (num_ports < 1 || num_ports > 2 || different > 1)
+		return -EPROTO;
+	for (unsigned int i = 0; i < num_ports; i++) {
+		const uint8_t *e = buf + 4 + 8 * i;
+
+		if (memcmp(e, "cnys", 4) == 0) {
+			found = (int)i;
+			break;
+		}
+		if (memcmp(e, "ppp_", 4) == 0 && found < 0)
+			found = (int)i;
+	}
+	if (found < 0)
+		return -ENOENT;
+
+	const uint8_t *e = buf + 4 + 8 * found;
+	unsigned int in = different ? e[5] >> 4 : e[4];
+	unsigned int out = different ? e[5] & 0x0f : e[4];
+
+	if (!valid_port(in) || !valid_port(out))
+		return -EPROTO;
+	hs->in_ep = (uint8_t)(0x80 | in);
+	hs->out_ep = (uint8_t)out;
+	return 0;
+}
+
+int palm_parse_vidpid(const char *s, uint16_t *vid, uint16_t *pid)
+{
+	char *end;
+	unsigned long v, p;
+
+	v = strtoul(s, &end, 16);
+	if (end == s || *end != ':' || v > 0xffff)
+		return -EINVAL;
+	s = end + 1;
+	p = strtoul(s, &end, 16);
+	if (end == s || *end != '\0' || p > 0xffff)
+		return -EINVAL;
+	*vid = (uint16_t)v;
+	*pid = (uint16_t)p;
+	return 0;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Palm specifics: which USB devices are Palm handhelds, and where their
+ * HotSync stream is, parsed from the connection-information replies of
+ * palm-protocol.md section 2 (the kernel's drivers/usb/serial/visor.h).
+ * Everything here reads untrusted bytes from the device: lengths are
+ * checked before anything is read, and a bad reply is an error, never a
+ * crash.
+ */
+#ifndef PILOTD_PALM_H
+#define PILOTD_PALM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Vendor control requests, all device-to-host (bmRequestType 0xc2). */
+#define PALM_REQTYPE_VENDOR_IN 0xc2
+#define VISOR_REQUEST_BYTES_AVAILABLE 0x01
+#define VISOR_CLOSE_NOTIFICATION 0x02
+#define VISOR_GET_CONNECTION_INFORMATION 0x03
+#define PALM_GET_EXT_CONNECTION_INFORMATION 0x04
+
+#define VISOR_CONNINFO_LEN 6
+#define PALM_EXT_CONNINFO_LEN 20
+#define VISOR_CLOSE_NOTIFICATION_LEN 0x12
+
+/* visor_connection_info port function ids */
+#define VISOR_FUNCTION_HOTSYNC 2
+
+struct palm_model {
+	uint16_t vid, pid;
+	const char *name;
+};
+
+/* The model with this VID:PID, or NULL when it is not a known handheld. */
+const struct palm_model *palm_find_model(uint16_t vid, uint16_t pid);
+
+/* Where the HotSync stream flows. */
+struct palm_hotsync {
+	uint8_t in_ep;	/* bulk IN endpoint address (0x80 | n) */
+	uint8_t out_ep; /* bulk OUT endpoint address */
+};
+
+/*
+ * Parse a reply to VISOR_GET_CONNECTION_INFORMATION or
+ * PALM_GET_EXT_CONNECTION_INFORMATION.  Returns 0 and fills *hs, -EPROTO
+ * for a short or malformed reply, -ENOENT when no port is a sync port.
+ */
+int palm_parse_conninfo(const uint8_t *buf, size_t len, struct palm_hotsync *hs);
+int palm_parse_ext_conninfo(const uint8_t *buf, size_t len, struct palm_hotsync *hs);
+
+/* Parse "VID:PID" in hex; returns 0 or -EINVAL. */
+int palm_parse_vidpid(const char *s, uint16_t *vid, uint16_t *pid);
+
+#endif

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The CUSE front: /dev/pilot as the kernel's CUSE driver sees it.
+ *
+ * Every handler answers at once or parks the request; none blocks.  A
+ * parked request is answered later by front_rx_ready()/front_tx_room()
+ * when the queues change, with EINTR when the caller is interrupted (see
+ * on_interrupt), or with EIO at shutdown.  See core/parked.h for the
+ * exactly-once rule.
+ */
+#define FUSE_USE_VERSION 35
+#include <cuse_lowlevel.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fuse_lowlevel.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "log.h"
+#include "open_reply.h"
+#include "pilotd.h"
+
+#define CUSE_MAX_READ (128u * 1024)
+
+static struct pilot_file *file_find(struct pilotd *pd, uint64_t fh)
+{
+	for (struct pilot_file *f = pd->files; f; f = f->next)
+		if (f->fh == fh)
+			return f;
+	return NULL;
+}
+
+static void file_remove(struct pilotd *pd, uint64_t fh)
+{
+	for (struct pilot_file **pp = &pd->files; *pp; pp = &(*pp)->next) {
+		struct pilot_file *f = *pp;
+
+		if (f->fh != fh)
+			continue;
+		*pp = f->next;
+		if (f->ph)
+			fuse_pollhandle_destroy(f->ph);
+		free(f);
+		return;
+	}
+}
+
+static unsigned int current_events(struct pilotd *pd)
+{
+	unsigned int ev = 0;
+
+	if (byteq_len(&pd->rxq) > 0)
+		ev |= POLLIN | POLLRDNORM;
+	if (byteq_space(&pd->txq) > 0 && !pd->parked_writes.head)
+		ev |= POLLOUT | POLLWRNORM;
+	return ev;
+}
+
+/* Called by libfuse with the request's lock held: only mark it here. */
+static void on_interrupt(fuse_req_t req, void *data)
+{
+	struct pilotd *pd = data;
+	struct parked *p = parked_find(&pd->parked_reads, req);
+
+	if (!p)
+		p = parked_find(&pd->parked_writes, req);
+	if (p) {
+		p->interrupted = true;
+		pd->interrupts_pending = true;
+	}
+}
+
+static void park(struct pilotd *pd, struct parked_list *l, fuse_req_t req, uint64_t fh,
+		 const void *data, size_t size)
+{
+	if (!parked_add(l, req, fh, data, size)) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	fuse_req_interrupt_func(req, on_interrupt, pd);
+}
+
+/* Answer every parked request in l that matches fh with err. */
+static void answer_all(struct parked_list *l, uint64_t fh, int err)
+{
+	struct parked *p;
+
+	while ((p = parked_first_of(l, fh))) {
+		parked_take(l, p);
+		fuse_reply_err(p->req, err);
+		parked_free(p);
+	}
+}
+
+static void answer_interrupted(struct parked_list *l)
+{
+	struct parked *p;
+
+	while ((p = parked_first_interrupted(l))) {
+		parked_take(l, p);
+		fuse_reply_err(p->req, EINTR);
+		parked_free(p);
+	}
+}
+
+static void pilot_init_done(void *userdata)
+{
+	struct pilotd *pd = userdata;
+
+	log_info("/dev/%s is ready", pd->cfg.devname);
+}
+
+static void pilot_open(fuse_req_t req, struct fuse_file_info *fi)
+{
+	struct pilotd *pd = fuse_req_userdata(req);
+	struct pilot_file *f = calloc(1, sizeof(*f));
+	char reply[OPEN_REPLY_MAX];
+	size_t len;
+
+	if (!f) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	f->fh = ++pd->next_fh;
+	f->next = pd->files;
+	pd->files = f;
+	len = open_reply_stream(reply, f->fh);
+	/* -ENOENT: the opener was interrupted and the kernel has no file. */
+	if (fuse_reply_buf(req, reply, len) == -ENOENT)
+		file_remove(pd, f->fh);
+	else
+		log_debug("open fh %llu flags 0%o", (unsigned long long)f->fh, fi->flags);
+}
+
+static void pilot_release(fuse_req_t req, struct fuse_file_info *fi)
+{
+	struct pilotd *pd = fuse_req_userdata(req);
+
+	/* The kernel releases a file only when no call on it is in flight. */
+	answer_all(&pd->parked_reads, fi->fh, EIO);
+	answer_all(&pd->parked_writes, fi->fh, EIO);
+	file_remove(pd, fi->fh);
+	log_debug("release fh %llu", (unsigned long long)fi->fh);
+	if (!pd->files)
+		usb_link_last_close(pd);
+	fuse_reply_err(req, 0);
+}
+
+static void pilot_read(fuse_req_t req, size_t size, off_t off, struct fuse_file_info *fi)
+{
+	struct pilotd *pd = fuse_req_userdata(req);
+
+	if (size == 0) {
+		fuse_reply_buf(req, NULL, 0);
+		return;
+	}
+	if (!pd->parked_reads.head && byteq_len(&pd->rxq) > 0) {
+		size_t n = byteq_pop(&pd->rxq, pd->readbuf, size < CUSE_MAX_READ ? size : CUSE_MAX_READ);
+
+		fuse_reply_buf(req, (const char *)pd->readbuf, n);
+		usb_link_rx_room(pd);
+		return;
+	}
+	if (fi->flags & O_NONBLOCK) {
+		fuse_reply_err(req, EAGAIN);
+		return;
+	}
+	park(pd, &pd->parked_reads, req, fi->fh, NULL, size);
+}
+
+static void pilot_write(fuse_req_t req, const char *buf, size_t size, off_t off,
+			struct fuse_file_info *fi)
+{
+	struct pilotd *pd = fuse_req_userdata(req);
+	size_t need = size < pd->txq.cap ? size : pd->txq.cap;
+
+	if (!pd->parked_writes.head && byteq_space(&pd->txq) >= need) {
+		byteq_push(&pd->txq, buf, need);
+		fuse_reply_write(req, need);
+		usb_link_kick_tx(pd);
+		return;
+	}
+	if (fi->flags & O_NONBLOCK) {
+		size_t n = pd->parked_writes.head ? 0 : byteq_push(&pd->txq, buf, size);
+
+		if (n == 0) {
+			fuse_reply_err(req, EAGAIN);
+		} else {
+			fuse_reply_write(req, n);
+			usb_link_kick_tx(pd);
+		}
+		return;
+	}
+	park(pd, &pd->parked_writes, req, fi->fh, buf, size);
+}
+
+static void pilot_poll(fuse_req_t req, struct fuse_file_info *fi, struct fuse_pollhandle *ph)
+{
+	struct pilotd *pd = fuse_req_userdata(req);
+	struct pilot_file *f = file_find(pd, fi->fh);
+
+	if (ph) {
+		if (f) {
+			if (f->ph)
+				fuse_pollhandle_destroy(f->ph);
+			f->ph = ph;
+		} else {
+			fuse_pollhandle_destroy(ph);
+		}
+	}
+	pd->polled_events = current_events(pd);
+	fuse_reply_poll(req, pd->polled_events);
+}
+
+static void pilot_ioctl(fuse_req_t req, int cmd, void *arg, struct fuse_file_info *fi,
+			unsigned int flags, const void *in_buf, size_t in_bufsz, size_t out_bufsz)
+{
+	/* The terminal ioctls come with the tty emulation; a tty says ENOTTY. */
+	fuse_reply_err(req, ENOTTY);
+}
+
+static const struct cuse_lowlevel_ops pilot_ops = {
+	.init_done = pilot_init_done,
+	.open = pilot_open,
+	.read = pilot_read,
+	.write = pilot_write,
+	.release = pilot_release,
+	.ioctl = pilot_ioctl,
+	.poll = pilot_poll,
+};
+
+/* Hand as many parked reads as there are bytes; they are served in order. */
+void front_rx_ready(struct pilotd *pd)
+{
+	struct parked *p;
+	bool took = false;
+
+	while ((p = pd->parked_reads.head) && byteq_len(&pd->rxq) > 0) {
+		size_t want = p->size < CUSE_MAX_READ ? p->size : CUSE_MAX_READ;
+		size_t n = byteq_pop(&pd->rxq, pd->readbuf, want);
+
+		parked_take(&pd->parked_reads, p);
+		fuse_reply_buf(p->req, (const char *)pd->readbuf, n);
+		parked_free(p);
+		took = true;
+	}
+	if (took)
+		usb_link_rx_room(pd);
+}
+
+void front_tx_room(struct pilotd *pd)
+{
+	struct parked *p;
+	bool gave = false;
+
+	while ((p = pd->parked_writes.head)) {
+		size_t need = p->size < pd->txq.cap ? p->size : pd->txq.cap;
+
+		if (byteq_space(&pd->txq) < need)
+			break;
+		byteq_push(&pd->txq, p->data, need);
+		parked_take(&pd->parked_writes, p);
+		fuse_reply_write(p->req, need);
+		parked_free(p);
+		gave = true;
+	}
+	if (gave)
+		usb_link_kick_tx(pd);
+}
+
+/* After each round of events: late answers and poll notifications. */
+void front_after_events(struct pilotd *pd)
+{
+	unsigned int ev;
+
+	if (pd->interrupts_pending) {
+		pd->interrupts_pending = false;
+		answer_interrupted(&pd->parked_reads);
+		answer_interrupted(&pd->parked_writes);
+	}
+	ev = current_events(pd);
+	if (ev != pd->polled_events) {
+		for (struct pilot_file *f = pd->files; f; f = f->next)
+			if (f->ph)
+				fuse_lowlevel_notify_poll(f->ph);
+		pd->polled_events = ev;
+	}
+}
+
+static void cuse_ready(struct pilotd *pd, struct watch *w, uint32_t events)
+{
+	struct fuse_buf buf = { .mem = pd->fbuf_mem, .size = pd->fbuf_size };
+	int r = fuse_session_receive_buf(pd->se, &buf);
+
+	pd->fbuf_mem = buf.mem;
+	pd->fbuf_size = buf.size;
+	if (r == -EINTR || r == -EAGAIN)
+		return;
+	if (r <= 0 || fuse_session_exited(pd->se)) {
+		if (!pd->stop)
+			log_err("the kernel closed the CUSE connection (%s)",
+				r < 0 ? strerror(-r) : "device removed");
+		pd->stop = true;
+		pd->exit_status = 1;
+		return;
+	}
+	fuse_session_process_buf(pd->se, &buf);
+}
+
+int front_start(struct pilotd *pd, const char *argv0)
+{
+	char devinfo[128];
+	const char *dev_info_argv[] = { devinfo };
+	struct cuse_info ci = {
+		.dev_info_argc = 1,
+		.dev_info_argv = dev_info_argv,
+		.flags = CUSE_UNRESTRICTED_IOCTL,
+	};
+	/* -f: pilotd does not daemonize; -s: one thread, ours */
+	char *argv[] = { (char *)argv0, "-f", "-s", NULL };
+	int multithreaded, fd;
+
+	snprintf(devinfo, sizeof(devinfo), "DEVNAME=%s", pd->cfg.devname);
+	pd->readbuf = malloc(CUSE_MAX_READ);
+	if (!pd->readbuf)
+		return -ENOMEM;
+	pd->se = cuse_lowlevel_setup(3, argv, &ci, &pilot_ops, &multithreaded, pd);
+	if (!pd->se) {
+		log_err("cannot create /dev/%s through /dev/cuse (is the cuse module loaded?)",
+			pd->cfg.devname);
+		return -ENODEV;
+	}
+	fd = fuse_session_fd(pd->se);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	pd->cuse_watch = (struct watch){ .fd = fd, .ready = cuse_ready };
+	return loop_add(pd, &pd->cuse_watch, EPOLLIN);
+}
+
+/* Stop taking requests: answer everything parked. */
+void front_shutdown(struct pilotd *pd)
+{
+	answer_all(&pd->parked_reads, PARKED_ANY_FH, EIO);
+	answer_all(&pd->parked_writes, PARKED_ANY_FH, EIO);
+}
+
+void front_stop(struct pilotd *pd)
+{
+	if (pd->se) {
+		loop_del(pd, &pd->cuse_watch);
+		/* Closing the CUSE fd removes /dev/pilot. */
+		cuse_lowlevel_teardown(pd->se);
+		pd->se = NULL;
+	}
+	while (pd->files)
+		file_remove(pd, pd->files->fh);
+	free(pd->fbuf_mem);
+	free(pd->readbuf);
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pilotd: /dev/pilot in userspace.  One event loop (main.c) drives two
+ * edges that meet in the stream queues:
+ *
+ *   write(2) on /dev/pilot -> cuse_front.c -> txq -> usb_link.c -> bulk OUT
+ *   bulk IN -> usb_link.c -> rxq -> cuse_front.c -> read(2) on /dev/pilot
+ *
+ * Requests that cannot be answered yet are parked (core/parked.h) and
+ * answered when the queues change.  All state lives in struct pilotd,
+ * passed to every callback as user data.
+ */
+#ifndef PILOTD_H
+#define PILOTD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/byteq.h"
+#include "core/parked.h"
+
+#define RXQ_SIZE (256u * 1024)
+#define TXQ_SIZE (256u * 1024)
+/* Largest write request the kernel sends us; a parked write always fits. */
+#define MAX_WRITE (64u * 1024)
+
+struct fuse_session;
+struct fuse_pollhandle;
+struct usb_link;
+struct pilotd;
+
+/* An epoll registration: fd plus what to do when it is ready. */
+struct watch {
+	int fd;
+	void (*ready)(struct pilotd *pd, struct watch *w, uint32_t events);
+};
+
+struct pilot_file {
+	struct pilot_file *next;
+	uint64_t fh;
+	struct fuse_pollhandle *ph; /* latest poll handle, to notify */
+};
+
+struct pilotd_config {
+	const char *devname;
+	bool match_any_palm;
+	uint16_t vid, pid;
+};
+
+struct pilotd {
+	struct pilotd_config cfg;
+
+	/* event loop */
+	int epfd;
+	struct watch sig_watch;
+	bool stop;
+	int exit_status;
+
+	/* CUSE front */
+	struct fuse_session *se;
+	struct watch cuse_watch;
+	void *fbuf_mem;
+	size_t fbuf_size;
+	struct pilot_file *files;
+	uint64_t next_fh;
+	unsigned int polled_events; /* what poll reported last */
+	bool interrupts_pending;
+	uint8_t *readbuf;
+
+	/* the stream */
+	struct byteq rxq, txq;
+	struct parked_list parked_reads, parked_writes;
+
+	/* USB transport */
+	struct usb_link *usb;
+};
+
+/* main.c: the event loop */
+int loop_add(struct pilotd *pd, struct watch *w, uint32_t events);
+int loop_mod(struct pilotd *pd, struct watch *w, uint32_t events);
+void loop_del(struct pilotd *pd, struct watch *w);
+
+/* cuse_front.c: /dev/pilot */
+int front_start(struct pilotd *pd, const char *argv0);
+void front_after_events(struct pilotd *pd);
+void front_rx_ready(struct pilotd *pd);  /* rxq gained bytes */
+void front_tx_room(struct pilotd *pd);   /* txq lost bytes */
+void front_shutdown(struct pilotd *pd);
+void front_stop(struct pilotd *pd);
+
+/* usb_link.c: the handheld */
+int usb_link_start(struct pilotd *pd);
+int usb_link_timeout_ms(struct pilotd *pd);
+void usb_link_handle_events(struct pilotd *pd);
+void usb_link_kick_tx(struct pilotd *pd);   /* txq gained bytes */
+void usb_link_rx_room(struct pilotd *pd);   /* rxq lost bytes */
+void usb_link_last_close(struct pilotd *pd);
+void usb_link_stop(struct pilotd *pd);
+
+#endif

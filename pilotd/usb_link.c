@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The USB edge: find the handheld, learn where its HotSync stream is, and
+ * pump bytes between the bulk endpoints and the stream queues.
+ *
+ * Nothing here blocks the event loop: hotplug callbacks only note what
+ * happened (libusb forbids most calls inside them), the connection-info
+ * handshake runs as asynchronous control transfers, and the bulk pumps are
+ * asynchronous transfers.  Backpressure: an IN transfer is submitted only
+ * while rxq has room for all it could bring, so a slow reader stalls the
+ * device (it NAKs) instead of losing bytes; an OUT transfer takes bytes from
+ * txq, which drops them only once the device has accepted them.
+ */
+#include <errno.h>
+#include <libusb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/time.h>
+
+#include "core/palm.h"
+#include "log.h"
+#include "pilotd.h"
+
+#define IN_TRANSFERS 4
+#define IN_TRANSFER_SIZE (16u * 1024)
+/*
+ * A large IN transfer ends on a short packet or when full.  A device that
+ * sends a multiple of 64 bytes and then nothing would strand those bytes
+ * in a half-full transfer; the timeout hands them over (libusb keeps the
+ * partial data of a timed-out transfer).
+ */
+#define IN_TIMEOUT_MS 200
+#define OUT_TRANSFER_MAX (64u * 1024)
+#define CTRL_TIMEOUT_MS 2000
+#define MAX_USB_FDS 8
+
+enum link_state {
+	LINK_IDLE,	/* no handheld */
+	LINK_HANDSHAKE, /* asking where HotSync is */
+	LINK_RUNNING,	/* bytes flow */
+	LINK_CLOSING,	/* waiting for cancelled transfers */
+};
+
+enum handshake_step { HS_EXT_CONNINFO, HS_CONNINFO, HS_BYTES_AVAILABLE };
+
+struct usb_link {
+	struct pilotd *pd;
+	libusb_context *ctx;
+	libusb_hotplug_callback_handle hotplug;
+	struct watch fds[MAX_USB_FDS];
+
+	libusb_device *arrived; /* noted by hotplug, opened by the loop */
+	libusb_device *dev;
+	libusb_device_handle *handle;
+	char name[64];
+	enum link_state state;
+	bool departed;
+	struct palm_hotsync hs;
+	uint8_t first_in, first_out; /* first bulk pair, the fallback */
+
+	enum handshake_step step;
+	struct libusb_transfer *ctrl;
+	uint8_t ctrl_buf[LIBUSB_CONTROL_SETUP_SIZE + 64];
+	bool ctrl_busy;
+
+	struct libusb_transfer *in[IN_TRANSFERS];
+	bool in_busy[IN_TRANSFERS];
+	struct libusb_transfer *out;
+	bool out_busy;
+	uint8_t *out_buf;
+
+	unsigned long long rx_bytes, tx_bytes;
+};
+
+static bool matches(struct usb_link *l, const struct libusb_device_descriptor *d)
+{
+	if (!l->pd->cfg.match_any_palm)
+		return d->idVendor == l->pd->cfg.vid && d->idProduct == l->pd->cfg.pid;
+	return palm_find_model(d->idVendor, d->idProduct) != NULL;
+}
+
+static int on_hotplug(libusb_context *ctx, libusb_device *dev, libusb_hotplug_event event,
+		      void *user)
+{
+	struct usb_link *l = user;
+	struct libusb_device_descriptor d;
+
+	if (event == LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT) {
+		if (dev == l->dev)
+			l->departed = true;
+		if (dev == l->arrived) {
+			libusb_unref_device(l->arrived);
+			l->arrived = NULL;
+		}
+		return 0;
+	}
+	if (libusb_get_device_descriptor(dev, &d) < 0 || !matches(l, &d))
+		return 0;
+	if (l->dev || l->arrived) {
+		log_warn("handheld %04x:%04x on bus %u address %u ignored: one is in use",
+			 d.idVendor, d.idProduct, libusb_get_bus_number(dev),
+			 libusb_get_device_address(dev));
+		return 0;
+	}
+	l->arrived = libusb_ref_device(dev);
+	return 0;
+}
+
+static int busy_transfers(struct usb_link *l)
+{
+	int n = l->ctrl_busy + l->out_busy;
+
+	for (int i = 0; i < IN_TRANSFERS; i++)
+		n += l->in_busy[i];
+	return n;
+}
+
+static void finish_close(struct usb_link *l)
+{
+	libusb_release_interface(l->handle, 0);
+	libusb_close(l->handle);
+	libusb_unref_device(l->dev);
+	l->handle = NULL;
+	l->dev = NULL;
+	l->departed = false;
+	l->state = LINK_IDLE;
+	log_info("%s released (%llu bytes in, %llu out)", l->name, l->rx_bytes, l->tx_bytes);
+}
+
+static void begin_close(struct usb_link *l, const char *why)
+{
+	size_t dropped = byteq_len(&l->pd->txq);
+
+	if (l->state == LINK_CLOSING || l->state == LINK_IDLE)
+		return;
+	log_info("%s: %s", l->name, why);
+	l->state = LINK_CLOSING;
+	if (l->ctrl_busy)
+		libusb_cancel_transfer(l->ctrl);
+	if (l->out_busy)
+		libusb_cancel_transfer(l->out);
+	for (int i = 0; i < IN_TRANSFERS; i++)
+		if (l->in_busy[i])
+			libusb_cancel_transfer(l->in[i]);
+	if (dropped) {
+		log_warn("discarded %zu bytes that were queued for %s", dropped, l->name);
+		byteq_drop(&l->pd->txq, dropped);
+		front_tx_room(l->pd);
+	}
+}
+
+/* ---- bulk IN: device -> rxq ---- */
+
+static size_t rx_reserved(struct usb_link *l)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < IN_TRANSFERS; i++)
+		n += l->in_busy[i] ? IN_TRANSFER_SIZE : 0;
+	return n;
+}
+
+static void submit_in(struct usb_link *l)
+{
+	for (int i = 0; i < IN_TRANSFERS && l->state == LINK_RUNNING; i++) {
+		int r;
+
+		if (l->in_busy[i])
+			continue;
+		if (byteq_space(&l->pd->rxq) < rx_reserved(l) + IN_TRANSFER_SIZE)
+			return; /* backpressure: the reader is behind */
+		r = libusb_submit_transfer(l->in[i]);
+		if (r < 0) {
+			begin_close(l, r == LIBUSB_ERROR_NO_DEVICE ? "left the bus"
+								   : libusb_strerror(r));
+			return;
+		}
+		l->in_busy[i] = true;
+	}
+}
+
+static void in_done(struct libusb_transfer *t)
+{
+	struct usb_link *l = t->user_data;
+	int i = 0;
+
+	while (l->in[i] != t)
+		i++;
+	l->in_busy[i] = false;
+	if (t->actual_length > 0) {
+		byteq_push(&l->pd->rxq, t->buffer, (size_t)t->actual_length);
+		l->rx_bytes += (unsigned long long)t->actual_length;
+		front_rx_ready(l->pd);
+	}
+	switch (t->status) {
+	case LIBUSB_TRANSFER_COMPLETED:
+	case LIBUSB_TRANSFER_TIMED_OUT:
+	case LIBUSB_TRANSFER_CANCELLED:
+		break;
+	case LIBUSB_TRANSFER_NO_DEVICE:
+		begin_close(l, "left the bus");
+		break;
+	default:
+		log_warn("%s: bulk IN 0x%02x failed: %s", l->name, l->hs.in_ep,
+			 libusb_error_name(t->status));
+		break;
+	}
+	submit_in(l);
+}
+
+void usb_link_rx_room(struct pilotd *pd)
+{
+	submit_in(pd->usb);
+}
+
+/* ---- bulk OUT: txq -> device ---- */
+
+void usb_link_kick_tx(struct pilotd *pd)
+{
+	struct usb_link *l = pd->usb;
+	size_t n;
+	int r;
+
+	if (l->state != LINK_RUNNING || l->out_busy || byteq_len(&pd->txq) == 0)
+		return;
+	n = byteq_peek(&pd->txq, 0, l->out_buf, OUT_TRANSFER_MAX);
+	libusb_fill_bulk_transfer(l->out, l->handle, l->hs.out_ep, l->out_buf, (int)n,
+				  l->out->callback, l, 0);
+	r = libusb_submit_transfer(l->out);
+	if (r < 0) {
+		begin_close(l, r == LIBUSB_ERROR_NO_DEVICE ? "left the bus" : libusb_strerror(r));
+		return;
+	}
+	l->out_busy = true;
+}
+
+static void out_done(struct libusb_transfer *t)
+{
+	struct usb_link *l = t->user_data;
+
+	l->out_busy = false;
+	if (l->state == LINK_CLOSING)
+		return; /* txq was discarded */
+	/* Bytes the device took leave the queue; the rest are sent again. */
+	byteq_drop(&l->pd->txq, (size_t)t->actual_length);
+	l->tx_bytes += (unsigned long long)t->actual_length;
+	switch (t->status) {
+	case LIBUSB_TRANSFER_COMPLETED:
+		break;
+	case LIBUSB_TRANSFER_NO_DEVICE:
+		begin_close(l, "left the bus");
+		return;
+	default:
+		log_warn("%s: bulk OUT 0x%02x failed: %s", l->name, l->hs.out_ep,
+			 libusb_error_name(t->status));
+		break;
+	}
+	front_tx_room(l->pd);
+	usb_link_kick_tx(l->pd);
+}
+
+/* ---- the connection-information handshake ---- */
+
+static void start_stream(struct usb_link *l)
+{
+	l->state = LINK_RUNNING;
+	for (int i = 0; i < IN_TRANSFERS; i++)
+		libusb_fill_bulk_transfer(l->in[i], l->handle, l->hs.in_ep, l->in[i]->buffer,
+					  IN_TRANSFER_SIZE, in_done, l, IN_TIMEOUT_MS);
+	log_info("%s: HotSync on bulk IN 0x%02x, OUT 0x%02x", l->name, l->hs.in_ep, l->hs.out_ep);
+	submit_in(l);
+	usb_link_kick_tx(l->pd);
+}
+
+static void submit_ctrl(struct usb_link *l, uint8_t request, uint16_t index, uint16_t length)
+{
+	int r;
+
+	libusb_fill_control_setup(l->ctrl_buf, PALM_REQTYPE_VENDOR_IN, request, 0, index, length);
+	libusb_fill_control_transfer(l->ctrl, l->handle, l->ctrl_buf, l->ctrl->callback, l,
+				     CTRL_TIMEOUT_MS);
+	r = libusb_submit_transfer(l->ctrl);
+	if (r < 0) {
+		begin_close(l, libusb_strerror(r));
+		return;
+	}
+	l->ctrl_busy = true;
+}
+
+static bool endpoints_exist(struct usb_link *l, const struct palm_hotsync *hs)
+{
+	struct libusb_config_descriptor *cfg;
+	bool in = false, out = false;
+
+	if (libusb_get_active_config_descriptor(l->dev, &cfg) < 0)
+		return false;
+	for (int a = 0; a < cfg->interface[0].num_altsetting && a < 1; a++) {
+		const struct libusb_interface_descriptor *id = &cfg->interface[0].altsetting[a];
+
+		for (int e = 0; e < id->bNumEndpoints; e++) {
+			const struct libusb_endpoint_descriptor *ep = &id->endpoint[e];
+
+			if ((ep->bmAttributes & 3) != LIBUSB_TRANSFER_TYPE_BULK)
+				continue;
+			in |= ep->bEndpointAddress == hs->in_ep;
+			out |= ep->bEndpointAddress == hs->out_ep;
+		}
+	}
+	libusb_free_config_descriptor(cfg);
+	return in && out;
+}
+
+/* Take the reply to the current handshake step; true when HotSync is known. */
+static bool take_conninfo(struct usb_link *l, struct libusb_transfer *t)
+{
+	const uint8_t *data = libusb_control_transfer_get_data(t);
+	struct palm_hotsync hs;
+	int r;
+
+	if (t->status != LIBUSB_TRANSFER_COMPLETED)
+		return false;
+	if (l->step == HS_EXT_CONNINFO)
+		r = palm_parse_ext_conninfo(data, (size_t)t->actual_length, &hs);
+	else
+		r = palm_parse_conninfo(data, (size_t)t->actual_length, &hs);
+	if (r < 0) {
+		log_warn("%s: connection information unusable (%d bytes, %s)", l->name,
+			 t->actual_length, r == -ENOENT ? "no HotSync port" : "malformed");
+		return false;
+	}
+	if (!endpoints_exist(l, &hs)) {
+		log_warn("%s: connection information names endpoints 0x%02x/0x%02x, which the "
+			 "device does not have", l->name, hs.in_ep, hs.out_ep);
+		return false;
+	}
+	l->hs = hs;
+	return true;
+}
+
+static void ctrl_done(struct libusb_transfer *t)
+{
+	struct usb_link *l = t->user_data;
+
+	l->ctrl_busy = false;
+	if (l->state != LINK_HANDSHAKE)
+		return;
+	if (t->status == LIBUSB_TRANSFER_NO_DEVICE) {
+		begin_close(l, "left the bus");
+		return;
+	}
+	switch (l->step) {
+	case HS_EXT_CONNINFO:
+		if (!take_conninfo(l, t)) {
+			l->step = HS_CONNINFO;
+			submit_ctrl(l, VISOR_GET_CONNECTION_INFORMATION, 0, VISOR_CONNINFO_LEN);
+			return;
+		}
+		break;
+	case HS_CONNINFO:
+		if (!take_conninfo(l, t)) {
+			l->hs = (struct palm_hotsync){ .in_ep = l->first_in, .out_ep = l->first_out };
+			log_warn("%s: no usable connection information; falling back to the first "
+				 "bulk pair", l->name);
+		}
+		break;
+	case HS_BYTES_AVAILABLE:
+		start_stream(l); /* the reply carries nothing we need */
+		return;
+	}
+	l->step = HS_BYTES_AVAILABLE;
+	submit_ctrl(l, VISOR_REQUEST_BYTES_AVAILABLE, 5, 2);
+}
+
+/* ---- opening and closing a handheld ---- */
+
+static int first_bulk_pair(struct usb_link *l)
+{
+	struct libusb_config_descriptor *cfg;
+	int r = libusb_get_active_config_descriptor(l->dev, &cfg);
+
+	if (r < 0)
+		return r;
+	l->first_in = l->first_out = 0;
+	if (cfg->bNumInterfaces >= 1 && cfg->interface[0].num_altsetting >= 1) {
+		const struct libusb_interface_descriptor *id = &cfg->interface[0].altsetting[0];
+
+		for (int e = 0; e < id->bNumEndpoints; e++) {
+			uint8_t a = id->endpoint[e].bEndpointAddress;
+
+			if ((id->endpoint[e].bmAttributes & 3) != LIBUSB_TRANSFER_TYPE_BULK)
+				continue;
+			if ((a & 0x80) && !l->first_in)
+				l->first_in = a;
+			if (!(a & 0x80) && !l->first_out)
+				l->first_out = a;
+		}
+	}
+	libusb_free_config_descriptor(cfg);
+	return l->first_in && l->first_out ? 0 : LIBUSB_ERROR_NOT_SUPPORTED;
+}
+
+static void open_arrived(struct usb_link *l)
+{
+	libusb_device *dev = l->arrived;
+	struct libusb_device_descriptor d;
+	int r;
+
+	l->arrived = NULL;
+	libusb_get_device_descriptor(dev, &d);
+	snprintf(l->name, sizeof(l->name), "handheld %04x:%04x (bus %u address %u)", d.idVendor,
+		 d.idProduct, libusb_get_bus_number(dev), libusb_get_device_address(dev));
+	l->dev = dev;
+	r = libusb_open(dev, &l->handle);
+	if (r == 0) {
+		libusb_set_auto_detach_kernel_driver(l->handle, 1);
+		r = libusb_claim_interface(l->handle, 0);
+		if (r < 0)
+			libusb_close(l->handle);
+	}
+	if (r == 0 && (r = first_bulk_pair(l)) < 0) {
+		libusb_release_interface(l->handle, 0);
+		libusb_close(l->handle);
+	}
+	if (r < 0) {
+		log_err("%s: cannot take it: %s", l->name, libusb_strerror(r));
+		libusb_unref_device(dev);
+		l->dev = NULL;
+		l->handle = NULL;
+		return;
+	}
+	log_info("%s arrived", l->name);
+	l->rx_bytes = l->tx_bytes = 0;
+	l->state = LINK_HANDSHAKE;
+	l->step = HS_EXT_CONNINFO;
+	submit_ctrl(l, PALM_GET_EXT_CONNECTION_INFORMATION, 0, PALM_EXT_CONNINFO_LEN);
+}
+
+/* Called after every round of libusb events: act on what they noted. */
+static void link_progress(struct usb_link *l)
+{
+	if (l->departed)
+		begin_close(l, "left the bus");
+	if (l->state == LINK_CLOSING && busy_transfers(l) == 0)
+		finish_close(l);
+	if (l->state == LINK_IDLE && l->arrived)
+		open_arrived(l);
+}
+
+/* The visor driver tells the handheld on every close of the port. */
+void usb_link_last_close(struct pilotd *pd)
+{
+	struct usb_link *l = pd->usb;
+
+	if (l->state == LINK_RUNNING && !l->ctrl_busy)
+		submit_ctrl(l, VISOR_CLOSE_NOTIFICATION, 0, VISOR_CLOSE_NOTIFICATION_LEN);
+}
+
+/* ---- event loop plumbing ---- */
+
+static void fd_ready(struct pilotd *pd, struct watch *w, uint32_t events)
+{
+	usb_link_handle_events(pd);
+}
+
+static uint32_t epoll_events(short poll_events)
+{
+	return (poll_events & POLLIN ? EPOLLIN : 0) | (poll_events & POLLOUT ? EPOLLOUT : 0);
+}
+
+static void fd_added(int fd, short events, void *user)
+{
+	struct usb_link *l = user;
+
+	for (int i = 0; i < MAX_USB_FDS; i++) {
+		if (l->fds[i].ready)
+			continue;
+		l->fds[i] = (struct watch){ .fd = fd, .ready = fd_ready };
+		if (loop_add(l->pd, &l->fds[i], epoll_events(events)) < 0)
+			log_err("cannot watch libusb fd %d", fd);
+		return;
+	}
+	log_err("libusb opened more than %d fds; USB events may be missed", MAX_USB_FDS);
+}
+
+static void fd_removed(int fd, void *user)
+{
+	struct usb_link *l = user;
+
+	for (int i = 0; i < MAX_USB_FDS; i++) {
+		if (l->fds[i].ready && l->fds[i].fd == fd) {
+			loop_del(l->pd, &l->fds[i]);
+			l->fds[i] = (struct watch){ 0 };
+		}
+	}
+}
+
+int usb_link_timeout_ms(struct pilotd *pd)
+{
+	struct timeval tv;
+
+	if (libusb_pollfds_handle_timeouts(pd->usb->ctx) ||
+	    libusb_get_next_timeout(pd->usb->ctx, &tv) != 1)
+		return -1;
+	return (int)(tv.tv_sec * 1000 + (tv.tv_usec + 999) / 1000);
+}
+
+void usb_link_handle_events(struct pilotd *pd)
+{
+	struct timeval zero = { 0 };
+
+	libusb_handle_events_timeout_completed(pd->usb->ctx, &zero, NULL);
+	link_progress(pd->usb);
+}
+
+static int alloc_transfers(struct usb_link *l)
+{
+	l->ctrl = libusb_alloc_transfer(0);
+	l->out = libusb_alloc_transfer(0);
+	l->out_buf = malloc(OUT_TRANSFER_MAX);
+	if (!l->ctrl || !l->out || !l->out_buf)
+		return -ENOMEM;
+	l->ctrl->callback = ctrl_done;
+	l->out->callback = out_done;
+	for (int i = 0; i < IN_TRANSFERS; i++) {
+		l->in[i] = libusb_alloc_transfer(0);
+		if (!l->in[i])
+			return -ENOMEM;
+		l->in[i]->buffer = malloc(IN_TRANSFER_SIZE);
+		if (!l->in[i]->buffer)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int usb_link_start(struct pilotd *pd)
+{
+	struct usb_link *l = calloc(1, sizeof(*l));
+	const struct libusb_pollfd **fds;
+	int r;
+
+	if (!l)
+		return -ENOMEM;
+	pd->usb = l;
+	l->pd = pd;
+	r = libusb_init(&l->ctx);
+	if (r < 0) {
+		log_err("libusb: %s", libusb_strerror(r));
+		return -EIO;
+	}
+	if (alloc_transfers(l) < 0)
+		return -ENOMEM;
+	fds = libusb_get_pollfds(l->ctx);
+	for (int i = 0; fds && fds[i]; i++)
+		fd_added(fds[i]->fd, fds[i]->events, l);
+	libusb_free_pollfds(fds);
+	libusb_set_pollfd_notifiers(l->ctx, fd_added, fd_removed, l);
+	if (!libusb_has_capability(LIBUSB_CAP_HAS_HOTPLUG)) {
+		log_err("this libusb cannot report hotplug events");
+		return -ENOTSUP;
+	}
+	r = libusb_hotplug_register_callback(
+		l->ctx, LIBUSB_HOTPLUG_EVENT_DEVICE_ARRIVED | LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT,
+		LIBUSB_HOTPLUG_ENUMERATE, LIBUSB_HOTPLUG_MATCH_ANY, LIBUSB_HOTPLUG_MATCH_ANY,
+		LIBUSB_HOTPLUG_MATCH_ANY, on_hotplug, l, &l->hotplug);
+	if (r < 0) {
+		log_err("libusb hotplug: %s", libusb_strerror(r));
+		return -EIO;
+	}
+	if (!l->arrived)
+		log_info("waiting for a handheld");
+	link_progress(l);
+	return 0;
+}
+
+void usb_link_stop(struct pilotd *pd)
+{
+	struct usb_link *l = pd->usb;
+	struct timeval tv = { .tv_sec = 0, .tv_usec = 100 * 1000 };
+
+	if (!l)
+		return;
+	if (l->ctx) {
+		/* Give queued bytes up to 2 s to reach the handheld. */
+		for (int i = 0; i < 20 && l->state == LINK_RUNNING && byteq_len(&pd->txq); i++)
+			libusb_handle_events_timeout_completed(l->ctx, &tv, NULL);
+		begin_close(l, "pilotd is stopping");
+		/* Cancelled transfers complete promptly; 2 s guards a wedged host. */
+		for (int i = 0; i < 20 && busy_transfers(l) > 0; i++)
+			libusb_handle_events_timeout_completed(l->ctx, &tv, NULL);
+		if (l->handle && busy_transfers(l) == 0)
+			finish_close(l);
+		libusb_hotplug_deregister_callback(l->ctx, l->hotplug);
+		if (l->arrived)
+			libusb_unref_device(l->arrived);
+		libusb_set_pollfd_notifiers(l->ctx, NULL, NULL, NULL);
+	}
+	for (int i = 0; i < IN_TRANSFERS; i++) {
+		if (l->in[i])
+			free(l->in[i]->buffer);
+		libusb_free_transfer(l->in[i]);
+	}
+	libusb_free_transfer(l->out);
+	libusb_free_transfer(l->ctrl);
+	free(l->out_buf);
+	if (l->ctx)
+		libusb_exit(l->ctx);
+	free(l);
+	pd->usb = NULL;
+}

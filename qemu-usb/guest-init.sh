@@ -1,0 +1,58 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: MIT
+#
+# /init of the pilotd test guest.  Brings up /proc, /sys, /dev and udevd,
+# starts pilotd (unless the job says not to), runs /job/run, stops pilotd
+# and reports both exit statuses on the console for run-guest.sh:
+#   GUEST-PILOTD-EXIT=N   (only when pilotd ran)
+#   GUEST-EXIT=N
+/bin/busybox --install -s /bin
+export PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /run /tmp
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /tmp
+
+/lib/systemd-udevd --daemon 2>/dev/null || echo "guest: udevd did not start"
+udevadm trigger --action=add
+udevadm settle --timeout=20
+
+# The control channel of the simulated Palm is the second serial port.
+stty -F /dev/ttyS1 raw -echo 115200 2>/dev/null
+
+pilotd_pid=
+if [ -f /job/pilotd-args ]; then
+	# shellcheck disable=SC2046
+	pilotd $(cat /job/pilotd-args) &
+	pilotd_pid=$!
+	i=0
+	while [ ! -e /dev/pilot ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -e /dev/pilot ] || echo "guest: /dev/pilot did not appear within 10 s"
+fi
+
+sh /job/run
+rc=$?
+
+if [ -n "$pilotd_pid" ]; then
+	kill -TERM "$pilotd_pid" 2>/dev/null
+	i=0
+	while kill -0 "$pilotd_pid" 2>/dev/null && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if kill -0 "$pilotd_pid" 2>/dev/null; then
+		echo "guest: pilotd ignored SIGTERM for 10 s"
+		kill -KILL "$pilotd_pid"
+	fi
+	wait "$pilotd_pid"
+	echo "GUEST-PILOTD-EXIT=$?"
+fi
+echo "GUEST-EXIT=$rc"
+sync
+reboot -f

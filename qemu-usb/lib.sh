@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: MIT
+# Shell helpers shared by the qemu-usb scripts.  Sourced, not run.
+
+cache=${PILOTD_CACHE:-/var/cache/pilotd}
+
+die() { echo "${0##*/}: $*" >&2; exit 1; }
+log() { echo "${0##*/}: $*" >&2; }
+
+# Install Debian packages that are missing; quiet when nothing is.
+need_pkgs() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	log "installing ${missing[*]}"
+	apt-get update -q >&2 &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2 ||
+		die "could not install ${missing[*]}"
+}
+
+# Debian's udev package unpacked into the cache (downloaded once).
+udev_unpacked() {
+	local dir="$cache/udev"
+	if [ ! -x "$dir/root/bin/udevadm" ]; then
+		mkdir -p "$dir"
+		rm -rf "$dir/root" "$dir"/*.deb
+		(cd "$dir" && apt-get download udev >&2) ||
+			(apt-get update -q >&2 && cd "$dir" && apt-get download udev >&2) ||
+			die "cannot download Debian's udev package"
+		dpkg-deb -x "$dir"/udev_*.deb "$dir/root"
+	fi
+	echo "$dir/root"
+}
+
+# Copy the shared libraries an ELF file needs (and the loader) into root.
+add_libs() {
+	local root=$1 elf=$2 lib
+	ldd "$elf" >/dev/null 2>&1 || return 0 # static
+	for lib in $(ldd "$elf" | grep -o '/[^ ]*'); do
+		[ -e "$root$lib" ] || install -D -m 0755 "$(readlink -f "$lib")" "$root$lib"
+	done
+}
+
+# add_bin ROOT SRC[:DEST]: a program and its libraries.
+add_bin() {
+	local root=$1 src=${2%%:*} dest=${2#*:}
+	[ "$dest" = "$2" ] && dest=/usr/bin/$(basename "$src")
+	[ -f "$src" ] || die "no such file: $src"
+	install -D -m 0755 "$src" "$root$dest"
+	add_libs "$root" "$src"
+}

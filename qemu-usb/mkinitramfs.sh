@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# Build the guest's base initramfs: busybox, systemd-udevd, our /init and
+# whatever binaries are named, each with the shared libraries it needs.
+#
+# Usage: mkinitramfs.sh --out FILE --init FILE [--rules FILE]... [--bin SRC[:DEST]]...
+# DEST defaults to /usr/bin/NAME.  udevd comes from Debian's udev package,
+# downloaded (not installed) into $PILOTD_CACHE, so the host stays as it is.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+out= init=
+rules=() bins=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--out) out=$2; shift 2 ;;
+	--init) init=$2; shift 2 ;;
+	--rules) rules+=("$2"); shift 2 ;;
+	--bin) bins+=("$2"); shift 2 ;;
+	*) die "unknown argument: $1" ;;
+	esac
+done
+[ -n "$out" ] && [ -n "$init" ] || die "usage: mkinitramfs.sh --out FILE --init FILE [--bin SRC[:DEST]]..."
+
+need_pkgs busybox-static cpio
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,run,tmp,etc,root,lib/udev/rules.d}
+
+cp /bin/busybox "$root/bin/busybox"
+install -m 0755 "$init" "$root/init"
+cat > "$root/etc/passwd" <<'PW'
+root:x:0:0:root:/root:/bin/sh
+PW
+cat > "$root/etc/group" <<'GR'
+root:x:0:
+dialout:x:20:
+GR
+
+udev_dir=$(udev_unpacked)
+install -D -m 0755 "$udev_dir/bin/udevadm" "$root/bin/udevadm"
+ln -s /bin/udevadm "$root/lib/systemd-udevd"
+add_libs "$root" "$udev_dir/bin/udevadm"
+cp "$udev_dir/lib/udev/rules.d/50-udev-default.rules" "$root/lib/udev/rules.d/"
+for r in "${rules[@]}"; do
+	cp "$r" "$root/lib/udev/rules.d/"
+done
+
+for b in "${bins[@]}"; do
+	add_bin "$root" "$b"
+done
+
+(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 > "$out.tmp"
+mv "$out.tmp" "$out"

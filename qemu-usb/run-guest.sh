@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# Boot the pilotd test guest with a simulated Palm on usb-redir and run one
+# command in it.  Exits with the command's status; fails when pilotd did
+# not exit cleanly, or the guest did not finish within --timeout.
+#
+# usage: run-guest.sh --kernel BZIMAGE --initramfs CPIO.GZ --sim PALM-SIM
+#                     [--profile NAME] [--sim-arg ARG]... [--no-pilotd]
+#                     [--pilotd-args "ARGS"] [--add FILE[:DEST]]...
+#                     [--timeout SECONDS] [--keep-logs DIR] -- COMMAND [ARG]...
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+kernel= initramfs= sim= timeout=300 keep= pilotd=1 pilotd_args=""
+sim_args=() adds=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) kernel=$2; shift 2 ;;
+	--initramfs) initramfs=$2; shift 2 ;;
+	--sim) sim=$2; shift 2 ;;
+	--profile) sim_args+=(--profile "$2"); shift 2 ;;
+	--sim-arg) sim_args+=("$2"); shift 2 ;;
+	--no-pilotd) pilotd=; shift ;;
+	--pilotd-args) pilotd_args=$2; shift 2 ;;
+	--add) adds+=("$2"); shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--keep-logs) keep=$2; shift 2 ;;
+	--) shift; break ;;
+	*) die "unknown argument: $1 (see the header of $0)" ;;
+	esac
+done
+[ $# -gt 0 ] || die "no command given; usage: run-guest.sh [options] -- COMMAND [ARG]..."
+for f in "$kernel" "$initramfs" "$sim"; do
+	[ -f "$f" ] || die "missing --kernel, --initramfs or --sim file: '$f'"
+done
+need_pkgs qemu-system-x86 cpio
+
+work=$(mktemp -d /tmp/pilotd-guest.XXXXXX)
+sim_pid= qemu_pid=
+cleanup() {
+	[ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null
+	[ -n "$sim_pid" ] && kill "$sim_pid" 2>/dev/null
+	wait 2>/dev/null
+	if [ -n "$keep" ]; then
+		mkdir -p "$keep" && cp "$work"/*.log "$keep"/ 2>/dev/null
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The per-run part of the initramfs: the job, appended as a second archive.
+job=$work/job-root
+mkdir -p "$job/job"
+printf '%q ' "$@" > "$job/job/run"
+echo >> "$job/job/run"
+[ -n "$pilotd" ] && echo "$pilotd_args" > "$job/job/pilotd-args"
+for a in "${adds[@]}"; do
+	add_bin "$job" "$a"
+done
+cp "$initramfs" "$work/initrd"
+(cd "$job" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >> "$work/initrd"
+
+"$sim" --usbredir "$work/usb.sock" --control "$work/ctl.sock" "${sim_args[@]}" \
+	2> "$work/sim.log" &
+sim_pid=$!
+for _ in $(seq 100); do
+	[ -S "$work/usb.sock" ] && [ -S "$work/ctl.sock" ] && break
+	kill -0 "$sim_pid" 2>/dev/null || { cat "$work/sim.log" >&2; die "palm-sim exited"; }
+	sleep 0.05
+done
+
+: > "$work/console.log"
+timeout --kill-after=5 "$timeout" qemu-system-x86_64 \
+	-nodefaults -display none -no-reboot -m 512 \
+	-kernel "$kernel" -initrd "$work/initrd" \
+	-append "console=ttyS0 panic=-1 loglevel=4" \
+	-chardev file,id=con,path="$work/console.log" -serial chardev:con \
+	-chardev socket,id=ctl,path="$work/ctl.sock" -serial chardev:ctl \
+	-device qemu-xhci,id=xhci \
+	-chardev socket,id=palm,path="$work/usb.sock" \
+	-device usb-redir,chardev=palm,bus=xhci.0 \
+	> "$work/qemu.log" 2>&1 &
+qemu_pid=$!
+tail -f --pid="$qemu_pid" "$work/console.log" 2>/dev/null | tr -d '\r' &
+wait "$qemu_pid" && qemu_rc=0 || qemu_rc=$?
+qemu_pid=
+sleep 0.2 # let tail print the last lines
+
+status=$(tr -d '\r' < "$work/console.log" | sed -n 's/^GUEST-EXIT=\([0-9]*\)$/\1/p' | tail -1)
+pstatus=$(tr -d '\r' < "$work/console.log" | sed -n 's/^GUEST-PILOTD-EXIT=\([0-9]*\)$/\1/p' | tail -1)
+if [ -z "$status" ]; then
+	[ "$qemu_rc" = 124 ] && log "guest did not finish within $timeout s" ||
+		log "guest stopped without reporting a result (qemu exit $qemu_rc)"
+	sed 's/^/qemu: /' "$work/qemu.log" >&2
+	sed 's/^/palm-sim: /' "$work/sim.log" >&2
+	exit 1
+fi
+if [ -n "$pilotd" ] && [ "$pstatus" != 0 ]; then
+	log "pilotd exited with status ${pstatus:-unknown} (command status $status)"
+	sed 's/^/palm-sim: /' "$work/sim.log" >&2
+	exit 1
+fi
+exit "$status"
