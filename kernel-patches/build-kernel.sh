@@ -9,9 +9,12 @@
 # are cached under keys hashed from everything that went into them, so a
 # second run costs a few hashes.
 #
-# Usage: build-kernel.sh [--print-key]
+# Usage: build-kernel.sh [--install DIR | --checkpatch]
 # Prints, on success, the two image paths as "patched=PATH" and
-# "unpatched=PATH".  Cache root: $PILOTD_CACHE (default /var/cache/pilotd).
+# "unpatched=PATH"; --install also copies them to DIR/bzImage and
+# DIR/bzImage-unpatched.  --checkpatch runs the tree's checkpatch.pl on
+# every patch of the series instead.
+# Cache root: $PILOTD_CACHE (default /var/cache/pilotd).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -49,18 +52,40 @@ patch_key=$( { echo "$base_key"; echo "$series";
 unpatched="$cache/kernel/unpatched-$base_key/bzImage"
 patched="$cache/kernel/patched-$patch_key/bzImage"
 
-if [ "${1:-}" = --print-key ]; then
-	echo "$patch_key"
-	exit 0
-fi
+install_dir=
+case "${1:-}" in
+--install) install_dir=${2:?--install needs a directory} ;;
+--checkpatch) ;;
+"") ;;
+*) die "unknown argument: $1" ;;
+esac
 
-emit() { echo "patched=$patched"; echo "unpatched=$unpatched"; }
-if [ -f "$patched" ] && [ -f "$unpatched" ]; then
+emit() {
+	echo "patched=$patched"
+	echo "unpatched=$unpatched"
+	if [ -n "$install_dir" ]; then
+		cp "$patched" "$install_dir/bzImage"
+		cp "$unpatched" "$install_dir/bzImage-unpatched"
+	fi
+}
+
+# The Debian tarball has no git history, so checkpatch cannot look up the
+# commits that a message cites (UNKNOWN_COMMIT_ID); everything else is
+# checked.  In a kernel git tree the check passes without that exception.
+checkpatch() {
+	local tree=$1 rc=0 p
+	for p in $series; do
+		perl "$tree/scripts/checkpatch.pl" --no-tree --strict --ignore UNKNOWN_COMMIT_ID \
+			"$here/$p" || rc=1
+	done
+	return $rc
+}
+
+if [ "${1:-}" != --checkpatch ] && [ -f "$patched" ] && [ -f "$unpatched" ]; then
 	emit
 	exit 0
 fi
 
-# BEGIN BUILD: the steps below are part of the base cache key.
 mkdir -p "$cache/kernel"
 exec 9>"$cache/kernel/lock"
 flock 9
@@ -68,7 +93,8 @@ tree="$cache/kernel/tree-$base_key"
 src="$tree/linux-source-6.1"
 if [ ! -f "$tree/.unpacked" ]; then
 	log "unpacking $tarball into $tree"
-	rm -rf "$tree"
+	# One work tree at a time: trees of other configurations only fill the disk.
+	rm -rf "$cache"/kernel/tree-*
 	mkdir -p "$tree"
 	tar -xf "$tarball" -C "$tree"
 	touch "$tree/.unpacked"
@@ -99,6 +125,7 @@ apply_series() {
 	done
 }
 
+# BEGIN BUILD: configure() and build() are part of the base cache key.
 configure() {
 	make -C "$src" -s KCONFIG_ALLCONFIG="$here/guest.config" allnoconfig >&2
 	local missing=0
@@ -117,6 +144,12 @@ build() {
 	mv "$out.tmp" "$out"
 	log "built $out in $((SECONDS - t0)) s"
 }
+# END BUILD
+
+if [ "${1:-}" = --checkpatch ]; then
+	checkpatch "$src"
+	exit
+fi
 
 revert_series
 if [ ! -f "$unpatched" ]; then
@@ -126,5 +159,4 @@ fi
 apply_series
 configure
 build "$patched"
-# END BUILD
 emit

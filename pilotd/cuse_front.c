@@ -127,7 +127,8 @@ static void pilot_open(fuse_req_t req, struct fuse_file_info *fi)
 	f->fh = ++pd->next_fh;
 	f->next = pd->files;
 	pd->files = f;
-	len = open_reply_stream(reply, f->fh);
+	/* STREAM is honoured for CUSE only with kernel-patches/0001. */
+	len = open_reply(reply, f->fh, OPEN_DIRECT_IO | OPEN_NONSEEKABLE | OPEN_STREAM);
 	/* -ENOENT: the opener was interrupted and the kernel has no file. */
 	if (fuse_reply_buf(req, reply, len) == -ENOENT)
 		file_remove(pd, f->fh);

@@ -4,8 +4,9 @@
 # Build the guest's base initramfs: busybox, systemd-udevd, our /init and
 # whatever binaries are named, each with the shared libraries it needs.
 #
-# Usage: mkinitramfs.sh --out FILE --init FILE [--rules FILE]... [--bin SRC[:DEST]]...
-# DEST defaults to /usr/bin/NAME.  udevd comes from Debian's udev package,
+# Usage: mkinitramfs.sh --out FILE --init FILE [--rules FILE]...
+#                       [--bin FILE]... [--sbin FILE]...
+# --bin installs into /usr/bin, --sbin into /usr/sbin.  udevd comes from Debian's udev package,
 # downloaded (not installed) into $PILOTD_CACHE, so the host stays as it is.
 set -euo pipefail
 
@@ -19,11 +20,12 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift 2 ;;
 	--init) init=$2; shift 2 ;;
 	--rules) rules+=("$2"); shift 2 ;;
-	--bin) bins+=("$2"); shift 2 ;;
+	--bin) bins+=("$2:/usr/bin/$(basename "$2")"); shift 2 ;;
+	--sbin) bins+=("$2:/usr/sbin/$(basename "$2")"); shift 2 ;;
 	*) die "unknown argument: $1" ;;
 	esac
 done
-[ -n "$out" ] && [ -n "$init" ] || die "usage: mkinitramfs.sh --out FILE --init FILE [--bin SRC[:DEST]]..."
+[ -n "$out" ] && [ -n "$init" ] || die "usage: mkinitramfs.sh --out FILE --init FILE [--rules FILE]... [--bin FILE]... [--sbin FILE]..."
 
 need_pkgs busybox-static cpio
 root=$(mktemp -d)

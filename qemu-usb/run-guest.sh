@@ -41,13 +41,14 @@ need_pkgs qemu-system-x86 cpio
 work=$(mktemp -d /tmp/pilotd-guest.XXXXXX)
 sim_pid= qemu_pid=
 cleanup() {
+	local rc=$?
+	set +e
 	[ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null
 	[ -n "$sim_pid" ] && kill "$sim_pid" 2>/dev/null
 	wait 2>/dev/null
-	if [ -n "$keep" ]; then
-		mkdir -p "$keep" && cp "$work"/*.log "$keep"/ 2>/dev/null
-	fi
+	[ -n "$keep" ] && mkdir -p "$keep" && cp "$work"/*.log "$keep"/ 2>/dev/null
 	rm -rf "$work"
+	exit $rc
 }
 trap cleanup EXIT
 

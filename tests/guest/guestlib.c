@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "guestlib.h"
+
+#define CONTROL_TTY "/dev/ttyS1"
+#define CONTROL_TIMEOUT_MS 10000
+
+static const char *test_name = "guest-test";
+static int control_fd = -1;
+
+void guest_test_name(const char *name)
+{
+	test_name = name;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: FAIL: ", test_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s: ", test_name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void control_open(void)
+{
+	struct termios t;
+
+	if (control_fd >= 0)
+		return;
+	control_fd = open(CONTROL_TTY, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (control_fd < 0)
+		fail("cannot open the simulated Palm's control channel %s: %s", CONTROL_TTY,
+		     strerror(errno));
+	if (tcgetattr(control_fd, &t) == 0) {
+		cfmakeraw(&t);
+		tcsetattr(control_fd, TCSANOW, &t);
+	}
+	tcflush(control_fd, TCIOFLUSH);
+}
+
+static const char *vcommand(const char *fmt, va_list ap)
+{
+	static char reply[1024];
+	char line[512];
+	size_t len = 0;
+	int n;
+
+	control_open();
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	if (n < 0 || (size_t)n >= sizeof(line) - 1)
+		fail("control command too long");
+	line[n++] = '\n';
+	write_full(control_fd, line, (size_t)n);
+	while (len < sizeof(reply) - 1) {
+		struct pollfd p = { .fd = control_fd, .events = POLLIN };
+		ssize_t r;
+
+		if (poll(&p, 1, CONTROL_TIMEOUT_MS) != 1)
+			fail("the simulated Palm did not answer '%.*s' within %d ms", n - 1, line,
+			     CONTROL_TIMEOUT_MS);
+		r = read(control_fd, reply + len, 1);
+		if (r != 1)
+			fail("control channel read: %s", r < 0 ? strerror(errno) : "EOF");
+		if (reply[len] == '\n')
+			break;
+		len++;
+	}
+	reply[len] = '\0';
+	return reply;
+}
+
+const char *palm_reply(const char *fmt, ...)
+{
+	va_list ap;
+	const char *r;
+
+	va_start(ap, fmt);
+	r = vcommand(fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+void palm(const char *fmt, ...)
+{
+	va_list ap;
+	const char *r;
+
+	va_start(ap, fmt);
+	r = vcommand(fmt, ap);
+	va_end(ap);
+	if (strncmp(r, "ok", 2) != 0)
+		fail("simulated Palm refused a command: %s", r);
+}
+
+uint64_t palm_stat(const char *field)
+{
+	const char *r = palm_reply("stats");
+	char key[64];
+	const char *p;
+
+	snprintf(key, sizeof(key), " %s=", field);
+	p = strstr(r, key);
+	if (!p)
+		fail("no '%s' in stats reply: %s", field, r);
+	return strtoull(p + strlen(key), NULL, strcmp(field, "out_fnv") == 0 ? 16 : 10);
+}
+
+void palm_wait_stat(const char *field, uint64_t value, double timeout_s)
+{
+	double deadline = now_s() + timeout_s;
+	uint64_t v;
+
+	while ((v = palm_stat(field)) != value) {
+		if (now_s() > deadline)
+			fail("simulated Palm's %s is %" PRIu64 " after %.0f s, expected %" PRIu64,
+			     field, v, timeout_s, value);
+		usleep(20000);
+	}
+}
+
+size_t read_full(int fd, void *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t r = read(fd, (char *)buf + got, len - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	return got;
+}
+
+void write_full(int fd, const void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t r = write(fd, (const char *)buf + done, len - done);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			fail("write: %s", r < 0 ? strerror(errno) : "wrote nothing");
+		done += (size_t)r;
+	}
+}
+
+void wait_sleeping(int pid, int tid)
+{
+	double deadline = now_s() + 10;
+	char path[64], buf[256];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	while (now_s() < deadline) {
+		FILE *f = fopen(path, "r");
+		char *p = NULL;
+
+		if (f && fgets(buf, sizeof(buf), f))
+			p = strrchr(buf, ')');
+		if (f)
+			fclose(f);
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return;
+		usleep(10000);
+	}
+	fail("task %d of process %d never blocked", tid, pid);
+}

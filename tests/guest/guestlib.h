@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers for the programs that run inside the test guest: talk to the
+ * simulated Palm's control channel (the guest's /dev/ttyS1), time things,
+ * fail loudly.
+ */
+#ifndef PILOTD_GUESTLIB_H
+#define PILOTD_GUESTLIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PILOT_DEV "/dev/pilot"
+
+/* Print "name: message" and exit 1. */
+void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void guest_test_name(const char *name);
+
+double now_s(void);
+
+/* Send one command to the simulated Palm; fails the test unless "ok". */
+void palm(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Same, returning the reply line (static buffer). */
+const char *palm_reply(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A numeric field of the "stats" reply. */
+uint64_t palm_stat(const char *field);
+/* Wait until stats field reaches value; fails after timeout_s. */
+void palm_wait_stat(const char *field, uint64_t value, double timeout_s);
+
+/* Wait until thread tid of process pid sleeps in the kernel; fails after 10 s. */
+void wait_sleeping(int pid, int tid);
+
+/* read() until len bytes or error; returns bytes read. */
+size_t read_full(int fd, void *buf, size_t len);
+void write_full(int fd, const void *buf, size_t len);
+
+#endif
