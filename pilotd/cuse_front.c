@@ -48,15 +48,25 @@ static void file_remove(struct pilotd *pd, uint64_t fh)
 	}
 }
 
-static unsigned int current_events(struct pilotd *pd)
+static unsigned int current_events(struct pilotd *pd, const struct pilot_file *f)
 {
 	unsigned int ev = 0;
 
+	/* What a hung-up tty reports (drivers/tty/tty_io.c hung_up_tty_poll) */
+	if (f && f->hung_up)
+		return POLLIN | POLLOUT | POLLERR | POLLHUP | POLLRDNORM | POLLWRNORM;
 	if (byteq_len(&pd->rxq) > 0)
 		ev |= POLLIN | POLLRDNORM;
 	if (byteq_space(&pd->txq) > 0 && !pd->parked_writes.head)
 		ev |= POLLOUT | POLLWRNORM;
 	return ev;
+}
+
+static bool is_hung_up(struct pilotd *pd, uint64_t fh)
+{
+	struct pilot_file *f = file_find(pd, fh);
+
+	return f && f->hung_up;
 }
 
 /* Called by libfuse with the request's lock held: only mark it here. */
@@ -145,6 +155,8 @@ static void pilot_release(fuse_req_t req, struct fuse_file_info *fi)
 	answer_all(&pd->parked_writes, fi->fh, EIO);
 	file_remove(pd, fi->fh);
 	log_debug("release fh %llu", (unsigned long long)fi->fh);
+	if (!pd->files && !pd->carrier)
+		byteq_drop(&pd->rxq, byteq_len(&pd->rxq)); /* nobody left to read them */
 	if (!pd->files)
 		usb_link_last_close(pd);
 	fuse_reply_err(req, 0);
@@ -165,6 +177,10 @@ static void pilot_read(fuse_req_t req, size_t size, off_t off, struct fuse_file_
 		usb_link_rx_room(pd);
 		return;
 	}
+	if (is_hung_up(pd, fi->fh)) {
+		fuse_reply_buf(req, NULL, 0); /* end of file, as on a hung-up tty */
+		return;
+	}
 	if (fi->flags & O_NONBLOCK) {
 		fuse_reply_err(req, EAGAIN);
 		return;
@@ -178,6 +194,10 @@ static void pilot_write(fuse_req_t req, const char *buf, size_t size, off_t off,
 	struct pilotd *pd = fuse_req_userdata(req);
 	size_t need = size < pd->txq.cap ? size : pd->txq.cap;
 
+	if (is_hung_up(pd, fi->fh)) {
+		fuse_reply_err(req, EIO);
+		return;
+	}
 	if (!pd->parked_writes.head && byteq_space(&pd->txq) >= need) {
 		byteq_push(&pd->txq, buf, need);
 		fuse_reply_write(req, need);
@@ -212,8 +232,9 @@ static void pilot_poll(fuse_req_t req, struct fuse_file_info *fi, struct fuse_po
 			fuse_pollhandle_destroy(ph);
 		}
 	}
-	pd->polled_events = current_events(pd);
-	fuse_reply_poll(req, pd->polled_events);
+	if (f)
+		f->polled_events = current_events(pd, f);
+	fuse_reply_poll(req, current_events(pd, f));
 }
 
 static void pilot_ioctl(fuse_req_t req, int cmd, void *arg, struct fuse_file_info *fi,
@@ -282,13 +303,49 @@ void front_after_events(struct pilotd *pd)
 		answer_interrupted(&pd->parked_reads);
 		answer_interrupted(&pd->parked_writes);
 	}
-	ev = current_events(pd);
-	if (ev != pd->polled_events) {
-		for (struct pilot_file *f = pd->files; f; f = f->next)
-			if (f->ph)
-				fuse_lowlevel_notify_poll(f->ph);
-		pd->polled_events = ev;
+	for (struct pilot_file *f = pd->files; f; f = f->next) {
+		ev = current_events(pd, f);
+		if (ev != f->polled_events && f->ph)
+			fuse_lowlevel_notify_poll(f->ph);
+		f->polled_events = ev;
 	}
+}
+
+/* Bytes flow: what is left in rxq belongs to a handheld that has gone. */
+void front_carrier_up(struct pilotd *pd)
+{
+	size_t stale = byteq_len(&pd->rxq);
+
+	if (stale) {
+		log_warn("dropped %zu unread bytes from the previous handheld", stale);
+		byteq_drop(&pd->rxq, stale);
+	}
+	pd->carrier = true;
+}
+
+/*
+ * The handheld left: hang up every open file, as a tty does on carrier
+ * loss.  Bytes already received can still be read; after them reads
+ * return 0, writes fail with EIO and poll reports POLLHUP.  Files opened
+ * from now on start a new session that waits for the next handheld.
+ */
+void front_hangup(struct pilotd *pd)
+{
+	unsigned int n = 0;
+
+	pd->carrier = false;
+	for (struct pilot_file *f = pd->files; f; f = f->next, n++)
+		f->hung_up = true;
+	/* A parked read means rxq is empty: end of file. */
+	while (pd->parked_reads.head) {
+		struct parked *p = parked_take(&pd->parked_reads, pd->parked_reads.head);
+
+		fuse_reply_buf(p->req, NULL, 0);
+		parked_free(p);
+	}
+	answer_all(&pd->parked_writes, PARKED_ANY_FH, EIO);
+	if (n)
+		log_info("hung up %u open file%s", n, n == 1 ? "" : "s");
 }
 
 static void cuse_ready(struct pilotd *pd, struct watch *w, uint32_t events)

@@ -39,6 +39,8 @@ struct pilot_file {
 	struct pilot_file *next;
 	uint64_t fh;
 	struct fuse_pollhandle *ph; /* latest poll handle, to notify */
+	unsigned int polled_events; /* what poll reported last */
+	bool hung_up;		    /* its handheld left: EOF, EIO, POLLHUP */
 };
 
 struct pilotd_config {
@@ -63,7 +65,7 @@ struct pilotd {
 	size_t fbuf_size;
 	struct pilot_file *files;
 	uint64_t next_fh;
-	unsigned int polled_events; /* what poll reported last */
+	bool carrier; /* a handheld is attached and bytes flow */
 	bool interrupts_pending;
 	uint8_t *readbuf;
 
@@ -84,6 +86,8 @@ void loop_del(struct pilotd *pd, struct watch *w);
 int front_start(struct pilotd *pd, const char *argv0);
 void front_after_events(struct pilotd *pd);
 void front_rx_ready(struct pilotd *pd);  /* rxq gained bytes */
+void front_carrier_up(struct pilotd *pd);
+void front_hangup(struct pilotd *pd);    /* the handheld left */
 void front_tx_room(struct pilotd *pd);   /* txq lost bytes */
 void front_shutdown(struct pilotd *pd);
 void front_stop(struct pilotd *pd);

@@ -101,7 +101,8 @@ static int on_hotplug(libusb_context *ctx, libusb_device *dev, libusb_hotplug_ev
 	}
 	if (libusb_get_device_descriptor(dev, &d) < 0 || !matches(l, &d))
 		return 0;
-	if (l->dev || l->arrived) {
+	/* One that is leaving does not count: its successor may come first. */
+	if ((l->dev && !l->departed && l->state != LINK_CLOSING) || l->arrived) {
 		log_warn("handheld %04x:%04x on bus %u address %u ignored: one is in use",
 			 d.idVendor, d.idProduct, libusb_get_bus_number(dev),
 			 libusb_get_device_address(dev));
@@ -139,6 +140,8 @@ static void begin_close(struct usb_link *l, const char *why)
 	if (l->state == LINK_CLOSING || l->state == LINK_IDLE)
 		return;
 	log_info("%s: %s", l->name, why);
+	if (l->state == LINK_RUNNING)
+		front_hangup(l->pd);
 	l->state = LINK_CLOSING;
 	if (l->ctrl_busy)
 		libusb_cancel_transfer(l->ctrl);
@@ -269,6 +272,7 @@ static void out_done(struct libusb_transfer *t)
 static void start_stream(struct usb_link *l)
 {
 	l->state = LINK_RUNNING;
+	front_carrier_up(l->pd);
 	for (int i = 0; i < IN_TRANSFERS; i++)
 		libusb_fill_bulk_transfer(l->in[i], l->handle, l->hs.in_ep, l->in[i]->buffer,
 					  IN_TRANSFER_SIZE, in_done, l, IN_TIMEOUT_MS);
