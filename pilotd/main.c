@@ -14,11 +14,20 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/palm.h"
 #include "log.h"
 #include "pilotd.h"
+
+uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
 
 int loop_add(struct pilotd *pd, struct watch *w, uint32_t events)
 {
@@ -160,6 +169,7 @@ int main(int argc, char **argv)
 
 	if (parse_args(&pd, argc, argv) < 0)
 		return 2;
+	tty_init(&pd.tty);
 	pd.epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (pd.epfd < 0 || byteq_init(&pd.rxq, RXQ_SIZE) < 0 || byteq_init(&pd.txq, TXQ_SIZE) < 0) {
 		log_err("out of resources: %s", strerror(errno));

@@ -18,6 +18,7 @@
 
 #include "core/byteq.h"
 #include "core/parked.h"
+#include "core/tty.h"
 
 #define RXQ_SIZE (256u * 1024)
 #define TXQ_SIZE (256u * 1024)
@@ -66,18 +67,26 @@ struct pilotd {
 	struct pilot_file *files;
 	uint64_t next_fh;
 	bool carrier; /* a handheld is attached and bytes flow */
+	uint64_t carrier_changes;
 	bool interrupts_pending;
 	uint8_t *readbuf;
+	struct watch read_timer; /* VMIN/VTIME deadlines */
+	uint64_t last_rx_ms;
+
+	/* the terminal /dev/pilot pretends to be */
+	struct tty tty;
 
 	/* the stream */
 	struct byteq rxq, txq;
 	struct parked_list parked_reads, parked_writes;
+	struct parked_list parked_ioctls; /* waiting for drain or carrier */
 
 	/* USB transport */
 	struct usb_link *usb;
 };
 
 /* main.c: the event loop */
+uint64_t now_ms(void);
 int loop_add(struct pilotd *pd, struct watch *w, uint32_t events);
 int loop_mod(struct pilotd *pd, struct watch *w, uint32_t events);
 void loop_del(struct pilotd *pd, struct watch *w);
@@ -99,6 +108,8 @@ void usb_link_handle_events(struct pilotd *pd);
 void usb_link_kick_tx(struct pilotd *pd);   /* txq gained bytes */
 void usb_link_rx_room(struct pilotd *pd);   /* rxq lost bytes */
 void usb_link_last_close(struct pilotd *pd);
+size_t usb_link_tx_inflight(struct pilotd *pd);
+void usb_link_counters(struct pilotd *pd, uint64_t *rx, uint64_t *tx);
 void usb_link_stop(struct pilotd *pd);
 
 #endif

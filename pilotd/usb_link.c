@@ -229,7 +229,8 @@ void usb_link_kick_tx(struct pilotd *pd)
 	size_t n;
 	int r;
 
-	if (l->state != LINK_RUNNING || l->out_busy || byteq_len(&pd->txq) == 0)
+	if (l->state != LINK_RUNNING || l->out_busy || byteq_len(&pd->txq) == 0 ||
+	    pd->tty.output_stopped)
 		return;
 	n = byteq_peek(&pd->txq, 0, l->out_buf, OUT_TRANSFER_MAX);
 	libusb_fill_bulk_transfer(l->out, l->handle, l->hs.out_ep, l->out_buf, (int)n,
@@ -240,6 +241,17 @@ void usb_link_kick_tx(struct pilotd *pd)
 		return;
 	}
 	l->out_busy = true;
+}
+
+size_t usb_link_tx_inflight(struct pilotd *pd)
+{
+	return pd->usb->out_busy ? (size_t)pd->usb->out->length : 0;
+}
+
+void usb_link_counters(struct pilotd *pd, uint64_t *rx, uint64_t *tx)
+{
+	*rx = pd->usb->rx_bytes;
+	*tx = pd->usb->tx_bytes;
 }
 
 static void out_done(struct libusb_transfer *t)

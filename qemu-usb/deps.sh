@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # The Debian packages the build, the guest and the tests need.  Sourced.
 pilotd_deps=(
-	build-essential meson ninja-build pkg-config python3
+	build-essential gcc-multilib meson ninja-build pkg-config python3
 	libfuse3-dev libusb-1.0-0-dev libusbredirparser-dev
 	qemu-system-x86 busybox-static cpio
 	linux-source-6.1 flex bison bc libelf-dev libssl-dev

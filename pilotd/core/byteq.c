@@ -65,6 +65,14 @@ size_t byteq_drop(struct byteq *q, size_t n)
 	return n;
 }
 
+void byteq_truncate(struct byteq *q, size_t n)
+{
+	if (n < q->len)
+		q->len = n;
+	if (q->len == 0)
+		q->head = 0;
+}
+
 size_t byteq_pop(struct byteq *q, void *out, size_t n)
 {
 	return byteq_drop(q, byteq_peek(q, 0, out, n));

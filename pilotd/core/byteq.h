@@ -28,6 +28,8 @@ size_t byteq_push(struct byteq *q, const void *data, size_t n);
 size_t byteq_peek(const struct byteq *q, size_t off, void *out, size_t n);
 /* Remove up to n bytes from the head; returns how many went. */
 size_t byteq_drop(struct byteq *q, size_t n);
+/* Keep the first n bytes, forget the rest. */
+void byteq_truncate(struct byteq *q, size_t n);
 /* Copy out and remove up to n bytes. */
 size_t byteq_pop(struct byteq *q, void *out, size_t n);
 

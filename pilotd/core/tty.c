@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: MIT
+#include <asm/ioctls.h>
+#include <errno.h>
+#include <linux/serial.h>
+#include <string.h>
+
+#include "tty.h"
+
+/* <asm/termios.h> would bring struct winsize and termio, which clash
+ * with glibc; these are its values, fixed by the ABI. */
+#define TIOCM_LE 0x001
+#define TIOCM_DTR 0x002
+#define TIOCM_RTS 0x004
+#define TIOCM_CTS 0x020
+#define TIOCM_CAR 0x040
+#define TIOCM_DSR 0x100
+#define TERMIO_SIZE 18 /* struct termio: 4 x u16, c_line, c_cc[8], pad */
+#define TERMIO_NCC 8
+#define TERMIOS_SIZE 36
+#define SERIAL_STRUCT_SIZE 72
+#define SERIAL_STRUCT32_SIZE 60
+
+_Static_assert(sizeof(struct termios2) == 44, "termios2 layout");
+_Static_assert(sizeof(struct serial_struct) == SERIAL_STRUCT_SIZE, "serial_struct layout");
+_Static_assert(sizeof(struct serial_icounter_struct) == 80, "icounter layout");
+
+static const uint32_t baud_table[] = {
+	0,	 50,	  75,	   110,	    134,     150,     200,     300,	600,	 1200,
+	1800,	 2400,	  4800,	   9600,    19200,   38400,   57600,   115200,	230400,	 460800,
+	500000,	 576000,  921600,  1000000, 1152000, 1500000, 2000000, 2500000, 3000000, 3500000,
+	4000000,
+};
+
+static uint32_t speed_of(uint32_t cbaud, uint32_t other)
+{
+	if (cbaud == BOTHER)
+		return other;
+	if (cbaud & CBAUDEX)
+		cbaud = (cbaud & ~CBAUDEX) + 15;
+	return cbaud < sizeof(baud_table) / sizeof(baud_table[0]) ? baud_table[cbaud] : 0;
+}
+
+uint32_t tty_output_speed(const struct termios2 *t)
+{
+	return speed_of(t->c_cflag & CBAUD, t->c_ospeed);
+}
+
+uint32_t tty_input_speed(const struct termios2 *t)
+{
+	uint32_t cbaud = (t->c_cflag >> IBSHIFT) & CBAUD;
+
+	if (cbaud == B0)
+		return tty_output_speed(t);
+	return speed_of(cbaud, t->c_ispeed);
+}
+
+void tty_init(struct tty *t)
+{
+	/* tty_std_termios, with usb-serial's c_cflag (usb_serial_init) */
+	static const uint8_t init_cc[NCCS] = "\003\034\177\025\004\0\1\0\021\023\032\0\022\017\027\026\0";
+
+	memset(t, 0, sizeof(*t));
+	t->termios.c_iflag = ICRNL | IXON;
+	t->termios.c_oflag = OPOST | ONLCR;
+	t->termios.c_cflag = B9600 | CS8 | CREAD | HUPCL | CLOCAL;
+	t->termios.c_lflag = ISIG | ICANON | ECHO | ECHOE | ECHOK | ECHOCTL | ECHOKE | IEXTEN;
+	memcpy(t->termios.c_cc, init_cc, sizeof(t->termios.c_cc));
+	t->termios.c_ispeed = t->termios.c_ospeed = 9600;
+	t->mctrl = TIOCM_DTR | TIOCM_RTS;
+}
+
+/* Store new settings as tty_ioctl.c set_termios() does: exactly, with the
+ * speed fields recomputed from c_cflag. */
+static void set_termios(struct tty *t, const void *in, size_t len)
+{
+	memcpy(&t->termios, in, len);
+	t->termios.c_ispeed = tty_input_speed(&t->termios);
+	t->termios.c_ospeed = tty_output_speed(&t->termios);
+}
+
+/* struct termio keeps the low 16 bits of each flag word (SET_LOW_TERMIOS_BITS) */
+static void set_termio(struct tty *t, const uint8_t *in)
+{
+	uint32_t *flags[4] = { &t->termios.c_iflag, &t->termios.c_oflag, &t->termios.c_cflag,
+			       &t->termios.c_lflag };
+	for (int i = 0; i < 4; i++) {
+		uint16_t low;
+
+		memcpy(&low, in + 2 * i, 2);
+		*flags[i] = (*flags[i] & 0xffff0000u) | low;
+	}
+	t->termios.c_line = in[8];
+	memcpy(t->termios.c_cc, in + 9, TERMIO_NCC);
+	t->termios.c_ispeed = tty_input_speed(&t->termios);
+	t->termios.c_ospeed = tty_output_speed(&t->termios);
+}
+
+static void get_termio(const struct tty *t, uint8_t *out)
+{
+	const uint32_t flags[4] = { t->termios.c_iflag, t->termios.c_oflag, t->termios.c_cflag,
+				    t->termios.c_lflag };
+
+	memset(out, 0, TERMIO_SIZE);
+	for (int i = 0; i < 4; i++) {
+		uint16_t low = (uint16_t)flags[i];
+
+		memcpy(out + 2 * i, &low, 2);
+	}
+	out[8] = t->termios.c_line;
+	memcpy(out + 9, t->termios.c_cc, TERMIO_NCC);
+}
+
+static void answer(struct tty_reply *r, const void *data, size_t len)
+{
+	r->action = TTY_ANSWER;
+	memcpy(r->out, data, len);
+	r->out_len = len;
+}
+
+static void answer_int(struct tty_reply *r, int v)
+{
+	answer(r, &v, sizeof(v));
+}
+
+/* True when the argument is there; otherwise asks for it. */
+static bool have(const struct tty_ioctl *io, struct tty_reply *r, size_t in, size_t out)
+{
+	if (io->in_len >= in && io->out_len >= out)
+		return true;
+	r->action = TTY_FETCH;
+	r->fetch_in = in;
+	r->fetch_out = out;
+	return false;
+}
+
+static int modem_lines(const struct tty *t, const struct tty_context *ctx)
+{
+	return (int)(t->mctrl & (TIOCM_DTR | TIOCM_RTS)) |
+	       (ctx->carrier ? TIOCM_CTS | TIOCM_DSR | TIOCM_CAR : 0);
+}
+
+static void get_serial(const struct tty_ioctl *io, struct tty_reply *r)
+{
+	struct serial_struct ss;
+
+	/*
+	 * What usb-serial reports, plus a FIFO size.  The fields up to
+	 * closing_wait sit at the same offsets in the 32-bit layout, which
+	 * only ends differently (a 32-bit iomem_base and no iomap_base).
+	 */
+	memset(&ss, 0, sizeof(ss));
+	ss.type = PORT_16550A;
+	ss.line = 0;
+	ss.xmit_fifo_size = 64;
+	ss.baud_base = 9600;
+	ss.close_delay = 50;	 /* 0.5 s, in centiseconds */
+	ss.closing_wait = 3000; /* 30 s */
+	answer(r, &ss, io->compat ? SERIAL_STRUCT32_SIZE : SERIAL_STRUCT_SIZE);
+}
+
+static void get_icount(const struct tty_context *ctx, struct tty_reply *r)
+{
+	struct serial_icounter_struct ic;
+
+	memset(&ic, 0, sizeof(ic));
+	ic.dcd = (int)ctx->carrier_changes;
+	ic.rx = (int)ctx->rx_bytes;
+	ic.tx = (int)ctx->tx_bytes;
+	answer(r, &ic, sizeof(ic));
+}
+
+/* The ioctls that change settings: fetch, maybe drain and flush, store. */
+static void set_ioctl(struct tty *t, const struct tty_ioctl *io, const struct tty_context *ctx,
+		      struct tty_reply *r, size_t size, bool drain, bool flush_in)
+{
+	if (!have(io, r, size, 0))
+		return;
+	if (drain && !ctx->drained) {
+		r->action = TTY_WAIT_DRAIN;
+		return;
+	}
+	if (flush_in)
+		r->flush = TTY_FLUSH_IN;
+	if (size == TERMIO_SIZE)
+		set_termio(t, io->in);
+	else
+		set_termios(t, io->in, size);
+	r->action = TTY_ANSWER;
+}
+
+static void flush_ioctl(const struct tty_ioctl *io, struct tty_reply *r)
+{
+	switch (io->arg) {
+	case TCIFLUSH: r->flush = TTY_FLUSH_IN; break;
+	case TCOFLUSH: r->flush = TTY_FLUSH_OUT; break;
+	case TCIOFLUSH: r->flush = TTY_FLUSH_IN | TTY_FLUSH_OUT; break;
+	default: r->err = EINVAL; break;
+	}
+}
+
+static void xonc_ioctl(struct tty *t, const struct tty_ioctl *io, struct tty_reply *r)
+{
+	switch (io->arg) {
+	case TCOOFF:
+	case TCOON:
+		r->output_changed = t->output_stopped != (io->arg == TCOOFF);
+		t->output_stopped = io->arg == TCOOFF;
+		break;
+	case TCIOFF:
+	case TCION:
+		break; /* a STOP/START character means nothing to a Palm */
+	default:
+		r->err = EINVAL;
+		break;
+	}
+}
+
+static void modem_ioctl(struct tty *t, const struct tty_ioctl *io, struct tty_reply *r)
+{
+	uint32_t v;
+
+	if (!have(io, r, sizeof(int), 0))
+		return;
+	memcpy(&v, io->in, sizeof(v));
+	v &= TIOCM_DTR | TIOCM_RTS; /* the lines a host can drive */
+	if (io->cmd == TIOCMBIS)
+		t->mctrl |= v;
+	else if (io->cmd == TIOCMBIC)
+		t->mctrl &= ~v;
+	else
+		t->mctrl = v;
+	r->action = TTY_ANSWER;
+}
+
+void tty_ioctl(struct tty *t, const struct tty_ioctl *io, const struct tty_context *ctx,
+	       struct tty_reply *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->action = TTY_ANSWER;
+
+	switch (io->cmd) {
+	case TCGETS:
+		if (have(io, r, 0, TERMIOS_SIZE))
+			answer(r, &t->termios, TERMIOS_SIZE);
+		break;
+	case TCGETS2:
+		if (have(io, r, 0, sizeof(t->termios)))
+			answer(r, &t->termios, sizeof(t->termios));
+		break;
+	case TCGETA:
+		if (have(io, r, 0, TERMIO_SIZE)) {
+			get_termio(t, r->out);
+			r->out_len = TERMIO_SIZE;
+		}
+		break;
+	case TCSETS: set_ioctl(t, io, ctx, r, TERMIOS_SIZE, false, false); break;
+	case TCSETSW: set_ioctl(t, io, ctx, r, TERMIOS_SIZE, true, false); break;
+	case TCSETSF: set_ioctl(t, io, ctx, r, TERMIOS_SIZE, true, true); break;
+	case TCSETS2: set_ioctl(t, io, ctx, r, sizeof(t->termios), false, false); break;
+	case TCSETSW2: set_ioctl(t, io, ctx, r, sizeof(t->termios), true, false); break;
+	case TCSETSF2: set_ioctl(t, io, ctx, r, sizeof(t->termios), true, true); break;
+	case TCSETA: set_ioctl(t, io, ctx, r, TERMIO_SIZE, false, false); break;
+	case TCSETAW: set_ioctl(t, io, ctx, r, TERMIO_SIZE, true, false); break;
+	case TCSETAF: set_ioctl(t, io, ctx, r, TERMIO_SIZE, true, true); break;
+	case TCSBRK:
+	case TCSBRKP:
+		/* tcdrain() and tcsendbreak(): wait until sent; a break is a no-op */
+		if (!ctx->drained)
+			r->action = TTY_WAIT_DRAIN;
+		break;
+	case TIOCSBRK:
+	case TIOCCBRK:
+		break;
+	case TCFLSH: flush_ioctl(io, r); break;
+	case TCXONC: xonc_ioctl(t, io, r); break;
+	case TIOCEXCL: t->exclusive = true; break;
+	case TIOCNXCL: t->exclusive = false; break;
+	case TIOCGEXCL:
+		if (have(io, r, 0, sizeof(int)))
+			answer_int(r, t->exclusive);
+		break;
+	case FIONREAD:
+		if (have(io, r, 0, sizeof(int)))
+			answer_int(r, (int)ctx->rx_queued);
+		break;
+	case TIOCOUTQ:
+		if (have(io, r, 0, sizeof(int)))
+			answer_int(r, (int)ctx->tx_queued);
+		break;
+	case TIOCMGET:
+		if (have(io, r, 0, sizeof(int)))
+			answer_int(r, modem_lines(t, ctx));
+		break;
+	case TIOCMSET:
+	case TIOCMBIS:
+	case TIOCMBIC:
+		modem_ioctl(t, io, r);
+		break;
+	case TIOCMIWAIT:
+		r->action = TTY_WAIT_MODEM;
+		break;
+	case TIOCGICOUNT:
+		if (have(io, r, 0, sizeof(struct serial_icounter_struct)))
+			get_icount(ctx, r);
+		break;
+	case TIOCGWINSZ:
+		if (have(io, r, 0, sizeof(t->winsize)))
+			answer(r, t->winsize, sizeof(t->winsize));
+		break;
+	case TIOCSWINSZ:
+		if (have(io, r, sizeof(t->winsize), 0))
+			memcpy(t->winsize, io->in, sizeof(t->winsize));
+		break;
+	case TIOCGSERIAL:
+		if (have(io, r, 0, io->compat ? SERIAL_STRUCT32_SIZE : SERIAL_STRUCT_SIZE))
+			get_serial(io, r);
+		break;
+	default:
+		r->err = ENOTTY;
+		break;
+	}
+}
+
+struct tty_read_rule tty_read_rule(const struct tty *t, size_t size)
+{
+	struct tty_read_rule rule = { .min = 1 };
+	unsigned int vmin = t->termios.c_cc[VMIN], vtime = t->termios.c_cc[VTIME];
+
+	if (t->termios.c_lflag & ICANON)
+		return rule;
+	if (vmin == 0 && vtime == 0) {
+		rule.min = 0;
+		rule.never_wait = true;
+		return rule;
+	}
+	rule.timeout_ms = vtime * 100;
+	if (vmin == 0)
+		return rule; /* one byte, or nothing after VTIME */
+	rule.min = vmin < size ? vmin : size;
+	rule.interbyte = vtime > 0;
+	return rule;
+}
