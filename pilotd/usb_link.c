@@ -37,6 +37,9 @@
 #define IN_TIMEOUT_MS 0
 #define OUT_TRANSFER_MAX (64u * 1024)
 #define CTRL_TIMEOUT_MS 2000
+/* Errors in a row, with no transfer succeeding between them, before the
+ * handheld is given up as broken. */
+#define MAX_ERRORS_IN_A_ROW 10
 #define MAX_USB_FDS 8
 
 enum link_state {
@@ -73,6 +76,10 @@ struct usb_link {
 	struct libusb_transfer *out;
 	bool out_busy;
 	uint8_t *out_buf;
+
+	/* an endpoint that failed waits here until its halt is cleared */
+	bool in_halted, out_halted;
+	unsigned int errors_in_a_row;
 
 	unsigned long long rx_bytes, tx_bytes;
 };
@@ -157,6 +164,41 @@ static void begin_close(struct usb_link *l, const char *why)
 	}
 }
 
+/* ---- USB errors ---- */
+
+/*
+ * A bulk transfer failed with the device still there.  Stop that pump;
+ * once its other transfers are back, recover() clears the halt and
+ * resumes.  Nothing is lost: partial IN data is kept, and OUT bytes leave
+ * txq only when the device took them.
+ */
+static void transfer_failed(struct usb_link *l, struct libusb_transfer *t, bool *halted,
+			    uint8_t ep)
+{
+	if (*halted)
+		return;
+	log_warn("%s: bulk %s 0x%02x failed (%s); recovering", l->name, ep & 0x80 ? "IN" : "OUT",
+		 ep, libusb_error_name(t->status));
+	*halted = true;
+	if (++l->errors_in_a_row > MAX_ERRORS_IN_A_ROW) {
+		begin_close(l, "too many USB errors in a row; giving up on it");
+		return;
+	}
+	if (ep & 0x80) {
+		for (int i = 0; i < IN_TRANSFERS; i++)
+			if (l->in_busy[i] && l->in[i] != t)
+				libusb_cancel_transfer(l->in[i]);
+	}
+}
+
+static bool in_idle(struct usb_link *l)
+{
+	for (int i = 0; i < IN_TRANSFERS; i++)
+		if (l->in_busy[i])
+			return false;
+	return true;
+}
+
 /* ---- bulk IN: device -> rxq ---- */
 
 static size_t rx_reserved(struct usb_link *l)
@@ -170,7 +212,7 @@ static size_t rx_reserved(struct usb_link *l)
 
 static void submit_in(struct usb_link *l)
 {
-	for (int i = 0; i < IN_TRANSFERS && l->state == LINK_RUNNING; i++) {
+	for (int i = 0; i < IN_TRANSFERS && l->state == LINK_RUNNING && !l->in_halted; i++) {
 		int r;
 
 		if (l->in_busy[i])
@@ -202,15 +244,16 @@ static void in_done(struct libusb_transfer *t)
 	}
 	switch (t->status) {
 	case LIBUSB_TRANSFER_COMPLETED:
+		l->errors_in_a_row = 0;
+		break;
 	case LIBUSB_TRANSFER_TIMED_OUT:
 	case LIBUSB_TRANSFER_CANCELLED:
 		break;
 	case LIBUSB_TRANSFER_NO_DEVICE:
 		begin_close(l, "left the bus");
 		break;
-	default:
-		log_warn("%s: bulk IN 0x%02x failed: %s", l->name, l->hs.in_ep,
-			 libusb_error_name(t->status));
+	default: /* STALL, OVERFLOW (babble), ERROR */
+		transfer_failed(l, t, &l->in_halted, l->hs.in_ep);
 		break;
 	}
 	submit_in(l);
@@ -229,8 +272,8 @@ void usb_link_kick_tx(struct pilotd *pd)
 	size_t n;
 	int r;
 
-	if (l->state != LINK_RUNNING || l->out_busy || byteq_len(&pd->txq) == 0 ||
-	    pd->tty.output_stopped)
+	if (l->state != LINK_RUNNING || l->out_busy || l->out_halted ||
+	    byteq_len(&pd->txq) == 0 || pd->tty.output_stopped)
 		return;
 	n = byteq_peek(&pd->txq, 0, l->out_buf, OUT_TRANSFER_MAX);
 	libusb_fill_bulk_transfer(l->out, l->handle, l->hs.out_ep, l->out_buf, (int)n,
@@ -266,17 +309,50 @@ static void out_done(struct libusb_transfer *t)
 	l->tx_bytes += (unsigned long long)t->actual_length;
 	switch (t->status) {
 	case LIBUSB_TRANSFER_COMPLETED:
+		l->errors_in_a_row = 0;
 		break;
 	case LIBUSB_TRANSFER_NO_DEVICE:
 		begin_close(l, "left the bus");
 		return;
 	default:
-		log_warn("%s: bulk OUT 0x%02x failed: %s", l->name, l->hs.out_ep,
-			 libusb_error_name(t->status));
+		transfer_failed(l, t, &l->out_halted, l->hs.out_ep);
 		break;
 	}
 	front_tx_room(l->pd);
 	usb_link_kick_tx(l->pd);
+}
+
+/*
+ * Clear a halted endpoint and resume its pump.  Runs from the loop, never
+ * inside a libusb callback; libusb_clear_halt() is one synchronous
+ * control transfer (CLEAR_FEATURE), bounded by the kernel's 5 s timeout.
+ */
+static void recover(struct usb_link *l)
+{
+	int r;
+
+	if (l->state != LINK_RUNNING)
+		return;
+	if (l->in_halted && in_idle(l)) {
+		r = libusb_clear_halt(l->handle, l->hs.in_ep);
+		if (r < 0 && r != LIBUSB_ERROR_NOT_FOUND) {
+			begin_close(l, libusb_strerror(r));
+			return;
+		}
+		l->in_halted = false;
+		log_info("%s: bulk IN 0x%02x recovered", l->name, l->hs.in_ep);
+		submit_in(l);
+	}
+	if (l->out_halted && !l->out_busy) {
+		r = libusb_clear_halt(l->handle, l->hs.out_ep);
+		if (r < 0 && r != LIBUSB_ERROR_NOT_FOUND) {
+			begin_close(l, libusb_strerror(r));
+			return;
+		}
+		l->out_halted = false;
+		log_info("%s: bulk OUT 0x%02x recovered", l->name, l->hs.out_ep);
+		usb_link_kick_tx(l->pd);
+	}
 }
 
 /* ---- the connection-information handshake ---- */
@@ -451,6 +527,8 @@ static void open_arrived(struct usb_link *l)
 	}
 	log_info("%s arrived", l->name);
 	l->rx_bytes = l->tx_bytes = 0;
+	l->in_halted = l->out_halted = false;
+	l->errors_in_a_row = 0;
 	l->state = LINK_HANDSHAKE;
 	l->step = HS_EXT_CONNINFO;
 	submit_ctrl(l, PALM_GET_EXT_CONNECTION_INFORMATION, 0, PALM_EXT_CONNINFO_LEN);
@@ -461,6 +539,8 @@ static void link_progress(struct usb_link *l)
 {
 	if (l->departed)
 		begin_close(l, "left the bus");
+	if (l->in_halted || l->out_halted)
+		recover(l);
 	if (l->state == LINK_CLOSING && busy_transfers(l) == 0)
 		finish_close(l);
 	if (l->state == LINK_IDLE && l->arrived)
