@@ -128,8 +128,24 @@ static int busy_transfers(struct usb_link *l)
 	return n;
 }
 
+/* Note the first handheld already on the bus, as if it had just arrived. */
+static void scan_for_handheld(struct usb_link *l, const libusb_device *gone)
+{
+	libusb_device **list;
+	ssize_t n = libusb_get_device_list(l->ctx, &list);
+
+	for (ssize_t i = 0; i < n && !l->arrived; i++)
+		if (list[i] != gone) /* libusb may not have noticed it left */
+			on_hotplug(l->ctx, list[i], LIBUSB_HOTPLUG_EVENT_DEVICE_ARRIVED, l);
+	if (n >= 0)
+		libusb_free_device_list(list, 1);
+}
+
 static void finish_close(struct usb_link *l)
 {
+	bool departed = l->departed;
+	const libusb_device *gone = l->dev;
+
 	libusb_release_interface(l->handle, 0);
 	libusb_close(l->handle);
 	libusb_unref_device(l->dev);
@@ -138,6 +154,10 @@ static void finish_close(struct usb_link *l)
 	l->departed = false;
 	l->state = LINK_IDLE;
 	log_info("%s released (%llu bytes in, %llu out)", l->name, l->rx_bytes, l->tx_bytes);
+	/* Another handheld may have been waiting behind this one.  Not after
+	 * giving up on a broken one: that would take it straight back. */
+	if (departed)
+		scan_for_handheld(l, gone);
 }
 
 static void begin_close(struct usb_link *l, const char *why)
@@ -162,6 +182,20 @@ static void begin_close(struct usb_link *l, const char *why)
 		byteq_drop(&l->pd->txq, dropped);
 		front_tx_room(l->pd);
 	}
+}
+
+static void device_gone(struct usb_link *l)
+{
+	l->departed = true;
+	begin_close(l, "left the bus");
+}
+
+static void submit_failed(struct usb_link *l, int r)
+{
+	if (r == LIBUSB_ERROR_NO_DEVICE)
+		device_gone(l);
+	else
+		begin_close(l, libusb_strerror(r));
 }
 
 /* ---- USB errors ---- */
@@ -221,8 +255,7 @@ static void submit_in(struct usb_link *l)
 			return; /* backpressure: the reader is behind */
 		r = libusb_submit_transfer(l->in[i]);
 		if (r < 0) {
-			begin_close(l, r == LIBUSB_ERROR_NO_DEVICE ? "left the bus"
-								   : libusb_strerror(r));
+			submit_failed(l, r);
 			return;
 		}
 		l->in_busy[i] = true;
@@ -250,7 +283,7 @@ static void in_done(struct libusb_transfer *t)
 	case LIBUSB_TRANSFER_CANCELLED:
 		break;
 	case LIBUSB_TRANSFER_NO_DEVICE:
-		begin_close(l, "left the bus");
+		device_gone(l);
 		break;
 	default: /* STALL, OVERFLOW (babble), ERROR */
 		transfer_failed(l, t, &l->in_halted, l->hs.in_ep);
@@ -280,7 +313,7 @@ void usb_link_kick_tx(struct pilotd *pd)
 				  l->out->callback, l, 0);
 	r = libusb_submit_transfer(l->out);
 	if (r < 0) {
-		begin_close(l, r == LIBUSB_ERROR_NO_DEVICE ? "left the bus" : libusb_strerror(r));
+		submit_failed(l, r);
 		return;
 	}
 	l->out_busy = true;
@@ -312,7 +345,7 @@ static void out_done(struct libusb_transfer *t)
 		l->errors_in_a_row = 0;
 		break;
 	case LIBUSB_TRANSFER_NO_DEVICE:
-		begin_close(l, "left the bus");
+		device_gone(l);
 		return;
 	default:
 		transfer_failed(l, t, &l->out_halted, l->hs.out_ep);
@@ -442,7 +475,7 @@ static void ctrl_done(struct libusb_transfer *t)
 	if (l->state != LINK_HANDSHAKE)
 		return;
 	if (t->status == LIBUSB_TRANSFER_NO_DEVICE) {
-		begin_close(l, "left the bus");
+		device_gone(l);
 		return;
 	}
 	switch (l->step) {
@@ -538,7 +571,7 @@ static void open_arrived(struct usb_link *l)
 static void link_progress(struct usb_link *l)
 {
 	if (l->departed)
-		begin_close(l, "left the bus");
+		device_gone(l);
 	if (l->in_halted || l->out_halted)
 		recover(l);
 	if (l->state == LINK_CLOSING && busy_transfers(l) == 0)

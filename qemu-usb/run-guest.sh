@@ -7,6 +7,7 @@
 #
 # usage: run-guest.sh --kernel BZIMAGE --initramfs CPIO.GZ --sim PALM-SIM
 #                     [--profile NAME] [--sim-arg ARG]... [--no-pilotd]
+#                     [--extra-device PROFILE]...
 #                     [--pilotd-args "ARGS"] [--add FILE[:DEST]]...
 #                     [--timeout SECONDS] [--keep-logs DIR] -- COMMAND [ARG]...
 set -euo pipefail
@@ -15,7 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 kernel= initramfs= sim= timeout=300 keep= pilotd=1 pilotd_args=""
-sim_args=() adds=()
+sim_args=() adds=() extras=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -24,6 +25,7 @@ while [ $# -gt 0 ]; do
 	--profile) sim_args+=(--profile "$2"); shift 2 ;;
 	--sim-arg) sim_args+=("$2"); shift 2 ;;
 	--no-pilotd) pilotd=; shift ;;
+	--extra-device) extras+=("$2"); shift 2 ;;
 	--pilotd-args) pilotd_args=$2; shift 2 ;;
 	--add) adds+=("$2"); shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
@@ -39,12 +41,13 @@ done
 need_pkgs qemu-system-x86 cpio
 
 work=$(mktemp -d /tmp/pilotd-guest.XXXXXX)
-sim_pid= qemu_pid=
+sim_pid= qemu_pid= extra_pids=()
 cleanup() {
 	local rc=$?
 	set +e
 	[ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null
 	[ -n "$sim_pid" ] && kill "$sim_pid" 2>/dev/null
+	for p in "${extra_pids[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	[ -n "$keep" ] && mkdir -p "$keep" && cp "$work"/*.log "$keep"/ 2>/dev/null
 	rm -rf "$work"
@@ -73,6 +76,20 @@ for _ in $(seq 100); do
 	sleep 0.05
 done
 
+# More devices on the bus: further simulated handhelds, or a non-Palm.
+extra_qemu=()
+for i in "${!extras[@]}"; do
+	"$sim" --usbredir "$work/usb$i.sock" --profile "${extras[$i]}" 2> "$work/sim$i.log" &
+	extra_pids+=($!)
+	for _ in $(seq 100); do
+		[ -S "$work/usb$i.sock" ] && break
+		sleep 0.05
+	done
+	[ -S "$work/usb$i.sock" ] || die "palm-sim for ${extras[$i]} did not start"
+	extra_qemu+=(-chardev "socket,id=extra$i,path=$work/usb$i.sock"
+		-device "usb-redir,chardev=extra$i,bus=xhci.0")
+done
+
 : > "$work/console.log"
 timeout --kill-after=5 "$timeout" qemu-system-x86_64 \
 	-nodefaults -display none -no-reboot -m 512 \
@@ -83,6 +100,7 @@ timeout --kill-after=5 "$timeout" qemu-system-x86_64 \
 	-device qemu-xhci,id=xhci \
 	-chardev socket,id=palm,path="$work/usb.sock" \
 	-device usb-redir,chardev=palm,bus=xhci.0 \
+	"${extra_qemu[@]}" \
 	> "$work/qemu.log" 2>&1 &
 qemu_pid=$!
 tail -f --pid="$qemu_pid" "$work/console.log" 2>/dev/null | tr -d '\r' &
