@@ -89,8 +89,8 @@ static void on_interrupt(fuse_req_t req, void *data)
 	}
 }
 
-static struct parked *park(struct pilotd *pd, struct parked_list *l, fuse_req_t req,
-			   uint64_t fh, const void *data, size_t size)
+static struct parked *park(struct pilotd *pd, struct parked_list *l, fuse_req_t req, uint64_t fh,
+			   const void *data, size_t size)
 {
 	struct parked *p = parked_add(l, req, fh, data, size);
 
@@ -200,8 +200,7 @@ static void answer_read(struct pilotd *pd, fuse_req_t req, size_t size)
  * now, by the rules of VMIN and VTIME (core/tty.c tty_read_rule()).
  * *deadline_ms gets the time at which that may change (0: not by time).
  */
-static bool read_ready(struct pilotd *pd, size_t size, uint64_t started_ms,
-		       uint64_t *deadline_ms)
+static bool read_ready(struct pilotd *pd, size_t size, uint64_t started_ms, uint64_t *deadline_ms)
 {
 	struct tty_read_rule rule = tty_read_rule(&pd->tty, size);
 	size_t avail = byteq_len(&pd->rxq);
@@ -357,8 +356,7 @@ static bool run_ioctl(struct pilotd *pd, fuse_req_t req, uint64_t fh, const stru
 			p->compat = io->compat;
 		}
 		return true;
-	case TTY_ANSWER:
-		break;
+	case TTY_ANSWER: break;
 	}
 	if (r.flush)
 		flush_queues(pd, r.flush);
@@ -400,8 +398,12 @@ static void serve_drains(struct pilotd *pd)
 	while (p && byteq_len(&pd->txq) == 0) {
 		struct parked *next = p->next;
 		struct tty_ioctl io = {
-			.cmd = p->cmd, .arg = p->arg, .in = p->data, .in_len = p->size,
-			.out_len = p->out_size, .compat = p->compat,
+			.cmd = p->cmd,
+			.arg = p->arg,
+			.in = p->data,
+			.in_len = p->size,
+			.out_len = p->out_size,
+			.compat = p->compat,
 		};
 
 		if (p->cmd != TIOCMIWAIT && run_ioctl(pd, p->req, p->fh, &io, true)) {

@@ -9,8 +9,10 @@ bool pilotd_verbose;
 void pilotd_log(enum log_level level, const char *fmt, ...)
 {
 	static const char *const prefix[] = {
-		[LOG_ERR_] = "error: ", [LOG_WARN_] = "warning: ",
-		[LOG_INFO_] = "", [LOG_DEBUG_] = "debug: ",
+		[LOG_ERR_] = "error: ",
+		[LOG_WARN_] = "warning: ",
+		[LOG_INFO_] = "",
+		[LOG_DEBUG_] = "debug: ",
 	};
 	va_list ap;
 

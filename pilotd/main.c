@@ -78,16 +78,20 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 		switch (c) {
 		case 'n':
 			if (!*optarg || strchr(optarg, '/') || strlen(optarg) > 64) {
-				fprintf(stderr, "pilotd: bad --name '%s': a plain name, at most 64 "
-						"characters\n", optarg);
+				fprintf(stderr,
+					"pilotd: bad --name '%s': a plain name, at most 64 "
+					"characters\n",
+					optarg);
 				return -1;
 			}
 			pd->cfg.devname = optarg;
 			break;
 		case 'd':
 			if (palm_parse_vidpid(optarg, &pd->cfg.vid, &pd->cfg.pid) < 0) {
-				fprintf(stderr, "pilotd: bad --device '%s': expected VID:PID in hex, "
-						"e.g. 0830:0060\n", optarg);
+				fprintf(stderr,
+					"pilotd: bad --device '%s': expected VID:PID in hex, "
+					"e.g. 0830:0060\n",
+					optarg);
 				return -1;
 			}
 			pd->cfg.match_any_palm = false;

@@ -94,10 +94,10 @@ void loop_del(struct pilotd *pd, struct watch *w);
 /* cuse_front.c: /dev/pilot */
 int front_start(struct pilotd *pd, const char *argv0);
 void front_after_events(struct pilotd *pd);
-void front_rx_ready(struct pilotd *pd);  /* rxq gained bytes */
+void front_rx_ready(struct pilotd *pd); /* rxq gained bytes */
 void front_carrier_up(struct pilotd *pd);
-void front_hangup(struct pilotd *pd);    /* the handheld left */
-void front_tx_room(struct pilotd *pd);   /* txq lost bytes */
+void front_hangup(struct pilotd *pd);  /* the handheld left */
+void front_tx_room(struct pilotd *pd); /* txq lost bytes */
 void front_shutdown(struct pilotd *pd);
 void front_stop(struct pilotd *pd);
 
@@ -105,8 +105,8 @@ void front_stop(struct pilotd *pd);
 int usb_link_start(struct pilotd *pd);
 int usb_link_timeout_ms(struct pilotd *pd);
 void usb_link_handle_events(struct pilotd *pd);
-void usb_link_kick_tx(struct pilotd *pd);   /* txq gained bytes */
-void usb_link_rx_room(struct pilotd *pd);   /* rxq lost bytes */
+void usb_link_kick_tx(struct pilotd *pd); /* txq gained bytes */
+void usb_link_rx_room(struct pilotd *pd); /* rxq lost bytes */
 void usb_link_last_close(struct pilotd *pd);
 size_t usb_link_tx_inflight(struct pilotd *pd);
 void usb_link_counters(struct pilotd *pd, uint64_t *rx, uint64_t *tx);

@@ -24,7 +24,7 @@
 #include "log.h"
 #include "pilotd.h"
 
-#define IN_TRANSFERS 4
+#define IN_TRANSFERS	 4
 #define IN_TRANSFER_SIZE (16u * 1024)
 /*
  * A large IN transfer ends on a short packet or when full, so a device
@@ -34,13 +34,13 @@
  * data and wedged the endpoint on QEMU's xHCI with usb-redir (see
  * docs/design.md).  0 means no timeout.
  */
-#define IN_TIMEOUT_MS 0
+#define IN_TIMEOUT_MS	 0
 #define OUT_TRANSFER_MAX (64u * 1024)
-#define CTRL_TIMEOUT_MS 2000
+#define CTRL_TIMEOUT_MS	 2000
 /* Errors in a row, with no transfer succeeding between them, before the
  * handheld is given up as broken. */
 #define MAX_ERRORS_IN_A_ROW 10
-#define MAX_USB_FDS 8
+#define MAX_USB_FDS	    8
 
 enum link_state {
 	LINK_IDLE,	/* no handheld */
@@ -206,8 +206,7 @@ static void submit_failed(struct usb_link *l, int r)
  * resumes.  Nothing is lost: partial IN data is kept, and OUT bytes leave
  * txq only when the device took them.
  */
-static void transfer_failed(struct usb_link *l, struct libusb_transfer *t, bool *halted,
-			    uint8_t ep)
+static void transfer_failed(struct usb_link *l, struct libusb_transfer *t, bool *halted, uint8_t ep)
 {
 	if (*halted)
 		return;
@@ -276,15 +275,10 @@ static void in_done(struct libusb_transfer *t)
 		front_rx_ready(l->pd);
 	}
 	switch (t->status) {
-	case LIBUSB_TRANSFER_COMPLETED:
-		l->errors_in_a_row = 0;
-		break;
+	case LIBUSB_TRANSFER_COMPLETED: l->errors_in_a_row = 0; break;
 	case LIBUSB_TRANSFER_TIMED_OUT:
-	case LIBUSB_TRANSFER_CANCELLED:
-		break;
-	case LIBUSB_TRANSFER_NO_DEVICE:
-		device_gone(l);
-		break;
+	case LIBUSB_TRANSFER_CANCELLED: break;
+	case LIBUSB_TRANSFER_NO_DEVICE: device_gone(l); break;
 	default: /* STALL, OVERFLOW (babble), ERROR */
 		transfer_failed(l, t, &l->in_halted, l->hs.in_ep);
 		break;
@@ -305,8 +299,8 @@ void usb_link_kick_tx(struct pilotd *pd)
 	size_t n;
 	int r;
 
-	if (l->state != LINK_RUNNING || l->out_busy || l->out_halted ||
-	    byteq_len(&pd->txq) == 0 || pd->tty.output_stopped)
+	if (l->state != LINK_RUNNING || l->out_busy || l->out_halted || byteq_len(&pd->txq) == 0 ||
+	    pd->tty.output_stopped)
 		return;
 	n = byteq_peek(&pd->txq, 0, l->out_buf, OUT_TRANSFER_MAX);
 	libusb_fill_bulk_transfer(l->out, l->handle, l->hs.out_ep, l->out_buf, (int)n,
@@ -341,15 +335,9 @@ static void out_done(struct libusb_transfer *t)
 	byteq_drop(&l->pd->txq, (size_t)t->actual_length);
 	l->tx_bytes += (unsigned long long)t->actual_length;
 	switch (t->status) {
-	case LIBUSB_TRANSFER_COMPLETED:
-		l->errors_in_a_row = 0;
-		break;
-	case LIBUSB_TRANSFER_NO_DEVICE:
-		device_gone(l);
-		return;
-	default:
-		transfer_failed(l, t, &l->out_halted, l->hs.out_ep);
-		break;
+	case LIBUSB_TRANSFER_COMPLETED: l->errors_in_a_row = 0; break;
+	case LIBUSB_TRANSFER_NO_DEVICE: device_gone(l); return;
+	default: transfer_failed(l, t, &l->out_halted, l->hs.out_ep); break;
 	}
 	front_tx_room(l->pd);
 	usb_link_kick_tx(l->pd);
@@ -460,7 +448,8 @@ static bool take_conninfo(struct usb_link *l, struct libusb_transfer *t)
 	}
 	if (!endpoints_exist(l, &hs)) {
 		log_warn("%s: connection information names endpoints 0x%02x/0x%02x, which the "
-			 "device does not have", l->name, hs.in_ep, hs.out_ep);
+			 "device does not have",
+			 l->name, hs.in_ep, hs.out_ep);
 		return false;
 	}
 	l->hs = hs;
@@ -488,9 +477,11 @@ static void ctrl_done(struct libusb_transfer *t)
 		break;
 	case HS_CONNINFO:
 		if (!take_conninfo(l, t)) {
-			l->hs = (struct palm_hotsync){ .in_ep = l->first_in, .out_ep = l->first_out };
+			l->hs = (struct palm_hotsync){ .in_ep = l->first_in,
+						       .out_ep = l->first_out };
 			log_warn("%s: no usable connection information; falling back to the first "
-				 "bulk pair", l->name);
+				 "bulk pair",
+				 l->name);
 		}
 		break;
 	case HS_BYTES_AVAILABLE:

@@ -19,8 +19,14 @@ struct byteq {
 int byteq_init(struct byteq *q, size_t cap);
 void byteq_free(struct byteq *q);
 
-static inline size_t byteq_len(const struct byteq *q) { return q->len; }
-static inline size_t byteq_space(const struct byteq *q) { return q->cap - q->len; }
+static inline size_t byteq_len(const struct byteq *q)
+{
+	return q->len;
+}
+static inline size_t byteq_space(const struct byteq *q)
+{
+	return q->cap - q->len;
+}
 
 /* Append up to n bytes; returns how many fitted. */
 size_t byteq_push(struct byteq *q, const void *data, size_t n);

@@ -14,14 +14,14 @@
 #include <stdint.h>
 
 /* Vendor control requests, all device-to-host (bmRequestType 0xc2). */
-#define PALM_REQTYPE_VENDOR_IN 0xc2
-#define VISOR_REQUEST_BYTES_AVAILABLE 0x01
-#define VISOR_CLOSE_NOTIFICATION 0x02
-#define VISOR_GET_CONNECTION_INFORMATION 0x03
+#define PALM_REQTYPE_VENDOR_IN		    0xc2
+#define VISOR_REQUEST_BYTES_AVAILABLE	    0x01
+#define VISOR_CLOSE_NOTIFICATION	    0x02
+#define VISOR_GET_CONNECTION_INFORMATION    0x03
 #define PALM_GET_EXT_CONNECTION_INFORMATION 0x04
 
-#define VISOR_CONNINFO_LEN 6
-#define PALM_EXT_CONNINFO_LEN 20
+#define VISOR_CONNINFO_LEN	     6
+#define PALM_EXT_CONNINFO_LEN	     20
 #define VISOR_CLOSE_NOTIFICATION_LEN 0x12
 
 /* visor_connection_info port function ids */

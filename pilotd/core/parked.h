@@ -18,10 +18,10 @@
 
 struct parked {
 	struct parked *next, *prev;
-	void *req;	 /* the request to answer */
-	uint64_t fh;	 /* the open file it came through */
-	size_t size;	 /* bytes asked for (read) or offered (write) */
-	uint8_t *data;	 /* a write's or an ioctl's payload, owned by the entry */
+	void *req;     /* the request to answer */
+	uint64_t fh;   /* the open file it came through */
+	size_t size;   /* bytes asked for (read) or offered (write) */
+	uint8_t *data; /* a write's or an ioctl's payload, owned by the entry */
 	bool interrupted;
 	uint64_t started_ms; /* reads: when the read began (VTIME) */
 	/* ioctls waiting for the output to drain or the carrier to change */

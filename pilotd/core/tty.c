@@ -8,16 +8,16 @@
 
 /* <asm/termios.h> would bring struct winsize and termio, which clash
  * with glibc; these are its values, fixed by the ABI. */
-#define TIOCM_LE 0x001
-#define TIOCM_DTR 0x002
-#define TIOCM_RTS 0x004
-#define TIOCM_CTS 0x020
-#define TIOCM_CAR 0x040
-#define TIOCM_DSR 0x100
-#define TERMIO_SIZE 18 /* struct termio: 4 x u16, c_line, c_cc[8], pad */
-#define TERMIO_NCC 8
-#define TERMIOS_SIZE 36
-#define SERIAL_STRUCT_SIZE 72
+#define TIOCM_LE	     0x001
+#define TIOCM_DTR	     0x002
+#define TIOCM_RTS	     0x004
+#define TIOCM_CTS	     0x020
+#define TIOCM_CAR	     0x040
+#define TIOCM_DSR	     0x100
+#define TERMIO_SIZE	     18 /* struct termio: 4 x u16, c_line, c_cc[8], pad */
+#define TERMIO_NCC	     8
+#define TERMIOS_SIZE	     36
+#define SERIAL_STRUCT_SIZE   72
 #define SERIAL_STRUCT32_SIZE 60
 
 _Static_assert(sizeof(struct termios2) == 44, "termios2 layout");
@@ -25,10 +25,10 @@ _Static_assert(sizeof(struct serial_struct) == SERIAL_STRUCT_SIZE, "serial_struc
 _Static_assert(sizeof(struct serial_icounter_struct) == 80, "icounter layout");
 
 static const uint32_t baud_table[] = {
-	0,	 50,	  75,	   110,	    134,     150,     200,     300,	600,	 1200,
-	1800,	 2400,	  4800,	   9600,    19200,   38400,   57600,   115200,	230400,	 460800,
-	500000,	 576000,  921600,  1000000, 1152000, 1500000, 2000000, 2500000, 3000000, 3500000,
-	4000000,
+	0,	 50,	  75,	   110,	    134,     150,     200,     300,
+	600,	 1200,	  1800,	   2400,    4800,    9600,    19200,   38400,
+	57600,	 115200,  230400,  460800,  500000,  576000,  921600,  1000000,
+	1152000, 1500000, 2000000, 2500000, 3000000, 3500000, 4000000,
 };
 
 static uint32_t speed_of(uint32_t cbaud, uint32_t other)
@@ -57,7 +57,8 @@ uint32_t tty_input_speed(const struct termios2 *t)
 void tty_init(struct tty *t)
 {
 	/* tty_std_termios, with usb-serial's c_cflag (usb_serial_init) */
-	static const uint8_t init_cc[NCCS] = "\003\034\177\025\004\0\1\0\021\023\032\0\022\017\027\026\0";
+	static const uint8_t init_cc[NCCS] =
+		"\003\034\177\025\004\0\1\0\021\023\032\0\022\017\027\026\0";
 
 	memset(t, 0, sizeof(*t));
 	t->termios.c_iflag = ICRNL | IXON;
@@ -153,7 +154,7 @@ static void get_serial(const struct tty_ioctl *io, struct tty_reply *r)
 	ss.line = 0;
 	ss.xmit_fifo_size = 64;
 	ss.baud_base = 9600;
-	ss.close_delay = 50;	 /* 0.5 s, in centiseconds */
+	ss.close_delay = 50;	/* 0.5 s, in centiseconds */
 	ss.closing_wait = 3000; /* 30 s */
 	answer(r, &ss, io->compat ? SERIAL_STRUCT32_SIZE : SERIAL_STRUCT_SIZE);
 }
@@ -207,11 +208,8 @@ static void xonc_ioctl(struct tty *t, const struct tty_ioctl *io, struct tty_rep
 		t->output_stopped = io->arg == TCOOFF;
 		break;
 	case TCIOFF:
-	case TCION:
-		break; /* a STOP/START character means nothing to a Palm */
-	default:
-		r->err = EINVAL;
-		break;
+	case TCION: break; /* a STOP/START character means nothing to a Palm */
+	default: r->err = EINVAL; break;
 	}
 }
 
@@ -269,8 +267,7 @@ void tty_ioctl(struct tty *t, const struct tty_ioctl *io, const struct tty_conte
 			r->action = TTY_WAIT_DRAIN;
 		break;
 	case TIOCSBRK:
-	case TIOCCBRK:
-		break;
+	case TIOCCBRK: break;
 	case TCFLSH: flush_ioctl(io, r); break;
 	case TCXONC: xonc_ioctl(t, io, r); break;
 	case TIOCEXCL: t->exclusive = true; break;
@@ -293,12 +290,8 @@ void tty_ioctl(struct tty *t, const struct tty_ioctl *io, const struct tty_conte
 		break;
 	case TIOCMSET:
 	case TIOCMBIS:
-	case TIOCMBIC:
-		modem_ioctl(t, io, r);
-		break;
-	case TIOCMIWAIT:
-		r->action = TTY_WAIT_MODEM;
-		break;
+	case TIOCMBIC: modem_ioctl(t, io, r); break;
+	case TIOCMIWAIT: r->action = TTY_WAIT_MODEM; break;
 	case TIOCGICOUNT:
 		if (have(io, r, 0, sizeof(struct serial_icounter_struct)))
 			get_icount(ctx, r);
@@ -315,9 +308,7 @@ void tty_ioctl(struct tty *t, const struct tty_ioctl *io, const struct tty_conte
 		if (have(io, r, 0, io->compat ? SERIAL_STRUCT32_SIZE : SERIAL_STRUCT_SIZE))
 			get_serial(io, r);
 		break;
-	default:
-		r->err = ENOTTY;
-		break;
+	default: r->err = ENOTTY; break;
 	}
 }
 

@@ -29,18 +29,18 @@ struct tty {
 /* What the tty knows of the rest of pilotd when it answers. */
 struct tty_context {
 	size_t rx_queued, tx_queued;
-	bool carrier;	/* a handheld is attached */
-	bool drained;	/* nothing queued or in flight toward the handheld */
+	bool carrier; /* a handheld is attached */
+	bool drained; /* nothing queued or in flight toward the handheld */
 	uint64_t rx_bytes, tx_bytes, carrier_changes;
 };
 
 struct tty_ioctl {
 	unsigned int cmd;
-	uintptr_t arg;	 /* a pointer or a value, depending on cmd */
-	const void *in;	 /* the argument's bytes, once fetched */
+	uintptr_t arg;	/* a pointer or a value, depending on cmd */
+	const void *in; /* the argument's bytes, once fetched */
 	size_t in_len;
-	size_t out_len;	 /* room given for the answer */
-	bool compat;	 /* a 32-bit caller */
+	size_t out_len; /* room given for the answer */
+	bool compat;	/* a 32-bit caller */
 };
 
 enum tty_action {
@@ -50,9 +50,9 @@ enum tty_action {
 	TTY_WAIT_MODEM, /* TIOCMIWAIT: answer 0 when the carrier changes */
 };
 
-#define TTY_FLUSH_IN 1u
+#define TTY_FLUSH_IN  1u
 #define TTY_FLUSH_OUT 2u
-#define TTY_OUT_MAX 96
+#define TTY_OUT_MAX   96
 
 struct tty_reply {
 	enum tty_action action;
@@ -60,8 +60,8 @@ struct tty_reply {
 	size_t fetch_in, fetch_out;
 	uint8_t out[TTY_OUT_MAX];
 	size_t out_len;
-	unsigned int flush;	/* queues to empty before answering */
-	bool output_changed;	/* output_stopped changed */
+	unsigned int flush;  /* queues to empty before answering */
+	bool output_changed; /* output_stopped changed */
 };
 
 /* The settings of a fresh USB serial port: 9600 8N1, cooked. */
@@ -78,10 +78,10 @@ uint32_t tty_input_speed(const struct termios2 *t);
  * one reads as VMIN 1, since the data path stays raw).
  */
 struct tty_read_rule {
-	size_t min;		/* answer once this many bytes are there */
+	size_t min;		 /* answer once this many bytes are there */
 	unsigned int timeout_ms; /* with first_byte_timer: since the read began */
-	bool interbyte;		/* timeout_ms runs from the latest byte instead */
-	bool never_wait;	/* VMIN 0, VTIME 0 */
+	bool interbyte;		 /* timeout_ms runs from the latest byte instead */
+	bool never_wait;	 /* VMIN 0, VTIME 0 */
 };
 
 struct tty_read_rule tty_read_rule(const struct tty *t, size_t size);

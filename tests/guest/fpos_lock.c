@@ -25,7 +25,7 @@
 
 #include "guestlib.h"
 
-#define BLOCKED_FOR_S 2.0 /* how long a blocked write must stay blocked */
+#define BLOCKED_FOR_S	 2.0 /* how long a blocked write must stay blocked */
 #define COMPLETE_BOUND_S 2.0
 
 static int fd;

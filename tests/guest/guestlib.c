@@ -13,7 +13,7 @@
 
 #include "guestlib.h"
 
-#define CONTROL_TTY "/dev/ttyS1"
+#define CONTROL_TTY	   "/dev/ttyS1"
 #define CONTROL_TIMEOUT_MS 10000
 
 static const char *test_name = "guest-test";

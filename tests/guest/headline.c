@@ -15,7 +15,7 @@
 #include "guestlib.h"
 #include "testpattern.h"
 
-#define LEN 4096
+#define LEN	      4096
 #define WRITE_BOUND_S 1.0
 
 static int fd;
@@ -60,7 +60,8 @@ int main(void)
 	write_full(fd, out, LEN);
 	dt = now_s() - t0;
 	if (dt > WRITE_BOUND_S)
-		fail("write took %.3f s while a read was blocked (bound %.1f s)", dt, WRITE_BOUND_S);
+		fail("write took %.3f s while a read was blocked (bound %.1f s)", dt,
+		     WRITE_BOUND_S);
 	note("write of %d bytes returned in %.1f ms while another thread's read was blocked", LEN,
 	     dt * 1000);
 	palm_wait_stat("out_bytes", LEN, 10);

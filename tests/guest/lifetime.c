@@ -24,7 +24,7 @@
 #include "guestlib.h"
 #include "testpattern.h"
 
-#define CYCLES 20
+#define CYCLES		    20
 #define RSS_GROWTH_BOUND_KB 256
 
 static int reader_fd;

@@ -92,7 +92,8 @@ int main(int argc, char **argv)
 	note("%d Palms and %d other device on the bus: %d claimed by pilotd, %d left to visor",
 	     palms, others, claimed, visor);
 	if (argc != 2 || palms != atoi(argv[1]) || claimed != 1 || visor != palms - 1)
-		fail("expected %s Palms, one claimed, the rest with visor", argc == 2 ? argv[1] : "?");
+		fail("expected %s Palms, one claimed, the rest with visor",
+		     argc == 2 ? argv[1] : "?");
 	close(fd);
 	return 0;
 }

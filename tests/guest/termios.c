@@ -27,8 +27,8 @@ struct k_termios2 {
 };
 #define K_TCGETS2 _IOR('T', 0x2A, struct k_termios2)
 #define K_TCSETS2 _IOW('T', 0x2B, struct k_termios2)
-#define K_BOTHER 0010000
-#define K_CBAUD 0010017
+#define K_BOTHER  0010000
+#define K_CBAUD	  0010017
 
 #define MAX_STEPS 16
 
@@ -104,9 +104,9 @@ static void compare_with_pty(int pilot)
 			     got[i].rc, strerror(got[i].err), ref[i].rc, strerror(ref[i].err));
 		if (memcmp(&got[i].t, &ref[i].t, sizeof(got[i].t)) != 0)
 			fail("%s: /dev/pilot reads back cflag 0%o ospeed %u ispeed %u, the pty "
-			     "cflag 0%o ospeed %u ispeed %u", ref[i].what, got[i].t.c_cflag,
-			     got[i].t.c_ospeed, got[i].t.c_ispeed, ref[i].t.c_cflag,
-			     ref[i].t.c_ospeed, ref[i].t.c_ispeed);
+			     "cflag 0%o ospeed %u ispeed %u",
+			     ref[i].what, got[i].t.c_cflag, got[i].t.c_ospeed, got[i].t.c_ispeed,
+			     ref[i].t.c_cflag, ref[i].t.c_ospeed, ref[i].t.c_ispeed);
 	}
 	note("%d termios steps: /dev/pilot answered exactly as a pty", n);
 	close(pts);
@@ -138,8 +138,8 @@ static void queues_and_lines(int pilot)
 	struct pollfd p = { .fd = pilot, .events = POLLIN };
 	uint64_t out0;
 
-	if (ioctl(pilot, TIOCMGET, &lines) < 0 || (lines & (TIOCM_CD | TIOCM_DSR | TIOCM_CTS)) !=
-							     (TIOCM_CD | TIOCM_DSR | TIOCM_CTS))
+	if (ioctl(pilot, TIOCMGET, &lines) < 0 ||
+	    (lines & (TIOCM_CD | TIOCM_DSR | TIOCM_CTS)) != (TIOCM_CD | TIOCM_DSR | TIOCM_CTS))
 		fail("TIOCMGET 0x%x: CD, DSR and CTS should be on with a handheld attached", lines);
 	lines = TIOCM_DTR;
 	ioctl(pilot, TIOCMBIC, &lines);

@@ -26,7 +26,7 @@ int main(void)
 		fprintf(stderr, "tty32: FAIL: open/TCGETS: %s\n", strerror(errno));
 		return 1;
 	}
-	t.c_cc[6] = 9; /* VMIN */
+	t.c_cc[6] = 9;				       /* VMIN */
 	t.c_cflag = (t.c_cflag & ~0010017u) | 0000015; /* B19200 */
 	if (ioctl(fd, TCSETS, &t) < 0 || ioctl(fd, TCGETS, &back) < 0 ||
 	    memcmp(&t, &back, sizeof(t)) != 0) {

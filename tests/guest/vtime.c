@@ -65,8 +65,8 @@ static void expect_read(const char *what, size_t size, ssize_t want, double lo, 
 	note("%s: %zd bytes after %.2f s", what, r, dt);
 }
 
-static void with_sender(const char *what, int delay_ms, int n, size_t size, ssize_t want,
-			double lo, double hi)
+static void with_sender(const char *what, int delay_ms, int n, size_t size, ssize_t want, double lo,
+			double hi)
 {
 	struct later l = { delay_ms, n };
 	pthread_t t;
@@ -100,7 +100,8 @@ static void selects(void)
 	t0 = now_s();
 	r = select(fd + 1, &rd, NULL, NULL, &tv);
 	if (r != 1 || !FD_ISSET(fd, &rd) || now_s() - t0 > 10)
-		fail("select with a 32 s timeout returned %d after %.2f s, the Palm sent after 0.5 s",
+		fail("select with a 32 s timeout returned %d after %.2f s, the Palm sent after 0.5 "
+		     "s",
 		     r, now_s() - t0);
 	note("select, 32 s timeout: readable after %.2f s", now_s() - t0);
 	pthread_join(t, NULL);

@@ -18,7 +18,11 @@ static void run(struct tty *t, unsigned int cmd, uintptr_t arg, const void *in, 
 		size_t out_len, const struct tty_context *ctx, struct tty_reply *r)
 {
 	struct tty_ioctl io = {
-		.cmd = cmd, .arg = arg, .in = in, .in_len = in_len, .out_len = out_len,
+		.cmd = cmd,
+		.arg = arg,
+		.in = in,
+		.in_len = in_len,
+		.out_len = out_len,
 	};
 
 	tty_ioctl(t, &io, ctx, r);
@@ -31,11 +35,11 @@ static void test_fetch_sizes(void)
 		unsigned int cmd;
 		size_t in, out;
 	} cases[] = {
-		{ TCGETS, 0, 36 },	  { TCSETS, 36, 0 },	   { TCSETSW, 36, 0 },
-		{ TCSETSF, 36, 0 },	  { TCGETS2, 0, 44 },	   { TCSETS2, 44, 0 },
-		{ TCGETA, 0, 18 },	  { TCSETA, 18, 0 },	   { TIOCMGET, 0, 4 },
-		{ TIOCMSET, 4, 0 },	  { TIOCMBIS, 4, 0 },	   { FIONREAD, 0, 4 },
-		{ TIOCOUTQ, 0, 4 },	  { TIOCGWINSZ, 0, 8 },	   { TIOCSWINSZ, 8, 0 },
+		{ TCGETS, 0, 36 },	{ TCSETS, 36, 0 },	{ TCSETSW, 36, 0 },
+		{ TCSETSF, 36, 0 },	{ TCGETS2, 0, 44 },	{ TCSETS2, 44, 0 },
+		{ TCGETA, 0, 18 },	{ TCSETA, 18, 0 },	{ TIOCMGET, 0, 4 },
+		{ TIOCMSET, 4, 0 },	{ TIOCMBIS, 4, 0 },	{ FIONREAD, 0, 4 },
+		{ TIOCOUTQ, 0, 4 },	{ TIOCGWINSZ, 0, 8 },	{ TIOCSWINSZ, 8, 0 },
 		{ TIOCGSERIAL, 0, 72 }, { TIOCGICOUNT, 0, 80 }, { TIOCGEXCL, 0, 4 },
 	};
 	struct tty t;
@@ -228,7 +232,12 @@ static void test_read_rules(void)
 		{ .vmin = 0, .vtime = 5, .size = 10, .min = 1, .timeout_ms = 500 },
 		{ .vmin = 5, .vtime = 0, .size = 10, .min = 5 },
 		{ .vmin = 5, .vtime = 0, .size = 3, .min = 3 },
-		{ .vmin = 5, .vtime = 2, .size = 10, .min = 5, .timeout_ms = 200, .interbyte = true },
+		{ .vmin = 5,
+		  .vtime = 2,
+		  .size = 10,
+		  .min = 5,
+		  .timeout_ms = 200,
+		  .interbyte = true },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
