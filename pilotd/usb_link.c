@@ -348,32 +348,29 @@ static void out_done(struct libusb_transfer *t)
  * inside a libusb callback; libusb_clear_halt() is one synchronous
  * control transfer (CLEAR_FEATURE), bounded by the kernel's 5 s timeout.
  */
+/* Clear ep's halt; false when the device is beyond saving (closing). */
+static bool clear_halt(struct usb_link *l, uint8_t ep, bool *halted)
+{
+	int r = libusb_clear_halt(l->handle, ep);
+
+	if (r < 0 && r != LIBUSB_ERROR_NOT_FOUND) {
+		begin_close(l, libusb_strerror(r));
+		return false;
+	}
+	*halted = false;
+	log_info("%s: bulk %s 0x%02x recovered", l->name, ep & 0x80 ? "IN" : "OUT", ep);
+	return true;
+}
+
 static void recover(struct usb_link *l)
 {
-	int r;
-
 	if (l->state != LINK_RUNNING)
 		return;
-	if (l->in_halted && in_idle(l)) {
-		r = libusb_clear_halt(l->handle, l->hs.in_ep);
-		if (r < 0 && r != LIBUSB_ERROR_NOT_FOUND) {
-			begin_close(l, libusb_strerror(r));
-			return;
-		}
-		l->in_halted = false;
-		log_info("%s: bulk IN 0x%02x recovered", l->name, l->hs.in_ep);
+	if (l->in_halted && in_idle(l) && clear_halt(l, l->hs.in_ep, &l->in_halted))
 		submit_in(l);
-	}
-	if (l->out_halted && !l->out_busy) {
-		r = libusb_clear_halt(l->handle, l->hs.out_ep);
-		if (r < 0 && r != LIBUSB_ERROR_NOT_FOUND) {
-			begin_close(l, libusb_strerror(r));
-			return;
-		}
-		l->out_halted = false;
-		log_info("%s: bulk OUT 0x%02x recovered", l->name, l->hs.out_ep);
+	if (l->state == LINK_RUNNING && l->out_halted && !l->out_busy &&
+	    clear_halt(l, l->hs.out_ep, &l->out_halted))
 		usb_link_kick_tx(l->pd);
-	}
 }
 
 /* ---- the connection-information handshake ---- */
