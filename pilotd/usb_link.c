@@ -26,15 +26,6 @@
 
 #define IN_TRANSFERS	 4
 #define IN_TRANSFER_SIZE (16u * 1024)
-/*
- * A large IN transfer ends on a short packet or when full, so a device
- * that sent a multiple of 64 bytes and then nothing would strand them in
- * a half-full transfer; a timeout would hand them over.  It is off: each
- * timeout cancels a transfer, and a cancel that races the completion lost
- * data and wedged the endpoint on QEMU's xHCI with usb-redir (see
- * docs/design.md).  0 means no timeout.
- */
-#define IN_TIMEOUT_MS	 0
 #define OUT_TRANSFER_MAX (64u * 1024)
 #define CTRL_TIMEOUT_MS	 2000
 /* Errors in a row, with no transfer succeeding between them, before the
@@ -381,7 +372,7 @@ static void start_stream(struct usb_link *l)
 	front_carrier_up(l->pd);
 	for (int i = 0; i < IN_TRANSFERS; i++)
 		libusb_fill_bulk_transfer(l->in[i], l->handle, l->hs.in_ep, l->in[i]->buffer,
-					  IN_TRANSFER_SIZE, in_done, l, IN_TIMEOUT_MS);
+					  IN_TRANSFER_SIZE, in_done, l, l->pd->cfg.in_timeout_ms);
 	log_info("%s: HotSync on bulk IN 0x%02x, OUT 0x%02x", l->name, l->hs.in_ep, l->hs.out_ep);
 	submit_in(l);
 	usb_link_kick_tx(l->pd);
