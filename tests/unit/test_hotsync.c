@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "dlp.h"
+#include "dlp_calls.h"
 #include "net.h"
 #include "padp.h"
 #include "pdb.h"
@@ -301,8 +302,102 @@ static void test_pdb_roundtrip(void)
 	}
 }
 
+static void test_sysinfo(void)
+{
+	struct dlp_sysinfo s = {
+		.rom_version = 0x05003000,
+		.locale = 0x00010001,
+		.prod_id = "palm",
+		.prod_id_len = 4,
+		.dlp_major = 1,
+		.dlp_minor = 2,
+		.compat_major = 1,
+		.max_record = 0xfff0,
+	};
+	uint8_t a0[DLP_SYSINFO_ARG0_MAX], a1[DLP_SYSINFO_ARG1_LEN];
+	static const uint8_t want0[] = { 0x05, 0x00, 0x30, 0x00, 0x00, 0x01, 0x00,
+					 0x01, 0x00, 4,	   'p',	 'a',  'l',  'm' };
+	static const uint8_t want1[] = { 0, 1, 0, 2, 0, 1, 0, 0, 0, 0, 0xff, 0xf0 };
+	struct dlp_sysinfo back;
+	size_t n = dlp_sysinfo_encode(&s, a0, a1);
+
+	CHECK_EQ(n, sizeof(want0));
+	CHECK(memcmp(a0, want0, sizeof(want0)) == 0);
+	CHECK(memcmp(a1, want1, sizeof(want1)) == 0);
+	CHECK_EQ(dlp_sysinfo_decode(a0, n, a1, sizeof(a1), &back), 0);
+	CHECK(back.rom_version == s.rom_version && back.prod_id_len == 4);
+	CHECK(back.dlp_major == 1 && back.dlp_minor == 2 && back.max_record == 0xfff0);
+	CHECK_EQ(dlp_sysinfo_decode(a0, n, NULL, 0, &back), 0); /* DLP 1.1: no arg 1 */
+	CHECK_EQ(back.dlp_major, 0);
+	CHECK_EQ(dlp_sysinfo_decode(a0, 9, a1, sizeof(a1), &back), -EBADMSG);
+	CHECK_EQ(dlp_sysinfo_decode(a0, n - 1, a1, sizeof(a1), &back), -EBADMSG);
+	CHECK_EQ(dlp_sysinfo_decode(a0, n, a1, 11, &back), -EBADMSG);
+	a0[9] = 200;
+	CHECK_EQ(dlp_sysinfo_decode(a0, sizeof(a0), NULL, 0, &back), -EBADMSG);
+}
+
+static void test_dblist(void)
+{
+	struct dlp_dbinfo db[2] = {
+		{ .attr = 0x0008,
+		  .type = "DATA",
+		  .creator = "memo",
+		  .version = 1,
+		  .modnum = 7,
+		  .ctime = 1072915198,
+		  .mtime = 1072915199,
+		  .index = 0,
+		  .name = "MemoDB" },
+		{ .attr = 0x0001,
+		  .type = "appl",
+		  .creator = "cLoK",
+		  .version = 3,
+		  .index = 1,
+		  .name = "Clock-PAPP" },
+	};
+	struct dlp_dbinfo back[2];
+	uint8_t out[256], req[4], flags, card;
+	uint16_t start, last;
+	size_t count;
+	bool more;
+	int n;
+
+	dlp_dblist_request_encode(DLP_DBLIST_RAM | DLP_DBLIST_MULTIPLE, 0, 5, req);
+	CHECK(req[0] == 0xa0 && req[1] == 0 && req[2] == 0 && req[3] == 5);
+	CHECK_EQ(dlp_dblist_request_decode(req, 4, &flags, &card, &start), 0);
+	CHECK(flags == 0xa0 && start == 5);
+	CHECK_EQ(dlp_dblist_request_decode(req, 3, &flags, &card, &start), -EBADMSG);
+
+	n = dlp_dblist_encode(db, 2, 1, true, out, sizeof(out));
+	/* entries: 44 + "MemoDB\0" = 51 -> 52; 44 + "Clock-PAPP\0" = 55 -> 56 */
+	CHECK_EQ(n, 4 + 52 + 56);
+	CHECK(out[0] == 0 && out[1] == 1 && out[2] == DLP_DBLIST_MORE && out[3] == 2);
+	CHECK_EQ(out[4], 52);
+	CHECK(memcmp(out + 4 + 4, "DATA", 4) == 0 && memcmp(out + 4 + 8, "memo", 4) == 0);
+	CHECK(out[4 + 18] == 0x07 && out[4 + 19] == 0xd3); /* created 2003 */
+	CHECK(strcmp((char *)out + 4 + 44, "MemoDB") == 0);
+	CHECK(out[56 + 42] == 0 && out[56 + 43] == 1); /* index of the second */
+	CHECK(strcmp((char *)out + 56 + 44, "Clock-PAPP") == 0);
+
+	CHECK_EQ(dlp_dblist_decode(out, (size_t)n, back, 2, &count, &last, &more), 0);
+	CHECK(count == 2 && last == 1 && more);
+	CHECK(strcmp(back[1].name, "Clock-PAPP") == 0 && memcmp(back[1].creator, "cLoK", 4) == 0);
+	CHECK(back[0].ctime == 1072915198 && back[0].modnum == 7 && back[1].version == 3);
+	for (int cut = 0; cut < n; cut++)
+		CHECK_EQ(dlp_dblist_decode(out, (size_t)cut, back, 2, &count, &last, &more),
+			 -EBADMSG);
+	out[4] = 200; /* an entry longer than the payload */
+	CHECK_EQ(dlp_dblist_decode(out, (size_t)n, back, 2, &count, &last, &more), -EBADMSG);
+	out[4] = 52;
+	memset(out + 4 + 44, 'x', 8); /* no NUL inside the entry */
+	CHECK_EQ(dlp_dblist_decode(out, (size_t)n, back, 2, &count, &last, &more), -EBADMSG);
+	CHECK_EQ(dlp_dblist_encode(db, 2, 1, false, out, 100), -ENOSPC);
+}
+
 int main(void)
 {
+	test_sysinfo();
+	test_dblist();
 	test_slp_wakeup();
 	test_slp_damage();
 	test_padp_fragments();
