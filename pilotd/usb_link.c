@@ -33,6 +33,9 @@
 #define MAX_ERRORS_IN_A_ROW 10
 #define MAX_USB_FDS	    8
 
+/* A bit per endpoint address: OUT 1-15 in bits 1-15, IN in bits 17-31. */
+#define EP_BIT(addr) (1u << ((((addr)&0x80) >> 3) | ((addr)&0x0f)))
+
 enum link_state {
 	LINK_IDLE,	/* no handheld */
 	LINK_HANDSHAKE, /* asking where HotSync is */
@@ -55,6 +58,7 @@ struct usb_link {
 	enum link_state state;
 	bool departed;
 	struct palm_hotsync hs;
+	uint32_t bulk_eps;	     /* interface 0's bulk endpoints, EP_BIT() */
 	uint8_t first_in, first_out; /* first bulk pair, the fallback */
 
 	enum handshake_step step;
@@ -110,13 +114,26 @@ static int on_hotplug(libusb_context *ctx, libusb_device *dev, libusb_hotplug_ev
 	return 0;
 }
 
-static int busy_transfers(struct usb_link *l)
+static int in_busy_count(const struct usb_link *l)
 {
-	int n = l->ctrl_busy + l->out_busy;
+	int n = 0;
 
 	for (int i = 0; i < IN_TRANSFERS; i++)
 		n += l->in_busy[i];
 	return n;
+}
+
+static int busy_transfers(const struct usb_link *l)
+{
+	return l->ctrl_busy + l->out_busy + in_busy_count(l);
+}
+
+/* Cancel the IN transfers in flight, but for except (may be NULL). */
+static void cancel_in(struct usb_link *l, const struct libusb_transfer *except)
+{
+	for (int i = 0; i < IN_TRANSFERS; i++)
+		if (l->in_busy[i] && l->in[i] != except)
+			libusb_cancel_transfer(l->in[i]);
 }
 
 /* Note the first handheld already on the bus, as if it had just arrived. */
@@ -165,9 +182,7 @@ static void begin_close(struct usb_link *l, const char *why)
 		libusb_cancel_transfer(l->ctrl);
 	if (l->out_busy)
 		libusb_cancel_transfer(l->out);
-	for (int i = 0; i < IN_TRANSFERS; i++)
-		if (l->in_busy[i])
-			libusb_cancel_transfer(l->in[i]);
+	cancel_in(l, NULL);
 	if (dropped) {
 		log_warn("discarded %zu bytes that were queued for %s", dropped, l->name);
 		byteq_drop(&l->pd->txq, dropped);
@@ -208,30 +223,16 @@ static void transfer_failed(struct usb_link *l, struct libusb_transfer *t, bool 
 		begin_close(l, "too many USB errors in a row; giving up on it");
 		return;
 	}
-	if (ep & 0x80) {
-		for (int i = 0; i < IN_TRANSFERS; i++)
-			if (l->in_busy[i] && l->in[i] != t)
-				libusb_cancel_transfer(l->in[i]);
-	}
-}
-
-static bool in_idle(struct usb_link *l)
-{
-	for (int i = 0; i < IN_TRANSFERS; i++)
-		if (l->in_busy[i])
-			return false;
-	return true;
+	if (ep & 0x80)
+		cancel_in(l, t);
 }
 
 /* ---- bulk IN: device -> rxq ---- */
 
-static size_t rx_reserved(struct usb_link *l)
+/* Room in rxq promised to the IN transfers in flight. */
+static size_t rx_reserved(const struct usb_link *l)
 {
-	size_t n = 0;
-
-	for (int i = 0; i < IN_TRANSFERS; i++)
-		n += l->in_busy[i] ? IN_TRANSFER_SIZE : 0;
-	return n;
+	return (size_t)in_busy_count(l) * IN_TRANSFER_SIZE;
 }
 
 static void submit_in(struct usb_link *l)
@@ -357,7 +358,7 @@ static void recover(struct usb_link *l)
 {
 	if (l->state != LINK_RUNNING)
 		return;
-	if (l->in_halted && in_idle(l) && clear_halt(l, l->hs.in_ep, &l->in_halted))
+	if (l->in_halted && in_busy_count(l) == 0 && clear_halt(l, l->hs.in_ep, &l->in_halted))
 		submit_in(l);
 	if (l->state == LINK_RUNNING && l->out_halted && !l->out_busy &&
 	    clear_halt(l, l->hs.out_ep, &l->out_halted))
@@ -393,27 +394,9 @@ static void submit_ctrl(struct usb_link *l, uint8_t request, uint16_t index, uin
 	l->ctrl_busy = true;
 }
 
-static bool endpoints_exist(struct usb_link *l, const struct palm_hotsync *hs)
+static bool endpoints_exist(const struct usb_link *l, const struct palm_hotsync *hs)
 {
-	struct libusb_config_descriptor *cfg;
-	bool in = false, out = false;
-
-	if (libusb_get_active_config_descriptor(l->dev, &cfg) < 0)
-		return false;
-	for (int a = 0; a < cfg->interface[0].num_altsetting && a < 1; a++) {
-		const struct libusb_interface_descriptor *id = &cfg->interface[0].altsetting[a];
-
-		for (int e = 0; e < id->bNumEndpoints; e++) {
-			const struct libusb_endpoint_descriptor *ep = &id->endpoint[e];
-
-			if ((ep->bmAttributes & 3) != LIBUSB_TRANSFER_TYPE_BULK)
-				continue;
-			in |= ep->bEndpointAddress == hs->in_ep;
-			out |= ep->bEndpointAddress == hs->out_ep;
-		}
-	}
-	libusb_free_config_descriptor(cfg);
-	return in && out;
+	return (l->bulk_eps & EP_BIT(hs->in_ep)) && (l->bulk_eps & EP_BIT(hs->out_ep));
 }
 
 /* Take the reply to the current handshake step; true when HotSync is known. */
@@ -482,13 +465,18 @@ static void ctrl_done(struct libusb_transfer *t)
 
 /* ---- opening and closing a handheld ---- */
 
-static int first_bulk_pair(struct usb_link *l)
+/*
+ * Note interface 0's bulk endpoints, and the first pair for the fallback.
+ * The descriptor is read once, here, when the handheld is opened.
+ */
+static int read_bulk_endpoints(struct usb_link *l)
 {
 	struct libusb_config_descriptor *cfg;
 	int r = libusb_get_active_config_descriptor(l->dev, &cfg);
 
 	if (r < 0)
 		return r;
+	l->bulk_eps = 0;
 	l->first_in = l->first_out = 0;
 	if (cfg->bNumInterfaces >= 1 && cfg->interface[0].num_altsetting >= 1) {
 		const struct libusb_interface_descriptor *id = &cfg->interface[0].altsetting[0];
@@ -498,6 +486,7 @@ static int first_bulk_pair(struct usb_link *l)
 
 			if ((id->endpoint[e].bmAttributes & 3) != LIBUSB_TRANSFER_TYPE_BULK)
 				continue;
+			l->bulk_eps |= EP_BIT(a);
 			if ((a & 0x80) && !l->first_in)
 				l->first_in = a;
 			if (!(a & 0x80) && !l->first_out)
@@ -526,7 +515,7 @@ static void open_arrived(struct usb_link *l)
 		if (r < 0)
 			libusb_close(l->handle);
 	}
-	if (r == 0 && (r = first_bulk_pair(l)) < 0) {
+	if (r == 0 && (r = read_bulk_endpoints(l)) < 0) {
 		libusb_release_interface(l->handle, 0);
 		libusb_close(l->handle);
 	}

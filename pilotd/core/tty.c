@@ -70,13 +70,19 @@ void tty_init(struct tty *t)
 	t->mctrl = TIOCM_DTR | TIOCM_RTS;
 }
 
-/* Store new settings as tty_ioctl.c set_termios() does: exactly, with the
- * speed fields recomputed from c_cflag. */
+/* tty_ioctl.c set_termios() recomputes the speed fields from c_cflag
+ * after every form of set. */
+static void update_speeds(struct tty *t)
+{
+	t->termios.c_ispeed = tty_input_speed(&t->termios);
+	t->termios.c_ospeed = tty_output_speed(&t->termios);
+}
+
+/* Store new settings exactly, as the kernel does. */
 static void set_termios(struct tty *t, const void *in, size_t len)
 {
 	memcpy(&t->termios, in, len);
-	t->termios.c_ispeed = tty_input_speed(&t->termios);
-	t->termios.c_ospeed = tty_output_speed(&t->termios);
+	update_speeds(t);
 }
 
 /* struct termio keeps the low 16 bits of each flag word (SET_LOW_TERMIOS_BITS) */
@@ -92,8 +98,7 @@ static void set_termio(struct tty *t, const uint8_t *in)
 	}
 	t->termios.c_line = in[8];
 	memcpy(t->termios.c_cc, in + 9, TERMIO_NCC);
-	t->termios.c_ispeed = tty_input_speed(&t->termios);
-	t->termios.c_ospeed = tty_output_speed(&t->termios);
+	update_speeds(t);
 }
 
 static void get_termio(const struct tty *t, uint8_t *out)
