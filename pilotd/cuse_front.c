@@ -52,6 +52,23 @@ static void file_remove(struct pilotd *pd, uint64_t fh)
 	}
 }
 
+static size_t min_size(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * How much of a write txq takes: all of it, once it fits.  The kernel
+ * sends a write in requests of at most 32 pages, 128 KiB
+ * (FUSE_DEFAULT_MAX_PAGES_PER_REQ, fs/fuse/file.c fuse_direct_io()), less
+ * than TXQ_SIZE, so blocking writes are never short; the cap only guards
+ * the invariant.
+ */
+static size_t write_chunk(const struct pilotd *pd, size_t size)
+{
+	return min_size(size, pd->txq.cap);
+}
+
 static unsigned int current_events(struct pilotd *pd, const struct pilot_file *f)
 {
 	unsigned int ev = 0;
@@ -181,11 +198,6 @@ static void pilot_release(fuse_req_t req, struct fuse_file_info *fi)
 	fuse_reply_err(req, 0);
 }
 
-static size_t min_size(size_t a, size_t b)
-{
-	return a < b ? a : b;
-}
-
 static void answer_read(struct pilotd *pd, fuse_req_t req, size_t size)
 {
 	size_t n = byteq_pop(&pd->rxq, pd->readbuf, min_size(size, CUSE_MAX_READ));
@@ -250,7 +262,7 @@ static void pilot_write(fuse_req_t req, const char *buf, size_t size, off_t off,
 			struct fuse_file_info *fi)
 {
 	struct pilotd *pd = fuse_req_userdata(req);
-	size_t need = size < pd->txq.cap ? size : pd->txq.cap;
+	size_t need = write_chunk(pd, size);
 
 	if (is_hung_up(pd, fi->fh)) {
 		fuse_reply_err(req, EIO);
@@ -280,6 +292,7 @@ static void pilot_poll(fuse_req_t req, struct fuse_file_info *fi, struct fuse_po
 {
 	struct pilotd *pd = fuse_req_userdata(req);
 	struct pilot_file *f = file_find(pd, fi->fh);
+	unsigned int ev;
 
 	if (ph) {
 		if (f) {
@@ -290,9 +303,16 @@ static void pilot_poll(fuse_req_t req, struct fuse_file_info *fi, struct fuse_po
 			fuse_pollhandle_destroy(ph);
 		}
 	}
+	ev = current_events(pd, f);
 	if (f)
-		f->polled_events = current_events(pd, f);
-	fuse_reply_poll(req, current_events(pd, f));
+		f->polled_events = ev;
+	fuse_reply_poll(req, ev);
+}
+
+/* Bytes leave txq only once the handheld took them (usb_link.c out_done). */
+static bool output_drained(const struct pilotd *pd)
+{
+	return byteq_len(&pd->txq) == 0;
 }
 
 static struct tty_context tty_context(struct pilotd *pd)
@@ -301,7 +321,7 @@ static struct tty_context tty_context(struct pilotd *pd)
 		.rx_queued = byteq_len(&pd->rxq),
 		.tx_queued = byteq_len(&pd->txq),
 		.carrier = pd->carrier,
-		.drained = byteq_len(&pd->txq) == 0,
+		.drained = output_drained(pd),
 		.carrier_changes = pd->carrier_changes,
 	};
 
@@ -395,7 +415,7 @@ static void serve_drains(struct pilotd *pd)
 {
 	struct parked *p = pd->parked_ioctls.head;
 
-	while (p && byteq_len(&pd->txq) == 0) {
+	while (p && output_drained(pd)) {
 		struct parked *next = p->next;
 		struct tty_ioctl io = {
 			.cmd = p->cmd,
@@ -467,7 +487,7 @@ void front_tx_room(struct pilotd *pd)
 	bool gave = false;
 
 	while ((p = pd->parked_writes.head)) {
-		size_t need = p->size < pd->txq.cap ? p->size : pd->txq.cap;
+		size_t need = write_chunk(pd, p->size);
 
 		if (byteq_space(&pd->txq) < need)
 			break;

@@ -21,9 +21,8 @@
 #include "core/tty.h"
 
 #define RXQ_SIZE (256u * 1024)
+/* Above the kernel's largest CUSE write request (see write_chunk()). */
 #define TXQ_SIZE (256u * 1024)
-/* Largest write request the kernel sends us; a parked write always fits. */
-#define MAX_WRITE (64u * 1024)
 
 struct fuse_session;
 struct fuse_pollhandle;
