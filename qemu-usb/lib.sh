@@ -51,3 +51,9 @@ add_bin() {
 	install -D -m 0755 "$src" "$root$dest"
 	add_libs "$root" "$src"
 }
+
+# pack_cpio DIR: DIR as a gzipped newc archive on stdout (what the kernel
+# unpacks as an initramfs; archives may be concatenated).
+pack_cpio() {
+	(cd "$1" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1
+}

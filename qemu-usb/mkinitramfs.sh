@@ -55,5 +55,5 @@ for b in "${bins[@]}"; do
 	add_bin "$root" "$b"
 done
 
-(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 > "$out.tmp"
+pack_cpio "$root" > "$out.tmp"
 mv "$out.tmp" "$out"

@@ -70,7 +70,7 @@ for a in "${adds[@]}"; do
 	add_bin "$job" "$a"
 done
 cp "$initramfs" "$work/initrd"
-(cd "$job" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >> "$work/initrd"
+pack_cpio "$job" >> "$work/initrd"
 
 "$sim" --usbredir "$work/usb.sock" --control "$work/ctl.sock" "${sim_args[@]}" \
 	2> "$work/sim.log" &
