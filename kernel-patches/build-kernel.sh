@@ -18,24 +18,10 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-cache=${PILOTD_CACHE:-/var/cache/pilotd}
 tarball=/usr/src/linux-source-6.1.tar.xz
 jobs=${PILOTD_JOBS:-$(nproc)}
-
-die() { echo "build-kernel: $*" >&2; exit 1; }
-log() { echo "build-kernel: $*" >&2; }
-
-need_pkgs() {
-	local missing=()
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-			missing+=("$p")
-	done
-	[ ${#missing[@]} -eq 0 ] && return 0
-	log "installing ${missing[*]}"
-	apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2 ||
-		die "could not install ${missing[*]}"
-}
+# die, log, need_pkgs and $cache
+. "$here/../qemu-usb/lib.sh"
 
 need_pkgs linux-source-6.1 build-essential flex bison bc libelf-dev libssl-dev cpio
 
