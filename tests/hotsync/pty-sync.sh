@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# palm-sync against the handheld's protocol code on a pty, on the host:
+# list, backup and install on one stack, every DLP version, a lost PADP
+# acknowledgement and a full store.  The same protocol code runs in
+# palm-sim; the guest tests then carry it through /dev/pilot.
+#
+# Usage: pty-sync.sh PTY_HANDHELD PALM_SYNC FIXTURE_DIR EXPECTED_LIST net|slp
+set -euo pipefail
+
+pty=$1 sync=$2 fx=$3 expected=$4 stack=$5
+store=(--store "$fx/MemoDB.pdb" --store "$fx/AddressDB.pdb" --store "$fx/HelloApp.prc"
+	--store "$fx/EmptyDB.pdb")
+st=()
+[ "$stack" = slp ] && st=(--slp)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+run() { "$pty" "${st[@]}" "$@"; }
+client() { echo "$sync" --port @PTY@ --wait 10 --timeout 10; }
+
+for v in 1.1 1.2 1.4; do
+	# list: every database with name, type, creator, attributes, version
+	run --dlp-version $v "${store[@]}" -- $(client) list > "$tmp/list" 2> "$tmp/err" ||
+		fail "list (DLP $v): $(cat "$tmp/err")"
+	grep -v '^pty-handheld:' "$tmp/list" | diff -u "$expected" - || fail "list (DLP $v)"
+
+	# backup: the files come back byte for byte
+	rm -rf "$tmp/b" && mkdir "$tmp/b"
+	run --dlp-version $v "${store[@]}" -- $(client) backup "$tmp/b" > /dev/null 2> "$tmp/err" ||
+		fail "backup (DLP $v): $(cat "$tmp/err")"
+	for f in MemoDB.pdb AddressDB.pdb HelloApp.prc EmptyDB.pdb; do
+		cmp "$fx/$f" "$tmp/b/$f" || fail "backup (DLP $v) of $f differs"
+	done
+
+	# install: what the handheld keeps is what the files hold
+	rm -rf "$tmp/e" && mkdir "$tmp/e"
+	run --dlp-version $v --export "$tmp/e" -- $(client) install "$fx/NotesToGo.pdb" \
+		"$fx/ToolBox.prc" > "$tmp/out" 2> "$tmp/err" || fail "install (DLP $v): $(cat "$tmp/err")"
+	grep -q 'reset=1' "$tmp/out" || fail "install (DLP $v): no ResetSystem after a PRC"
+	for f in NotesToGo.pdb ToolBox.prc; do
+		[ "$("$sync" digest "$fx/$f")" = "$("$sync" digest "$tmp/e/$f" 2>&1)" ] ||
+			fail "install (DLP $v) of $f differs"
+	done
+done
+
+# a full store: the install fails with a reason and leaves nothing behind
+rm -rf "$tmp/e" && mkdir "$tmp/e"
+if run --capacity 100000 --export "$tmp/e" -- $(client) install "$fx/NotesToGo.pdb" \
+	"$fx/Big2MiB.pdb" > "$tmp/out" 2> "$tmp/err"; then
+	fail "install into a full store succeeded"
+fi
+grep -q 'cannot install .*Big2MiB.pdb: it needs 2103374 bytes' "$tmp/err" ||
+	fail "full store: no clear message: $(cat "$tmp/err")"
+[ -f "$tmp/e/NotesToGo.pdb" ] || fail "full store: the file that fitted was not installed"
+[ ! -e "$tmp/e/Big2MiB.pdb" ] || fail "full store: a partial Big2MiB was left behind"
+
+if [ "$stack" = slp ]; then
+	# the handheld loses its ack of a request: the desktop resends after
+	# 2 s, the repeat is acked again and answered once
+	run --drop-ack "${store[@]}" -- $(client) list > "$tmp/out" 2> "$tmp/err" ||
+		fail "lost ack: $(cat "$tmp/err")"
+	grep -q 'duplicates=1 ' "$tmp/out" || fail "lost ack: $(tail -1 "$tmp/out")"
+fi
+
+[ $fails -eq 0 ] && echo "pty-sync $stack: all passed"
+exit $((fails > 0))
