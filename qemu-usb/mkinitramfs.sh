@@ -5,8 +5,9 @@
 # whatever binaries are named, each with the shared libraries it needs.
 #
 # Usage: mkinitramfs.sh --out FILE --init FILE [--rules FILE]...
-#                       [--bin FILE]... [--sbin FILE]...
-# --bin installs into /usr/bin, --sbin into /usr/sbin.  udevd comes from Debian's udev package,
+#                       [--bin FILE]... [--sbin FILE]... [--data-dir DIR] [--data FILE]...
+# --bin installs into /usr/bin, --sbin into /usr/sbin, --data puts a plain
+# file into the last --data-dir given (default /usr/share).  udevd comes from Debian's udev package,
 # downloaded (not installed) into $PILOTD_CACHE, so the host stays as it is.
 set -euo pipefail
 
@@ -14,7 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 out= init=
-rules=() bins=()
+rules=() bins=() data=() data_dir=/usr/share
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) out=$2; shift 2 ;;
@@ -22,10 +23,12 @@ while [ $# -gt 0 ]; do
 	--rules) rules+=("$2"); shift 2 ;;
 	--bin) bins+=("$2:/usr/bin/$(basename "$2")"); shift 2 ;;
 	--sbin) bins+=("$2:/usr/sbin/$(basename "$2")"); shift 2 ;;
+	--data-dir) data_dir=$2; shift 2 ;;
+	--data) data+=("$2:$data_dir"); shift 2 ;;
 	*) die "unknown argument: $1" ;;
 	esac
 done
-[ -n "$out" ] && [ -n "$init" ] || die "usage: mkinitramfs.sh --out FILE --init FILE [--rules FILE]... [--bin FILE]... [--sbin FILE]..."
+[ -n "$out" ] && [ -n "$init" ] || die "usage: mkinitramfs.sh --out FILE --init FILE [--rules FILE]... [--bin FILE]... [--sbin FILE]... [--data-dir DIR] [--data FILE]..."
 
 need_pkgs busybox-static cpio
 root=$(mktemp -d)
@@ -53,6 +56,9 @@ done
 
 for b in "${bins[@]}"; do
 	add_bin "$root" "$b"
+done
+for d in "${data[@]}"; do
+	install -D -m 0644 "${d%:*}" "$root${d##*:}/$(basename "${d%:*}")"
 done
 
 pack_cpio "$root" > "$out.tmp"

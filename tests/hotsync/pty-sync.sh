@@ -27,6 +27,8 @@ for v in 1.1 1.2 1.4; do
 	run --dlp-version $v "${store[@]}" -- $(client) list > "$tmp/list" 2> "$tmp/err" ||
 		fail "list (DLP $v): $(cat "$tmp/err")"
 	grep -v '^pty-handheld:' "$tmp/list" | diff -u "$expected" - || fail "list (DLP $v)"
+	# the sync ended, and every answer was acknowledged, EndOfSync's too
+	grep -q 'end_of_sync=1 .*idle=1' "$tmp/list" || fail "list (DLP $v): $(tail -1 "$tmp/list")"
 
 	# backup: the files come back byte for byte
 	rm -rf "$tmp/b" && mkdir "$tmp/b"

@@ -184,9 +184,12 @@ int main(int argc, char **argv)
 	status = serve(master, child, &link, &dlp);
 	if (export_dir && store_export(&store, export_dir) < 0)
 		fprintf(stderr, "pty-handheld: cannot export to %s\n", export_dir);
-	printf("pty-handheld: requests=%llu errors=%llu duplicates=%llu end_of_sync=%d reset=%d\n",
+	/* idle=1: the desktop acknowledged everything, the last answer too */
+	printf("pty-handheld: requests=%llu errors=%llu duplicates=%llu end_of_sync=%d reset=%d "
+	       "idle=%d\n",
 	       (unsigned long long)dlp.requests, (unsigned long long)dlp.errors,
-	       (unsigned long long)link.stats.duplicates, dlp.end_of_sync, dlp.reset_requested);
+	       (unsigned long long)link.stats.duplicates, dlp.end_of_sync, dlp.reset_requested,
+	       hs_link_idle(&link));
 	hs_link_free(&link);
 	dlp_server_free(&dlp);
 	store_free(&store);
