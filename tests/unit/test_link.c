@@ -102,7 +102,10 @@ static void test_wakeup_bytes(void)
 	CHECK_EQ(hh.out.len, 12 * sizeof(wild));
 	hs_link_free(&hh);
 
+	/* NET: header `type 1, txid, len 22` and the handheld's first body */
 	hs_link_init(&hh, HS_HANDHELD, HS_NET, 0);
+	CHECK_EQ(hh.out.len, 6 + 22);
+	CHECK(memcmp(hh.out.data, "\x01\xff\0\0\0\x16\x90\x01", 8) == 0);
 	CHECK(hs_link_detect(hh.out.data, hh.out.len, &stack) == 0 && stack == HS_NET);
 	CHECK(hs_link_detect((const uint8_t *)"\x7f", 1, &stack) == -EPROTO);
 	hs_link_free(&hh);
