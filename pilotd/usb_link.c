@@ -346,7 +346,7 @@ static bool clear_halt(struct usb_link *l, uint8_t ep, bool *halted)
 	int r = libusb_clear_halt(l->handle, ep);
 
 	if (r < 0 && r != LIBUSB_ERROR_NOT_FOUND) {
-		begin_close(l, libusb_strerror(r));
+		submit_failed(l, r);
 		return false;
 	}
 	*halted = false;
@@ -388,7 +388,7 @@ static void submit_ctrl(struct usb_link *l, uint8_t request, uint16_t index, uin
 				     CTRL_TIMEOUT_MS);
 	r = libusb_submit_transfer(l->ctrl);
 	if (r < 0) {
-		begin_close(l, libusb_strerror(r));
+		submit_failed(l, r);
 		return;
 	}
 	l->ctrl_busy = true;

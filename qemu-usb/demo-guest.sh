@@ -21,3 +21,27 @@ roundtrip
 echo
 echo "== the simulated Palm's counters"
 palmctl stats
+echo
+echo "== HotSync: the simulated Palm now plays a Tungsten T pressing its HotSync button"
+# A handheld leaves the bus when its sync is over; the next needs a button press.
+next_sync() {
+	while palmctl hotsync | grep -q 'syncing=1 '; do sleep 0.1; done
+	palmctl sync >/dev/null
+}
+palmctl mode hotsync >/dev/null
+palmctl sync >/dev/null
+echo "\$ palm-sync list"
+palm-sync list
+next_sync
+echo
+echo "\$ palm-sync backup /tmp/backup"
+mkdir -p /tmp/backup
+palm-sync backup /tmp/backup
+next_sync
+echo
+echo "\$ palm-sync install NotesToGo.pdb ToolBox.prc"
+palm-sync install /usr/share/palm-db/NotesToGo.pdb /usr/share/palm-db/ToolBox.prc
+echo
+echo "== the handheld's view"
+palmctl hotsync
+palmctl synclog
