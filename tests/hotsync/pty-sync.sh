@@ -32,11 +32,12 @@ for v in 1.1 1.2 1.4; do
 
 	# backup: the files come back byte for byte
 	rm -rf "$tmp/b" && mkdir "$tmp/b"
-	run --dlp-version $v "${store[@]}" -- $(client) backup "$tmp/b" > /dev/null 2> "$tmp/err" ||
+	run --dlp-version $v "${store[@]}" -- $(client) backup "$tmp/b" > "$tmp/out" 2> "$tmp/err" ||
 		fail "backup (DLP $v): $(cat "$tmp/err")"
 	for f in MemoDB.pdb AddressDB.pdb HelloApp.prc EmptyDB.pdb; do
 		cmp "$fx/$f" "$tmp/b/$f" || fail "backup (DLP $v) of $f differs"
 	done
+	grep -q 'tickles=4$' "$tmp/out" || fail "backup (DLP $v): no tickle after each database"
 
 	# install: what the handheld keeps is what the files hold
 	rm -rf "$tmp/e" && mkdir "$tmp/e"
@@ -61,6 +62,15 @@ grep -q 'cannot install .*Big2MiB.pdb: it needs 2103374 bytes' "$tmp/err" ||
 [ ! -e "$tmp/e/Big2MiB.pdb" ] || fail "full store: a partial Big2MiB was left behind"
 
 if [ "$stack" = slp ]; then
+	# CMP: the desktop takes the baud the wakeup offers (57600 by default);
+	# a handheld that stays at 9600 gets long PADP headers for everything
+	grep -q 'baud=57600 long_headers=0' "$tmp/list" || fail "CMP: $(tail -1 "$tmp/list")"
+	rm -rf "$tmp/b" && mkdir "$tmp/b"
+	run --wakeup-baud 9600 "${store[@]}" -- $(client) backup "$tmp/b" > "$tmp/out" \
+		2> "$tmp/err" || fail "backup at 9600: $(cat "$tmp/err")"
+	grep -q 'baud=9600 long_headers=1' "$tmp/out" || fail "CMP 9600: $(tail -1 "$tmp/out")"
+	cmp "$fx/HelloApp.prc" "$tmp/b/HelloApp.prc" || fail "backup at 9600 differs"
+
 	# the handheld loses its ack of a request: the desktop resends after
 	# 2 s, the repeat is acked again and answered once
 	run --drop-ack "${store[@]}" -- $(client) list > "$tmp/out" 2> "$tmp/err" ||

@@ -5,7 +5,7 @@
  * a desktop program on the slave side.  Tests palm-sync against the
  * handheld on the host, without QEMU, in seconds and under ASan.
  *
- *   pty-handheld [--slp] [--dlp-version 1.1|1.2|1.4] [--drop-ack]
+ *   pty-handheld [--slp] [--wakeup-baud N] [--dlp-version 1.1|1.2|1.4] [--drop-ack]
  *                [--capacity BYTES] [--store FILE]... [--export DIR]
  *                -- palm-sync --port @PTY@ list
  *
@@ -132,6 +132,7 @@ int main(int argc, char **argv)
 		{ "store", required_argument, NULL, 'f' },
 		{ "export", required_argument, NULL, 'e' },
 		{ "capacity", required_argument, NULL, 'c' },
+		{ "wakeup-baud", required_argument, NULL, 'b' },
 		{ 0 },
 	};
 	struct store store = { .capacity = STORE_DEFAULT_CAPACITY };
@@ -151,6 +152,7 @@ int main(int argc, char **argv)
 		case 'a': drop_ack = true; break;
 		case 'e': export_dir = optarg; break;
 		case 'c': store.capacity = strtoul(optarg, NULL, 10); break;
+		case 'b': link.wakeup_baud = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'd':
 			version = strcmp(optarg, "1.1") == 0   ? 0x0101
 				  : strcmp(optarg, "1.4") == 0 ? 0x0104
@@ -186,10 +188,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pty-handheld: cannot export to %s\n", export_dir);
 	/* idle=1: the desktop acknowledged everything, the last answer too */
 	printf("pty-handheld: requests=%llu errors=%llu duplicates=%llu end_of_sync=%d reset=%d "
-	       "idle=%d\n",
+	       "idle=%d baud=%u long_headers=%d tickles=%llu\n",
 	       (unsigned long long)dlp.requests, (unsigned long long)dlp.errors,
 	       (unsigned long long)link.stats.duplicates, dlp.end_of_sync, dlp.reset_requested,
-	       hs_link_idle(&link));
+	       hs_link_idle(&link), link.baud, link.long_headers,
+	       (unsigned long long)link.stats.tickles_seen);
 	hs_link_free(&link);
 	dlp_server_free(&dlp);
 	store_free(&store);
