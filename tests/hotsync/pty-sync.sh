@@ -61,6 +61,20 @@ grep -q 'cannot install .*Big2MiB.pdb: it needs 2103374 bytes' "$tmp/err" ||
 [ -f "$tmp/e/NotesToGo.pdb" ] || fail "full store: the file that fitted was not installed"
 [ ! -e "$tmp/e/Big2MiB.pdb" ] || fail "full store: a partial Big2MiB was left behind"
 
+# the handheld claims more room than it has: a write fails part way, the
+# partial database is removed, the other file stays, the sync still ends
+rm -rf "$tmp/e" && mkdir "$tmp/e"
+if run --capacity 200000 --overstate-free 4000000 --export "$tmp/e" -- $(client) install \
+	"$fx/Big2MiB.pdb" "$fx/NotesToGo.pdb" > "$tmp/out" 2> "$tmp/err"; then
+	fail "install beyond the real free space succeeded"
+fi
+grep -q 'WriteRecord Big2MiB: the handheld says: not enough space' "$tmp/err" ||
+	fail "refused write: no clear message: $(cat "$tmp/err")"
+grep -q 'removed the partly installed Big2MiB' "$tmp/err" || fail "partial Big2MiB: $(cat "$tmp/err")"
+[ ! -e "$tmp/e/Big2MiB.pdb" ] || fail "refused write: a partial Big2MiB was left behind"
+[ -f "$tmp/e/NotesToGo.pdb" ] || fail "refused write: the next file was not installed"
+grep -q 'end_of_sync=1 .*idle=1' "$tmp/out" || fail "refused write: the sync did not end"
+
 if [ "$stack" = slp ]; then
 	# CMP: the desktop takes the baud the wakeup offers (57600 by default);
 	# a handheld that stays at 9600 gets long PADP headers for everything

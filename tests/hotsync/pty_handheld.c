@@ -6,7 +6,8 @@
  * handheld on the host, without QEMU, in seconds and under ASan.
  *
  *   pty-handheld [--slp] [--wakeup-baud N] [--dlp-version 1.1|1.2|1.4] [--drop-ack]
- *                [--capacity BYTES] [--store FILE]... [--export DIR]
+ *                [--capacity BYTES] [--overstate-free BYTES]
+ *                [--store FILE]... [--export DIR]
  *                -- palm-sync --port @PTY@ list
  *
  * @PTY@ in the command becomes the slave's path.  Exits with the
@@ -133,6 +134,7 @@ int main(int argc, char **argv)
 		{ "export", required_argument, NULL, 'e' },
 		{ "capacity", required_argument, NULL, 'c' },
 		{ "wakeup-baud", required_argument, NULL, 'b' },
+		{ "overstate-free", required_argument, NULL, 'o' },
 		{ 0 },
 	};
 	struct store store = { .capacity = STORE_DEFAULT_CAPACITY };
@@ -140,6 +142,7 @@ int main(int argc, char **argv)
 	struct dlp_server dlp;
 	enum hs_stack stack = HS_NET;
 	uint16_t version = 0x0102;
+	uint32_t overstate = 0;
 	const char *export_dir = NULL;
 	char slave_path[128];
 	bool drop_ack = false;
@@ -152,6 +155,7 @@ int main(int argc, char **argv)
 		case 'a': drop_ack = true; break;
 		case 'e': export_dir = optarg; break;
 		case 'c': store.capacity = strtoul(optarg, NULL, 10); break;
+		case 'o': overstate = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'b': link.wakeup_baud = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'd':
 			version = strcmp(optarg, "1.1") == 0   ? 0x0101
@@ -179,6 +183,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	dlp_server_init(&dlp, &store, version);
+	dlp.overstate_free = overstate;
 	hs_link_init(&link, HS_HANDHELD, stack, now_ms());
 	link.drop_acks = drop_ack ? 1 : 0;
 	child = run(argv + optind, slave_path);
