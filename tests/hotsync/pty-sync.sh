@@ -92,5 +92,16 @@ if [ "$stack" = slp ]; then
 	grep -q 'duplicates=1 ' "$tmp/out" || fail "lost ack: $(tail -1 "$tmp/out")"
 fi
 
+# bad input is refused before the handheld is kept waiting
+echo "not a database" > "$tmp/bad.pdb"
+if run "${store[@]}" -- $(client) install "$tmp/bad.pdb" > "$tmp/out" 2> "$tmp/err"; then
+	fail "installing a file that is not a database succeeded"
+fi
+grep -q 'bad.pdb: not a PDB/PRC file' "$tmp/err" || fail "bad file: $(cat "$tmp/err")"
+if run "${store[@]}" -- $(client) backup "$tmp/nowhere" > "$tmp/out" 2> "$tmp/err"; then
+	fail "a backup into a missing directory succeeded"
+fi
+grep -q "cannot back up into $tmp/nowhere" "$tmp/err" || fail "bad dir: $(cat "$tmp/err")"
+
 [ $fails -eq 0 ] && echo "pty-sync $stack: all passed"
 exit $((fails > 0))
