@@ -7,8 +7,9 @@
 # Usage: mkinitramfs.sh --out FILE --init FILE [--rules FILE]...
 #                       [--bin FILE]... [--sbin FILE]... [--data-dir DIR] [--data FILE]...
 # --bin installs into /usr/bin, --sbin into /usr/sbin, --data puts a plain
-# file into the last --data-dir given (default /usr/share).  udevd comes from Debian's udev package,
-# downloaded (not installed) into $PILOTD_CACHE, so the host stays as it is.
+# file into the last --data-dir given (default /usr/share).  udevd comes
+# from Debian's udev package, downloaded (not installed) into
+# $PILOTD_CACHE, so the host stays as it is.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
