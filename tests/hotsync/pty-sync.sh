@@ -50,6 +50,24 @@ for v in 1.1 1.2 1.4; do
 	done
 done
 
+# a record of 100000 bytes: DLP 1.4 carries it both ways with the Ex
+# commands; to a DLP 1.2 handheld the install is refused with a reason
+rm -rf "$tmp/e" "$tmp/b" && mkdir "$tmp/e" "$tmp/b"
+run --dlp-version 1.4 --export "$tmp/e" -- $(client) install "$fx/HugeRec.pdb" > /dev/null \
+	2> "$tmp/err" || fail "install of a 100000-byte record (DLP 1.4): $(cat "$tmp/err")"
+[ "$("$sync" digest "$fx/HugeRec.pdb")" = "$("$sync" digest "$tmp/e/HugeRec.pdb" 2>&1)" ] ||
+	fail "the 100000-byte record was not installed as it is"
+run --dlp-version 1.4 --store "$fx/HugeRec.pdb" -- $(client) backup "$tmp/b" > /dev/null \
+	2> "$tmp/err" || fail "backup of a 100000-byte record (DLP 1.4): $(cat "$tmp/err")"
+cmp "$fx/HugeRec.pdb" "$tmp/b/HugeRec.pdb" || fail "the backup of the 100000-byte record differs"
+rm -rf "$tmp/e" && mkdir "$tmp/e"
+if run --dlp-version 1.2 --export "$tmp/e" -- $(client) install "$fx/HugeRec.pdb" > /dev/null \
+	2> "$tmp/err"; then
+	fail "a 100000-byte record went to a DLP 1.2 handheld"
+fi
+grep -q 'HugeRec: an entry of 100000 bytes needs DLP 1.4' "$tmp/err" || fail "$(cat "$tmp/err")"
+[ ! -e "$tmp/e/HugeRec.pdb" ] || fail "a partial HugeRec was left behind"
+
 # a full store: the install fails with a reason and leaves nothing behind
 rm -rf "$tmp/e" && mkdir "$tmp/e"
 if run --capacity 100000 --export "$tmp/e" -- $(client) install "$fx/NotesToGo.pdb" \
