@@ -22,20 +22,12 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <termios.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "dlp.h"
 #include "dlp_server.h"
 #include "link.h"
 #include "store.h"
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int write_all(int fd, struct hs_buf *b)
 {
@@ -93,32 +85,29 @@ static int serve(int master, pid_t child, struct hs_link *link, struct dlp_serve
 		struct pollfd p = { .fd = master, .events = POLLIN };
 		int64_t dl = hs_link_deadline(link);
 		uint8_t buf[65536];
-		const uint8_t *req;
-		size_t len;
 		ssize_t n;
+		int r;
 
 		if (waitpid(child, &status, WNOHANG) == child)
 			break;
 		if (serving && write_all(master, &link->out) < 0)
 			serving = false;
-		if (poll(&p, 1, dl < 0 ? 50 : (int)(dl > now_ms() ? dl - now_ms() : 0)) < 0 &&
+		if (poll(&p, 1, dl < 0 ? 50 : (int)(dl > hs_now_ms() ? dl - hs_now_ms() : 0)) < 0 &&
 		    errno != EINTR)
 			break;
-		if (serving && hs_link_tick(link, now_ms()) < 0)
+		if (serving && hs_link_tick(link, hs_now_ms()) < 0)
 			serving = false;
 		if (!(p.revents & POLLIN))
 			continue;
 		n = read(master, buf, sizeof(buf));
 		if (n <= 0 || !serving)
 			continue;
-		if (hs_link_input(link, buf, (size_t)n, now_ms()) < 0) {
+		if (hs_link_input(link, buf, (size_t)n, hs_now_ms()) < 0) {
 			fprintf(stderr, "pty-handheld: link failed: %s\n", link->error);
 			serving = false;
 		}
-		while (serving && hs_link_take(link, &req, &len))
-			if (dlp_serve(dlp, req, len, &resp) < 0 ||
-			    hs_link_send(link, resp.data, resp.len, now_ms()) < 0)
-				serving = false;
+		while (serving && (r = dlp_server_answer(dlp, link, &resp, hs_now_ms())))
+			serving = r > 0;
 	}
 	hs_buf_free(&resp);
 	return status;
@@ -158,9 +147,10 @@ int main(int argc, char **argv)
 		case 'o': overstate = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'b': link.wakeup_baud = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'd':
-			version = strcmp(optarg, "1.1") == 0   ? 0x0101
-				  : strcmp(optarg, "1.4") == 0 ? 0x0104
-							       : 0x0102;
+			if (dlp_version_parse(optarg, &version) < 0) {
+				fprintf(stderr, "pty-handheld: bad --dlp-version '%s'\n", optarg);
+				return 2;
+			}
 			break;
 		case 'f': {
 			struct pdb *db = calloc(1, sizeof(*db));
@@ -184,7 +174,7 @@ int main(int argc, char **argv)
 	}
 	dlp_server_init(&dlp, &store, version);
 	dlp.overstate_free = overstate;
-	hs_link_init(&link, HS_HANDHELD, stack, now_ms());
+	hs_link_init(&link, HS_HANDHELD, stack, hs_now_ms());
 	link.drop_acks = drop_ack ? 1 : 0;
 	child = run(argv + optind, slave_path);
 	close(slave);
