@@ -12,40 +12,110 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "core/log.h"
 #include "core/palm.h"
-#include "log.h"
 #include "pilotd.h"
 
-uint64_t now_ms(void)
-{
-	struct timespec ts;
+/* ---- the port's hooks: answers go to the front, the rest to the link ---- */
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+static int hook_answer_open(void *ctx, void *req, uint64_t fh)
+{
+	return front_answer_open(req, fh);
 }
 
-int loop_add(struct pilotd *pd, struct watch *w, uint32_t events)
+static void hook_answer_data(void *ctx, void *req, const void *buf, size_t len)
 {
-	struct epoll_event ev = { .events = events, .data.ptr = w };
-
-	return epoll_ctl(pd->epfd, EPOLL_CTL_ADD, w->fd, &ev) < 0 ? -errno : 0;
+	front_answer_data(req, buf, len);
 }
 
-int loop_mod(struct pilotd *pd, struct watch *w, uint32_t events)
+static void hook_answer_written(void *ctx, void *req, size_t len)
 {
-	struct epoll_event ev = { .events = events, .data.ptr = w };
-
-	return epoll_ctl(pd->epfd, EPOLL_CTL_MOD, w->fd, &ev) < 0 ? -errno : 0;
+	front_answer_written(req, len);
 }
 
-void loop_del(struct pilotd *pd, struct watch *w)
+static void hook_answer_ioctl(void *ctx, void *req, const void *out, size_t len)
 {
-	epoll_ctl(pd->epfd, EPOLL_CTL_DEL, w->fd, NULL);
+	front_answer_ioctl(req, out, len);
+}
+
+static void hook_answer_ioctl_fetch(void *ctx, void *req, uintptr_t arg, size_t in, size_t out)
+{
+	front_answer_ioctl_fetch(req, arg, in, out);
+}
+
+static void hook_answer_err(void *ctx, void *req, int err)
+{
+	front_answer_err(req, err);
+}
+
+static void hook_parked(void *ctx, void *req)
+{
+	front_parked(req);
+}
+
+static void hook_notify_poll(void *ctx, void *poll_handle)
+{
+	front_notify_poll(poll_handle);
+}
+
+static void hook_drop_poll_handle(void *ctx, void *poll_handle)
+{
+	front_drop_poll_handle(poll_handle);
+}
+
+static void hook_tx_ready(void *ctx)
+{
+	struct pilotd *pd = ctx;
+
+	if (pd->usb)
+		usb_link_kick_tx(pd->usb);
+}
+
+static void hook_rx_room(void *ctx)
+{
+	struct pilotd *pd = ctx;
+
+	if (pd->usb)
+		usb_link_rx_room(pd->usb);
+}
+
+static void hook_last_close(void *ctx)
+{
+	struct pilotd *pd = ctx;
+
+	if (pd->usb)
+		usb_link_last_close(pd->usb);
+}
+
+static int port_start(struct pilotd *pd)
+{
+	const struct port_config cfg = {
+		.rxq_size = RXQ_SIZE,
+		.txq_size = TXQ_SIZE,
+		.read_max = FRONT_READ_MAX,
+	};
+	const struct port_hooks hooks = {
+		.ctx = pd,
+		.answer_open = hook_answer_open,
+		.answer_data = hook_answer_data,
+		.answer_written = hook_answer_written,
+		.answer_ioctl = hook_answer_ioctl,
+		.answer_ioctl_fetch = hook_answer_ioctl_fetch,
+		.answer_err = hook_answer_err,
+		.parked = hook_parked,
+		.notify_poll = hook_notify_poll,
+		.drop_poll_handle = hook_drop_poll_handle,
+		.tx_ready = hook_tx_ready,
+		.rx_room = hook_rx_room,
+		.last_close = hook_last_close,
+	};
+
+	return port_init(&pd->port, &cfg, &hooks);
 }
 
 static void usage(FILE *f, const char *argv0)
@@ -87,17 +157,17 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 					optarg);
 				return -1;
 			}
-			pd->cfg.devname = optarg;
+			pd->devname = optarg;
 			break;
 		case 'd':
-			if (palm_parse_vidpid(optarg, &pd->cfg.vid, &pd->cfg.pid) < 0) {
+			if (palm_parse_vidpid(optarg, &pd->link_cfg.vid, &pd->link_cfg.pid) < 0) {
 				fprintf(stderr,
 					"pilotd: bad --device '%s': expected VID:PID in hex, "
 					"e.g. 0830:0060\n",
 					optarg);
 				return -1;
 			}
-			pd->cfg.match_any_palm = false;
+			pd->link_cfg.match_any_palm = false;
 			break;
 		case 't': {
 			char *end;
@@ -110,7 +180,7 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 					optarg);
 				return -1;
 			}
-			pd->cfg.in_timeout_ms = (unsigned int)ms;
+			pd->link_cfg.in_timeout_ms = (unsigned int)ms;
 			break;
 		}
 		case 'v': pilotd_verbose = true; break;
@@ -126,11 +196,12 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 	return 0;
 }
 
-static void signal_ready(struct pilotd *pd, struct watch *w, uint32_t events)
+static void signal_ready(void *ctx, uint32_t events)
 {
+	struct pilotd *pd = ctx;
 	struct signalfd_siginfo si;
 
-	while (read(w->fd, &si, sizeof(si)) == sizeof(si)) {
+	while (read(pd->sig_watch.fd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGHUP)
 			continue; /* no configuration to reload */
 		log_info("%s: shutting down", strsignal((int)si.ssi_signo));
@@ -153,68 +224,98 @@ static int signals_start(struct pilotd *pd)
 	if (fd < 0)
 		return -errno;
 	signal(SIGPIPE, SIG_IGN);
-	pd->sig_watch = (struct watch){ .fd = fd, .ready = signal_ready };
-	return loop_add(pd, &pd->sig_watch, EPOLLIN);
+	pd->sig_watch = (struct watch){ .fd = fd, .ready = signal_ready, .ctx = pd };
+	return loop_add(&pd->loop, &pd->sig_watch, EPOLLIN);
+}
+
+static void read_timer_ready(void *ctx, uint32_t events)
+{
+	struct pilotd *pd = ctx;
+	uint64_t expirations;
+
+	if (read(pd->read_timer.fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
+		log_warn("read timer: %s", strerror(errno));
+	/* the port serves the reads whose time came after this round */
+}
+
+static int timer_start(struct pilotd *pd)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	pd->read_timer = (struct watch){ .fd = fd, .ready = read_timer_ready, .ctx = pd };
+	return loop_add(&pd->loop, &pd->read_timer, EPOLLIN);
+}
+
+/* Arm the timer for the port's next deadline (0: disarm). */
+static void arm_timer(struct pilotd *pd, uint64_t deadline_ms)
+{
+	struct itimerspec its = { 0 };
+
+	its.it_value.tv_sec = (time_t)(deadline_ms / 1000);
+	its.it_value.tv_nsec = (long)(deadline_ms % 1000) * 1000000;
+	timerfd_settime(pd->read_timer.fd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
 static int run(struct pilotd *pd)
 {
-	struct epoll_event ev[16];
+	while (!pd->stop && !pd->front.closed) {
+		int n = loop_run_once(&pd->loop, usb_link_timeout_ms(pd->usb));
 
-	while (!pd->stop) {
-		int n = epoll_wait(pd->epfd, ev, 16, usb_link_timeout_ms(pd));
-
-		if (n < 0 && errno != EINTR) {
-			log_err("epoll_wait: %s", strerror(errno));
+		if (n < 0) {
+			log_err("epoll_wait: %s", strerror(-n));
 			return 1;
 		}
 		if (n == 0)
-			usb_link_handle_events(pd);
-		for (int i = 0; i < n; i++) {
-			struct watch *w = ev[i].data.ptr;
-
-			w->ready(pd, w, ev[i].events);
-		}
-		front_after_events(pd);
+			usb_link_handle_events(pd->usb);
+		arm_timer(pd, port_after_events(&pd->port, loop_now_ms()));
 	}
-	return pd->exit_status;
+	return pd->front.closed ? 1 : 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct pilotd pd = {
-		.cfg = { .devname = "pilot",
-			 .match_any_palm = true,
-			 .in_timeout_ms = DEFAULT_IN_TIMEOUT_MS },
-		.epfd = -1,
+		.devname = "pilot",
+		.link_cfg = { .match_any_palm = true, .in_timeout_ms = DEFAULT_IN_TIMEOUT_MS },
+		.sig_watch = { .fd = -1 },
+		.read_timer = { .fd = -1 },
 	};
 	int r;
 
 	if (parse_args(&pd, argc, argv) < 0)
 		return 2;
-	tty_init(&pd.tty);
-	pd.epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (pd.epfd < 0 || byteq_init(&pd.rxq, RXQ_SIZE) < 0 || byteq_init(&pd.txq, TXQ_SIZE) < 0) {
+	if (loop_init(&pd.loop) < 0 || port_start(&pd) < 0) {
 		log_err("out of resources: %s", strerror(errno));
 		return 1;
 	}
+	pd.front = (struct cuse_front){ .loop = &pd.loop, .port = &pd.port,
+					.devname = pd.devname };
 	r = signals_start(&pd);
 	if (r == 0)
-		r = usb_link_start(&pd);
+		r = timer_start(&pd);
 	if (r == 0)
-		r = front_start(&pd, argv[0]);
+		r = usb_link_start(&pd.usb, &pd.link_cfg, &pd.loop, &pd.port);
+	if (r == 0)
+		r = front_start(&pd.front, argv[0]);
 	if (r == 0)
 		r = run(&pd);
 	else
 		r = 1;
 
-	front_shutdown(&pd);
-	usb_link_stop(&pd);
-	front_stop(&pd);
-	byteq_free(&pd.rxq);
-	byteq_free(&pd.txq);
-	if (pd.sig_watch.fd > 0)
+	/* Every parked request is answered before the CUSE fd closes. */
+	pd.front.stopping = true;
+	port_shutdown(&pd.port);
+	if (pd.usb)
+		usb_link_stop(pd.usb);
+	pd.usb = NULL;
+	front_stop(&pd.front);
+	port_free(&pd.port);
+	if (pd.sig_watch.fd >= 0)
 		close(pd.sig_watch.fd);
-	close(pd.epfd);
+	if (pd.read_timer.fd >= 0)
+		close(pd.read_timer.fd);
+	loop_free(&pd.loop);
 	return r;
 }

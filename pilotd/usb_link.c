@@ -20,9 +20,9 @@
 #include <sys/epoll.h>
 #include <sys/time.h>
 
+#include "core/log.h"
 #include "core/palm.h"
-#include "log.h"
-#include "pilotd.h"
+#include "usb_link.h"
 
 #define IN_TRANSFERS	 4
 #define IN_TRANSFER_SIZE (16u * 1024)
@@ -46,7 +46,9 @@ enum link_state {
 enum handshake_step { HS_EXT_CONNINFO, HS_CONNINFO, HS_BYTES_AVAILABLE };
 
 struct usb_link {
-	struct pilotd *pd;
+	struct usb_link_config cfg;
+	struct loop *loop;
+	struct port *port;
 	libusb_context *ctx;
 	libusb_hotplug_callback_handle hotplug;
 	struct watch fds[MAX_USB_FDS];
@@ -79,10 +81,12 @@ struct usb_link {
 	unsigned long long rx_bytes, tx_bytes;
 };
 
+static void kick_tx(struct usb_link *l);
+
 static bool matches(struct usb_link *l, const struct libusb_device_descriptor *d)
 {
-	if (!l->pd->cfg.match_any_palm)
-		return d->idVendor == l->pd->cfg.vid && d->idProduct == l->pd->cfg.pid;
+	if (!l->cfg.match_any_palm)
+		return d->idVendor == l->cfg.vid && d->idProduct == l->cfg.pid;
 	return palm_find_model(d->idVendor, d->idProduct) != NULL;
 }
 
@@ -170,24 +174,17 @@ static void finish_close(struct usb_link *l)
 
 static void begin_close(struct usb_link *l, const char *why)
 {
-	size_t dropped = byteq_len(&l->pd->txq);
-
 	if (l->state == LINK_CLOSING || l->state == LINK_IDLE)
 		return;
 	log_info("%s: %s", l->name, why);
 	if (l->state == LINK_RUNNING)
-		front_hangup(l->pd);
+		port_carrier_down(l->port); /* also discards what it did not take */
 	l->state = LINK_CLOSING;
 	if (l->ctrl_busy)
 		libusb_cancel_transfer(l->ctrl);
 	if (l->out_busy)
 		libusb_cancel_transfer(l->out);
 	cancel_in(l, NULL);
-	if (dropped) {
-		log_warn("discarded %zu bytes that were queued for %s", dropped, l->name);
-		byteq_drop(&l->pd->txq, dropped);
-		front_tx_room(l->pd);
-	}
 }
 
 static void device_gone(struct usb_link *l)
@@ -242,8 +239,9 @@ static void submit_in(struct usb_link *l)
 
 		if (l->in_busy[i])
 			continue;
-		if (byteq_space(&l->pd->rxq) < rx_reserved(l) + IN_TRANSFER_SIZE)
-			return; /* backpressure: the reader is behind */
+		/* backpressure: the reader is behind, or nobody listens */
+		if (port_rx_room(l->port) < rx_reserved(l) + IN_TRANSFER_SIZE)
+			return;
 		r = libusb_submit_transfer(l->in[i]);
 		if (r < 0) {
 			submit_failed(l, r);
@@ -262,9 +260,8 @@ static void in_done(struct libusb_transfer *t)
 		i++;
 	l->in_busy[i] = false;
 	if (t->actual_length > 0) {
-		byteq_push(&l->pd->rxq, t->buffer, (size_t)t->actual_length);
 		l->rx_bytes += (unsigned long long)t->actual_length;
-		front_rx_ready(l->pd);
+		port_rx(l->port, t->buffer, (size_t)t->actual_length, loop_now_ms());
 	}
 	switch (t->status) {
 	case LIBUSB_TRANSFER_COMPLETED: l->errors_in_a_row = 0; break;
@@ -278,23 +275,23 @@ static void in_done(struct libusb_transfer *t)
 	submit_in(l);
 }
 
-void usb_link_rx_room(struct pilotd *pd)
+void usb_link_rx_room(struct usb_link *l)
 {
-	submit_in(pd->usb);
+	submit_in(l);
 }
 
 /* ---- bulk OUT: txq -> device ---- */
 
-void usb_link_kick_tx(struct pilotd *pd)
+static void kick_tx(struct usb_link *l)
 {
-	struct usb_link *l = pd->usb;
 	size_t n;
 	int r;
 
-	if (l->state != LINK_RUNNING || l->out_busy || l->out_halted || byteq_len(&pd->txq) == 0 ||
-	    pd->tty.output_stopped)
+	if (l->state != LINK_RUNNING || l->out_busy || l->out_halted)
 		return;
-	n = byteq_peek(&pd->txq, 0, l->out_buf, OUT_TRANSFER_MAX);
+	n = port_tx_take(l->port, l->out_buf, OUT_TRANSFER_MAX);
+	if (n == 0)
+		return;
 	libusb_fill_bulk_transfer(l->out, l->handle, l->hs.out_ep, l->out_buf, (int)n,
 				  l->out->callback, l, 0);
 	r = libusb_submit_transfer(l->out);
@@ -305,15 +302,9 @@ void usb_link_kick_tx(struct pilotd *pd)
 	l->out_busy = true;
 }
 
-size_t usb_link_tx_inflight(struct pilotd *pd)
+void usb_link_kick_tx(struct usb_link *l)
 {
-	return pd->usb->out_busy ? (size_t)pd->usb->out->length : 0;
-}
-
-void usb_link_counters(struct pilotd *pd, uint64_t *rx, uint64_t *tx)
-{
-	*rx = pd->usb->rx_bytes;
-	*tx = pd->usb->tx_bytes;
+	kick_tx(l);
 }
 
 static void out_done(struct libusb_transfer *t)
@@ -324,15 +315,14 @@ static void out_done(struct libusb_transfer *t)
 	if (l->state == LINK_CLOSING)
 		return; /* txq was discarded */
 	/* Bytes the device took leave the queue; the rest are sent again. */
-	byteq_drop(&l->pd->txq, (size_t)t->actual_length);
 	l->tx_bytes += (unsigned long long)t->actual_length;
 	switch (t->status) {
 	case LIBUSB_TRANSFER_COMPLETED: l->errors_in_a_row = 0; break;
 	case LIBUSB_TRANSFER_NO_DEVICE: device_gone(l); return;
 	default: transfer_failed(l, t, &l->out_halted, l->hs.out_ep); break;
 	}
-	front_tx_room(l->pd);
-	usb_link_kick_tx(l->pd);
+	port_tx_done(l->port, (size_t)t->actual_length);
+	kick_tx(l);
 }
 
 /*
@@ -362,7 +352,7 @@ static void recover(struct usb_link *l)
 		submit_in(l);
 	if (l->state == LINK_RUNNING && l->out_halted && !l->out_busy &&
 	    clear_halt(l, l->hs.out_ep, &l->out_halted))
-		usb_link_kick_tx(l->pd);
+		kick_tx(l);
 }
 
 /* ---- the connection-information handshake ---- */
@@ -370,13 +360,13 @@ static void recover(struct usb_link *l)
 static void start_stream(struct usb_link *l)
 {
 	l->state = LINK_RUNNING;
-	front_carrier_up(l->pd);
 	for (int i = 0; i < IN_TRANSFERS; i++)
 		libusb_fill_bulk_transfer(l->in[i], l->handle, l->hs.in_ep, l->in[i]->buffer,
-					  IN_TRANSFER_SIZE, in_done, l, l->pd->cfg.in_timeout_ms);
+					  IN_TRANSFER_SIZE, in_done, l, l->cfg.in_timeout_ms);
 	log_info("%s: HotSync on bulk IN 0x%02x, OUT 0x%02x", l->name, l->hs.in_ep, l->hs.out_ep);
+	port_carrier_up(l->port);
 	submit_in(l);
-	usb_link_kick_tx(l->pd);
+	kick_tx(l);
 }
 
 static void submit_ctrl(struct usb_link *l, uint8_t request, uint16_t index, uint16_t length)
@@ -549,19 +539,17 @@ static void link_progress(struct usb_link *l)
 }
 
 /* The visor driver tells the handheld on every close of the port. */
-void usb_link_last_close(struct pilotd *pd)
+void usb_link_last_close(struct usb_link *l)
 {
-	struct usb_link *l = pd->usb;
-
 	if (l->state == LINK_RUNNING && !l->ctrl_busy)
 		submit_ctrl(l, VISOR_CLOSE_NOTIFICATION, 0, VISOR_CLOSE_NOTIFICATION_LEN);
 }
 
 /* ---- event loop plumbing ---- */
 
-static void fd_ready(struct pilotd *pd, struct watch *w, uint32_t events)
+static void fd_ready(void *ctx, uint32_t events)
 {
-	usb_link_handle_events(pd);
+	usb_link_handle_events(ctx);
 }
 
 static uint32_t epoll_events(short poll_events)
@@ -576,8 +564,8 @@ static void fd_added(int fd, short events, void *user)
 	for (int i = 0; i < MAX_USB_FDS; i++) {
 		if (l->fds[i].ready)
 			continue;
-		l->fds[i] = (struct watch){ .fd = fd, .ready = fd_ready };
-		if (loop_add(l->pd, &l->fds[i], epoll_events(events)) < 0)
+		l->fds[i] = (struct watch){ .fd = fd, .ready = fd_ready, .ctx = l };
+		if (loop_add(l->loop, &l->fds[i], epoll_events(events)) < 0)
 			log_err("cannot watch libusb fd %d", fd);
 		return;
 	}
@@ -590,28 +578,27 @@ static void fd_removed(int fd, void *user)
 
 	for (int i = 0; i < MAX_USB_FDS; i++) {
 		if (l->fds[i].ready && l->fds[i].fd == fd) {
-			loop_del(l->pd, &l->fds[i]);
+			loop_del(l->loop, &l->fds[i]); /* also from the batch in hand */
 			l->fds[i] = (struct watch){ 0 };
 		}
 	}
 }
 
-int usb_link_timeout_ms(struct pilotd *pd)
+int usb_link_timeout_ms(struct usb_link *l)
 {
 	struct timeval tv;
 
-	if (libusb_pollfds_handle_timeouts(pd->usb->ctx) ||
-	    libusb_get_next_timeout(pd->usb->ctx, &tv) != 1)
+	if (libusb_pollfds_handle_timeouts(l->ctx) || libusb_get_next_timeout(l->ctx, &tv) != 1)
 		return -1;
 	return (int)(tv.tv_sec * 1000 + (tv.tv_usec + 999) / 1000);
 }
 
-void usb_link_handle_events(struct pilotd *pd)
+void usb_link_handle_events(struct usb_link *l)
 {
 	struct timeval zero = { 0 };
 
-	libusb_handle_events_timeout_completed(pd->usb->ctx, &zero, NULL);
-	link_progress(pd->usb);
+	libusb_handle_events_timeout_completed(l->ctx, &zero, NULL);
+	link_progress(l);
 }
 
 static int alloc_transfers(struct usb_link *l)
@@ -634,16 +621,19 @@ static int alloc_transfers(struct usb_link *l)
 	return 0;
 }
 
-int usb_link_start(struct pilotd *pd)
+int usb_link_start(struct usb_link **out, const struct usb_link_config *cfg, struct loop *loop,
+		   struct port *port)
 {
 	struct usb_link *l = calloc(1, sizeof(*l));
 	const struct libusb_pollfd **fds;
 	int r;
 
+	*out = l;
 	if (!l)
 		return -ENOMEM;
-	pd->usb = l;
-	l->pd = pd;
+	l->cfg = *cfg;
+	l->loop = loop;
+	l->port = port;
 	r = libusb_init(&l->ctx);
 	if (r < 0) {
 		log_err("libusb: %s", libusb_strerror(r));
@@ -674,16 +664,15 @@ int usb_link_start(struct pilotd *pd)
 	return 0;
 }
 
-void usb_link_stop(struct pilotd *pd)
+void usb_link_stop(struct usb_link *l)
 {
-	struct usb_link *l = pd->usb;
 	struct timeval tv = { .tv_sec = 0, .tv_usec = 100 * 1000 };
 
 	if (!l)
 		return;
 	if (l->ctx) {
 		/* Give queued bytes up to 2 s to reach the handheld. */
-		for (int i = 0; i < 20 && l->state == LINK_RUNNING && byteq_len(&pd->txq); i++)
+		for (int i = 0; i < 20 && l->state == LINK_RUNNING && port_tx_queued(l->port); i++)
 			libusb_handle_events_timeout_completed(l->ctx, &tv, NULL);
 		begin_close(l, "pilotd is stopping");
 		/* Cancelled transfers complete promptly; 2 s guards a wedged host. */
@@ -707,5 +696,4 @@ void usb_link_stop(struct pilotd *pd)
 	if (l->ctx)
 		libusb_exit(l->ctx);
 	free(l);
-	pd->usb = NULL;
 }

@@ -19,7 +19,7 @@ int main(void)
 	int fd;
 
 	guest_test_name("fallback");
-	fd = open(PILOT_DEV, O_RDWR);
+	fd = open_attached(O_RDWR, 30);
 	if (fd < 0)
 		fail("open: %s", strerror(errno));
 	write_full(fd, buf, sizeof(buf));

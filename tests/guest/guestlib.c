@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -203,4 +204,22 @@ void wait_sleeping(int pid, int tid)
 		usleep(10000);
 	}
 	fail("task %d of process %d never blocked", tid, pid);
+}
+
+int open_attached(int flags, double timeout_s)
+{
+	double deadline = now_s() + timeout_s;
+	int fd = open(PILOT_DEV, flags), lines = 0;
+
+	if (fd < 0)
+		fail("open %s: %s", PILOT_DEV, strerror(errno));
+	/* the carrier line is "a handheld is attached" */
+	while (ioctl(fd, TIOCMGET, &lines) == 0 && !(lines & TIOCM_CAR)) {
+		if (now_s() > deadline)
+			fail("no handheld attached to %s within %.0f s", PILOT_DEV, timeout_s);
+		usleep(10000);
+	}
+	if (!(lines & TIOCM_CAR))
+		fail("TIOCMGET on %s: %s", PILOT_DEV, strerror(errno));
+	return fd;
 }

@@ -31,6 +31,12 @@ void palm_wait_stat(const char *field, uint64_t value, double timeout_s);
 /* Wait until thread tid of process pid sleeps in the kernel; fails after 10 s. */
 void wait_sleeping(int pid, int tid);
 
+/*
+ * Open /dev/pilot and wait until a handheld is attached (TIOCM_CAR): bytes
+ * written before that reach no handheld.  Fails after timeout_s.
+ */
+int open_attached(int flags, double timeout_s);
+
 /* read() until len bytes or error; returns bytes read. */
 size_t read_full(int fd, void *buf, size_t len);
 void write_full(int fd, const void *buf, size_t len);

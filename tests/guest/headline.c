@@ -43,7 +43,7 @@ int main(void)
 	guest_test_name("headline");
 	palm("mode hold");
 	palm("reset-stats");
-	fd = open(PILOT_DEV, O_RDWR);
+	fd = open_attached(O_RDWR, 30);
 	if (fd < 0)
 		fail("open: %s", strerror(errno));
 	pthread_create(&t, NULL, reader, NULL);

@@ -100,10 +100,8 @@ static void unplug_mid_transfer(void)
 	pthread_t wt;
 	double deadline;
 	ssize_t r;
-	int fd = open(PILOT_DEV, O_RDWR);
+	int fd = open_attached(O_RDWR, 30);
 
-	if (fd < 0)
-		fail("open: %s", strerror(errno));
 	palm("mode hold");
 	palm("reset-stats");
 	palm("send-pattern 8 1000");
@@ -150,9 +148,7 @@ static void session(uint64_t seed)
 
 	palm("reset-stats");
 	palm("plug");
-	fd = open(PILOT_DEV, O_RDWR);
-	if (fd < 0)
-		fail("open after replug: %s", strerror(errno));
+	fd = open_attached(O_RDWR, 30);
 	out0 = palm_stat("out_bytes");
 	write_full(fd, buf, sizeof(buf));
 	palm_wait_stat("out_bytes", out0 + sizeof(buf), 30);

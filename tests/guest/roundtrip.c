@@ -74,7 +74,7 @@ int main(void)
 		fail("out of memory");
 	palm("mode sink");
 	palm("reset-stats");
-	fd = open(PILOT_DEV, O_RDWR);
+	fd = open_attached(O_RDWR, 30);
 	if (fd < 0)
 		fail("open %s: %s", PILOT_DEV, strerror(errno));
 	send_to_palm(fd, a);

@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 
 	guest_test_name("several");
 	/* /dev/pilot working means pilotd has taken its handheld */
-	fd = open(PILOT_DEV, O_RDWR);
+	fd = open_attached(O_RDWR, 30);
 	if (fd < 0)
 		fail("open: %s", strerror(errno));
 	write_full(fd, "x", 1);

@@ -64,7 +64,7 @@ int main(void)
 	guest_test_name("usb-errors");
 	palm("mode hold");
 	palm("reset-stats");
-	fd = open(PILOT_DEV, O_RDWR | O_NOCTTY);
+	fd = open_attached(O_RDWR | O_NOCTTY, 30);
 	if (fd < 0 || !a || !b)
 		fail("open: %s", strerror(errno));
 	out_survives_stall(fd, a);

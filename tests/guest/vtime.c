@@ -114,7 +114,7 @@ int main(void)
 
 	guest_test_name("vtime");
 	palm("mode hold");
-	fd = open(PILOT_DEV, O_RDWR | O_NOCTTY);
+	fd = open_attached(O_RDWR | O_NOCTTY, 30);
 	if (fd < 0)
 		fail("open: %s", strerror(errno));
 

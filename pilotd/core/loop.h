@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The event loop: one epoll set, a watch per fd.  Any watch may be removed
+ * while a batch of events is being handled (libusb closes the device's fd
+ * from inside its own event handling when a handheld leaves): loop_del()
+ * forgets the events still pending for it in the batch, so no callback
+ * runs for a watch that is gone, or for the next one to reuse its slot.
+ */
+#ifndef PILOTD_LOOP_H
+#define PILOTD_LOOP_H
+
+#include <stdint.h>
+#include <sys/epoll.h>
+
+struct watch {
+	int fd;
+	void (*ready)(void *ctx, uint32_t events);
+	void *ctx;
+};
+
+#define LOOP_BATCH 16
+
+struct loop {
+	int epfd;
+	struct epoll_event batch[LOOP_BATCH];
+	int batch_len, batch_next; /* events of the batch still to handle */
+};
+
+/* Milliseconds on the monotonic clock: the time base of the port. */
+uint64_t loop_now_ms(void);
+
+int loop_init(struct loop *lp);
+void loop_free(struct loop *lp);
+int loop_add(struct loop *lp, struct watch *w, uint32_t events);
+int loop_mod(struct loop *lp, struct watch *w, uint32_t events);
+void loop_del(struct loop *lp, struct watch *w);
+/* Wait up to timeout_ms (-1: no limit) and run the ready watches.
+ * Returns how many events there were (0: timed out), or -errno. */
+int loop_run_once(struct loop *lp, int timeout_ms);
+
+#endif

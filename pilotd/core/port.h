@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The port: what /dev/pilot is to the programs that open it, a tty on a
+ * serial line whose carrier is "a handheld is attached".  It owns the
+ * stream queues, the open files, the parked requests and the terminal
+ * state, and it decides every session rule (docs/design.md "Session
+ * edges"):
+ *
+ *   - a file opened while a handheld is attached, or before one arrives,
+ *     is live; when the handheld leaves every open file is hung up (the
+ *     bytes already received, then end of file; writes and ioctls EIO;
+ *     POLLHUP), and only files opened later see the next handheld;
+ *   - bytes are taken from the handheld only while a live file is open
+ *     (port_rx_room() is 0 otherwise): what a handheld says before
+ *     anyone listens stays in the handheld, as with the kernel's visor
+ *     driver, whose port submits no read until it is opened; bytes that
+ *     still arrive with no live file open are discarded, never kept for
+ *     a later opener;
+ *   - bytes written while no handheld is attached are accepted and
+ *     discarded, as a serial line without a device loses them: they never
+ *     reach the next handheld.  poll reports POLLOUT, TIOCOUTQ 0;
+ *   - with CLOCAL clear (stty -clocal) an open without O_NONBLOCK waits
+ *     until a handheld is attached, as tty_port_block_til_ready() does.
+ *
+ * Plain C, no libfuse or libusb: requests are opaque pointers answered
+ * through struct port_hooks, time is passed in, so the host unit tests
+ * drive it with a fake clock and a fake front.  Every request handed to
+ * a port_* call is answered exactly once through the hooks, at once or
+ * later: with data, EINTR after port_interrupt(), EIO at release of its
+ * file, at hangup or at port_shutdown().
+ */
+#ifndef PILOTD_PORT_H
+#define PILOTD_PORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "byteq.h"
+#include "parked.h"
+#include "tty.h"
+
+struct port_hooks {
+	void *ctx;
+
+	/* Answers, carried out by the front. */
+	/* Returns < 0 when the opener is gone (the port then forgets fh). */
+	int (*answer_open)(void *ctx, void *req, uint64_t fh);
+	void (*answer_data)(void *ctx, void *req, const void *buf, size_t len);
+	void (*answer_written)(void *ctx, void *req, size_t len);
+	void (*answer_ioctl)(void *ctx, void *req, const void *out, size_t len);
+	/* Ask the kernel again with in/out bytes at arg (unrestricted ioctl). */
+	void (*answer_ioctl_fetch)(void *ctx, void *req, uintptr_t arg, size_t in, size_t out);
+	void (*answer_err)(void *ctx, void *req, int err);
+	/* req waits: from now on an interrupt of it must reach port_interrupt() */
+	void (*parked)(void *ctx, void *req);
+	void (*notify_poll)(void *ctx, void *poll_handle);
+	void (*drop_poll_handle)(void *ctx, void *poll_handle);
+
+	/* Calls to the transport. */
+	void (*tx_ready)(void *ctx); /* txq gained bytes, or output restarted */
+	void (*rx_room)(void *ctx);  /* port_rx_room() grew */
+	void (*last_close)(void *ctx);
+};
+
+struct port_file {
+	struct port_file *next;
+	uint64_t fh;
+	void *poll_handle; /* the front's latest, to notify */
+	unsigned int polled_events;
+	bool hung_up; /* its handheld left: EOF, EIO, POLLHUP */
+};
+
+struct port_config {
+	size_t rxq_size, txq_size;
+	size_t read_max; /* the largest read answer the front can carry */
+};
+
+struct port_stats {
+	uint64_t rx_bytes, tx_bytes;	     /* this handheld's, TIOCGICOUNT */
+	uint64_t rx_discarded, tx_discarded; /* by the rules above, in all */
+	uint64_t hangups;
+};
+
+struct port {
+	struct port_hooks h;
+	struct port_config cfg;
+	struct tty tty;
+	struct byteq rxq, txq;
+	size_t tx_inflight; /* head of txq handed to the transport */
+	uint8_t *readbuf;
+
+	struct port_file *files;
+	unsigned int live_files; /* open and not hung up */
+	uint64_t next_fh;
+	bool carrier; /* a handheld is attached and bytes flow */
+	uint64_t carrier_changes;
+	uint64_t last_rx_ms;
+	bool interrupts_pending;
+
+	struct parked_list reads, writes, ioctls, opens;
+	struct port_stats stats;
+};
+
+int port_init(struct port *p, const struct port_config *cfg, const struct port_hooks *h);
+void port_free(struct port *p);
+
+/* ---- requests from the front; now is the monotonic clock in ms ---- */
+
+struct port_open_args {
+	uint32_t uid;
+	bool nonblock;
+};
+
+void port_open(struct port *p, void *req, const struct port_open_args *a);
+/* The kernel releases a file only when no call on it is in flight. */
+void port_release(struct port *p, uint64_t fh);
+void port_read(struct port *p, void *req, uint64_t fh, size_t size, bool nonblock, uint64_t now);
+void port_write(struct port *p, void *req, uint64_t fh, const void *buf, size_t size,
+		bool nonblock);
+/* The events to report; poll_handle (may be NULL) replaces the file's. */
+unsigned int port_poll(struct port *p, uint64_t fh, void *poll_handle);
+void port_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_ioctl *io);
+/* Mark only: the answer comes from port_after_events(). */
+void port_interrupt(struct port *p, void *req);
+
+/*
+ * After every round of events: answer interrupted requests and reads whose
+ * VTIME ran out, notify pollers whose events changed.  Returns when it
+ * wants to run again by time (ms), or 0.
+ */
+uint64_t port_after_events(struct port *p, uint64_t now);
+/* Stop: answer everything parked with EIO. */
+void port_shutdown(struct port *p);
+
+/* ---- the transport's side ---- */
+
+void port_carrier_up(struct port *p);
+void port_carrier_down(struct port *p); /* the handheld left: hang up */
+/* How many received bytes the port takes now: 0 with no live file open. */
+size_t port_rx_room(const struct port *p);
+void port_rx(struct port *p, const void *buf, size_t len, uint64_t now);
+/* Copy up to max bytes to send into buf; they stay queued until done. */
+size_t port_tx_take(struct port *p, void *buf, size_t max);
+/* The handheld took sent bytes of what tx_take gave; the rest is resent. */
+void port_tx_done(struct port *p, size_t sent);
+
+static inline size_t port_tx_queued(const struct port *p)
+{
+	return byteq_len(&p->txq);
+}
+
+#endif

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The CUSE front: /dev/pilot as the kernel's CUSE driver sees it.  It
+ * turns each FUSE request into a call on the port (core/port.h) and the
+ * port's answers back into FUSE replies; it decides nothing itself.
+ */
+#ifndef PILOTD_CUSE_FRONT_H
+#define PILOTD_CUSE_FRONT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/loop.h"
+#include "core/port.h"
+
+struct fuse_session;
+
+struct cuse_front {
+	struct loop *loop;
+	struct port *port;
+	const char *devname;
+	struct fuse_session *se;
+	struct watch watch;
+	void *fbuf_mem;
+	size_t fbuf_size;
+	bool closed; /* the kernel ended the CUSE connection */
+	bool stopping;
+};
+
+/* The largest read answer one CUSE request carries. */
+#define FRONT_READ_MAX (128u * 1024)
+
+int front_start(struct cuse_front *fr, const char *argv0);
+void front_stop(struct cuse_front *fr);
+
+/* The port's answers, as FUSE replies (req is a fuse_req_t). */
+int front_answer_open(void *req, uint64_t fh);
+void front_answer_data(void *req, const void *buf, size_t len);
+void front_answer_written(void *req, size_t len);
+void front_answer_ioctl(void *req, const void *out, size_t len);
+void front_answer_ioctl_fetch(void *req, uintptr_t arg, size_t in, size_t out);
+void front_answer_err(void *req, int err);
+void front_parked(void *req);
+void front_notify_poll(void *poll_handle);
+void front_drop_poll_handle(void *poll_handle);
+
+#endif

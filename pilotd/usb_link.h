@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The USB edge: find the handheld, learn where its HotSync stream is, and
+ * move bytes between its bulk endpoints and the port (core/port.h): it
+ * reports arrival (port_carrier_up), departure (port_carrier_down) and
+ * what came (port_rx), takes what to send (port_tx_take/port_tx_done),
+ * and reads only while the port has room (port_rx_room).
+ */
+#ifndef PILOTD_USB_LINK_H
+#define PILOTD_USB_LINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/loop.h"
+#include "core/port.h"
+
+/*
+ * A large IN transfer ends on a short packet or when full, so a device that
+ * sent a multiple of 64 bytes and then waits would strand them in a
+ * half-full transfer.  A timeout hands them over: libusb keeps the partial
+ * data of a timed-out transfer.  See docs/design.md for why the QEMU rig
+ * turns it off.
+ */
+#define DEFAULT_IN_TIMEOUT_MS 200
+
+struct usb_link_config {
+	bool match_any_palm;
+	uint16_t vid, pid;
+	unsigned int in_timeout_ms; /* 0: none */
+};
+
+struct usb_link;
+
+int usb_link_start(struct usb_link **l, const struct usb_link_config *cfg, struct loop *loop,
+		   struct port *port);
+/* When libusb wants usb_link_handle_events() by time, in ms, or -1. */
+int usb_link_timeout_ms(struct usb_link *l);
+void usb_link_handle_events(struct usb_link *l);
+void usb_link_kick_tx(struct usb_link *l); /* the port has bytes to send */
+void usb_link_rx_room(struct usb_link *l); /* the port has room again */
+void usb_link_last_close(struct usb_link *l);
+void usb_link_stop(struct usb_link *l);
+
+#endif

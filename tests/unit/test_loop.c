@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The event loop: a watch removed while its batch is being handled gets no
+ * callback from that batch, whichever order epoll reports them in, and even
+ * when its slot is zeroed or reused at once (what libusb's fd-removed
+ * notifier does when a handheld leaves; issue 8's crash).
+ */
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "core/loop.h"
+
+static struct loop lp;
+static struct watch w[2];
+static int calls[2];
+static int spare_fd;
+
+static void ready(void *ctx, uint32_t events)
+{
+	int me = (struct watch *)ctx == &w[0] ? 0 : 1, other = 1 - me;
+
+	calls[me]++;
+	/* remove the other one and put something new in its slot at once */
+	loop_del(&lp, &w[other]);
+	memset(&w[other], 0, sizeof(w[other]));
+	w[other] = (struct watch){ .fd = spare_fd, .ready = NULL };
+}
+
+int main(void)
+{
+	for (int round = 0; round < 50; round++) {
+		int fds[2];
+
+		CHECK_EQ(loop_init(&lp), 0);
+		spare_fd = eventfd(1, EFD_CLOEXEC); /* readable, but never added */
+		for (int i = 0; i < 2; i++) {
+			fds[i] = eventfd(1, EFD_CLOEXEC); /* readable now */
+			w[i] = (struct watch){ .fd = fds[i], .ready = ready, .ctx = &w[i] };
+			CHECK_EQ(loop_add(&lp, &w[i], EPOLLIN), 0);
+		}
+		calls[0] = calls[1] = 0;
+		CHECK_EQ(loop_run_once(&lp, 1000), 2); /* both were in one batch */
+		CHECK_EQ(calls[0] + calls[1], 1);
+		/* the survivor is still watched; the removed one is gone */
+		calls[0] = calls[1] = 0;
+		CHECK_EQ(loop_run_once(&lp, 0), 1);
+		CHECK_EQ(calls[0] + calls[1], 1);
+		close(fds[0]);
+		close(fds[1]);
+		close(spare_fd);
+		loop_free(&lp);
+	}
+	return check_result("test_loop");
+}
