@@ -5,8 +5,10 @@
 # whatever binaries are named, each with the shared libraries it needs.
 #
 # Usage: mkinitramfs.sh --out FILE --init FILE [--rules FILE]...
-#                       [--bin FILE]... [--sbin FILE]... [--data-dir DIR] [--data FILE]...
-# --bin installs into /usr/bin, --sbin into /usr/sbin, --data puts a plain
+#                       [--bin FILE]... [--sbin FILE]... [--prog FILE:DEST]...
+#                       [--data-dir DIR] [--data FILE]...
+# --bin installs into /usr/bin, --sbin into /usr/sbin, --prog at DEST
+# (a path in the guest), each with its libraries; --data puts a plain
 # file into the last --data-dir given (default /usr/share).  udevd comes
 # from Debian's udev package, downloaded (not installed) into
 # $PILOTD_CACHE, so the host stays as it is.
@@ -24,12 +26,13 @@ while [ $# -gt 0 ]; do
 	--rules) rules+=("$2"); shift 2 ;;
 	--bin) bins+=("$2:/usr/bin/$(basename "$2")"); shift 2 ;;
 	--sbin) bins+=("$2:/usr/sbin/$(basename "$2")"); shift 2 ;;
+	--prog) bins+=("$2"); shift 2 ;;
 	--data-dir) data_dir=$2; shift 2 ;;
 	--data) data+=("$2:$data_dir"); shift 2 ;;
 	*) die "unknown argument: $1" ;;
 	esac
 done
-[ -n "$out" ] && [ -n "$init" ] || die "usage: mkinitramfs.sh --out FILE --init FILE [--rules FILE]... [--bin FILE]... [--sbin FILE]... [--data-dir DIR] [--data FILE]..."
+[ -n "$out" ] && [ -n "$init" ] || die "usage: mkinitramfs.sh --out FILE --init FILE [--rules FILE]... [--bin FILE]... [--sbin FILE]... [--prog FILE:DEST]... [--data-dir DIR] [--data FILE]..."
 
 need_pkgs busybox-static cpio
 root=$(mktemp -d)

@@ -8,7 +8,7 @@
 # usage: run-guest.sh --kernel BZIMAGE --initramfs CPIO.GZ --sim PALM-SIM
 #                     [--profile NAME] [--sim-arg ARG]... [--no-pilotd]
 #                     [--extra-device PROFILE]...
-#                     [--pilotd-args "ARGS"] [--add FILE[:DEST]]...
+#                     [--pilotd-args "ARGS"] [--sanitized] [--add FILE[:DEST]]...
 #                     [--timeout SECONDS] [--keep-logs DIR] -- COMMAND [ARG]...
 set -euo pipefail
 
@@ -20,7 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # as "Transfer event TRB DMA ptr not part of current TD"); usb-redir could
 # not hand back a cancelled transfer's partial data anyway.  See
 # docs/design.md.
-kernel= initramfs= sim= timeout=300 keep= pilotd=1 pilotd_args="--in-timeout 0"
+kernel= initramfs= sim= timeout=300 keep= pilotd=1 pilotd_args="--in-timeout 0" pilotd_bin=
 sim_args=() adds=() extras=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -32,6 +32,8 @@ while [ $# -gt 0 ]; do
 	--no-pilotd) pilotd=; shift ;;
 	--extra-device) extras+=("$2"); shift 2 ;;
 	--pilotd-args) pilotd_args="--in-timeout 0 $2"; shift 2 ;;
+	# pilotd built with AddressSanitizer and UBSan (the initramfs has it)
+	--sanitized) pilotd_bin=/usr/lib/pilotd-sanitized/pilotd; shift ;;
 	--add) adds+=("$2"); shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--keep-logs) keep=$2; shift 2 ;;
@@ -66,6 +68,7 @@ mkdir -p "$job/job"
 printf '%q ' "$@" > "$job/job/run"
 echo >> "$job/job/run"
 [ -n "$pilotd" ] && echo "$pilotd_args" > "$job/job/pilotd-args"
+[ -n "$pilotd_bin" ] && echo "$pilotd_bin" > "$job/job/pilotd-bin"
 for a in "${adds[@]}"; do
 	add_bin "$job" "$a"
 done

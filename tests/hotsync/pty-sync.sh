@@ -50,6 +50,20 @@ for v in 1.1 1.2 1.4; do
 	done
 done
 
+# the same, driven as pilot-link drives a port: the 1 s kick (the pty
+# handheld speaks at once, so it is not sent), exact-size reads, a sleep
+# after every write, strict PADP
+plc=("${client[@]}" --like-pilot-link)
+run "${store[@]}" -- "${plc[@]}" list > "$tmp/list" 2> "$tmp/err" ||
+	fail "list (like pilot-link): $(cat "$tmp/err")"
+grep -v '^pty-handheld:' "$tmp/list" | diff -u "$expected" - || fail "list (like pilot-link)"
+rm -rf "$tmp/b" && mkdir "$tmp/b"
+run "${store[@]}" -- "${plc[@]}" backup "$tmp/b" > "$tmp/out" 2> "$tmp/err" ||
+	fail "backup (like pilot-link): $(cat "$tmp/err")"
+for f in MemoDB.pdb AddressDB.pdb HelloApp.prc EmptyDB.pdb; do
+	cmp "$fx/$f" "$tmp/b/$f" || fail "backup (like pilot-link) of $f differs"
+done
+
 # a record of 100000 bytes: DLP 1.4 carries it both ways with the Ex
 # commands; to a DLP 1.2 handheld the install is refused with a reason
 rm -rf "$tmp/e" "$tmp/b" && mkdir "$tmp/e" "$tmp/b"
