@@ -8,7 +8,11 @@ ls -l /dev/pilot
 echo
 echo "== the simulated Palm echoes: write 'Hello, Palm' to /dev/pilot and read it back"
 palmctl mode echo >/dev/null
+# Bytes written while no handheld is attached are lost, as on a serial
+# line: with CLOCAL clear, the open waits for the handheld (carrier).
+stty -F /dev/pilot -clocal
 exec 3<>/dev/pilot
+stty -F /dev/pilot clocal
 printf 'Hello, Palm\n' >&3
 dd bs=12 count=1 <&3 2>/dev/null
 exec 3>&-

@@ -59,7 +59,8 @@ static void h_data(void *ctx, void *req, const void *buf, size_t len)
 
 	a->kind = DATA;
 	a->len = len;
-	memcpy(a->data, buf, len < sizeof(a->data) ? len : sizeof(a->data));
+	if (len) /* end of file comes as NULL, 0 */
+		memcpy(a->data, buf, len < sizeof(a->data) ? len : sizeof(a->data));
 }
 
 static void h_written(void *ctx, void *req, size_t len)
