@@ -4,7 +4,7 @@
  * Palm handheld over USB.  This file is the daemon's lifecycle: options,
  * the event loop, signals and an orderly shutdown.
  *
- *   pilotd [--name pilot] [--device VID:PID] [--in-timeout MS] [--verbose]
+ *   pilotd [--name pilot] [--device VID:PID] [--verbose]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -126,12 +126,10 @@ static void usage(FILE *f, const char *argv0)
 		"over USB.  Runs in the foreground until SIGTERM or SIGINT.\n\n"
 		"  -n, --name NAME       device node name under /dev (default: pilot)\n"
 		"  -d, --device VID:PID  use this USB device (hex) instead of any known Palm\n"
-		"  -t, --in-timeout MS   hand over a half-full bulk IN transfer after MS\n"
-		"                        milliseconds without data (default %u, 0: never)\n"
 		"  -v, --verbose         log every open and release, and USB details\n"
 		"  -h, --help            show this help\n"
 		"  -V, --version         show the version\n",
-		argv0, DEFAULT_IN_TIMEOUT_MS);
+		argv0);
 }
 
 static int parse_args(struct pilotd *pd, int argc, char **argv)
@@ -139,7 +137,6 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "name", required_argument, NULL, 'n' },
 		{ "device", required_argument, NULL, 'd' },
-		{ "in-timeout", required_argument, NULL, 't' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -147,7 +144,7 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "n:d:t:vhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:d:vhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			if (!*optarg || strchr(optarg, '/') || strlen(optarg) > 64) {
@@ -169,20 +166,6 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 			}
 			pd->link_cfg.match_any_palm = false;
 			break;
-		case 't': {
-			char *end;
-			unsigned long ms = strtoul(optarg, &end, 10);
-
-			if (end == optarg || *end || ms > 60000) {
-				fprintf(stderr,
-					"pilotd: bad --in-timeout '%s': milliseconds, 0 to "
-					"60000\n",
-					optarg);
-				return -1;
-			}
-			pd->link_cfg.in_timeout_ms = (unsigned int)ms;
-			break;
-		}
 		case 'v': pilotd_verbose = true; break;
 		case 'h': usage(stdout, argv[0]); exit(0);
 		case 'V': printf("pilotd %s\n", PILOTD_VERSION); exit(0);
@@ -278,7 +261,7 @@ int main(int argc, char **argv)
 {
 	struct pilotd pd = {
 		.devname = "pilot",
-		.link_cfg = { .match_any_palm = true, .in_timeout_ms = DEFAULT_IN_TIMEOUT_MS },
+		.link_cfg = { .match_any_palm = true },
 		.sig_watch = { .fd = -1 },
 		.read_timer = { .fd = -1 },
 	};

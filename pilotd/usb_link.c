@@ -24,8 +24,16 @@
 #include "core/palm.h"
 #include "usb_link.h"
 
-#define IN_TRANSFERS	 4
-#define IN_TRANSFER_SIZE (16u * 1024)
+/*
+ * IN transfers are one packet (wMaxPacketSize) each, with no timeout, as
+ * the kernel's usb-serial drivers read: a transfer ends on every packet,
+ * so bytes a handheld sent before it paused can never wait inside a
+ * half-full transfer, and no transfer is ever cancelled while it may hold
+ * data (usb-redir returns none of a cancelled one).  Many in flight keep
+ * the pipe full.  docs/design.md "IN transfers" has the trade-off.
+ */
+#define IN_TRANSFERS   32
+#define IN_BUFFER_SIZE 1024u /* the largest wMaxPacketSize of a bulk endpoint */
 #define OUT_TRANSFER_MAX (64u * 1024)
 #define CTRL_TIMEOUT_MS	 2000
 /* Errors in a row, with no transfer succeeding between them, before the
@@ -43,7 +51,13 @@ enum link_state {
 	LINK_CLOSING,	/* waiting for cancelled transfers */
 };
 
-enum handshake_step { HS_EXT_CONNINFO, HS_CONNINFO, HS_BYTES_AVAILABLE };
+enum handshake_step {
+	HS_EXT_CONNINFO,
+	HS_CONNINFO,
+	HS_BYTES_AVAILABLE,
+	HS_GET_CONFIGURATION, /* Clie 3.5 */
+	HS_GET_INTERFACE,
+};
 
 struct usb_link {
 	struct usb_link_config cfg;
@@ -62,6 +76,8 @@ struct usb_link {
 	struct palm_hotsync hs;
 	uint32_t bulk_eps;	     /* interface 0's bulk endpoints, EP_BIT() */
 	uint8_t first_in, first_out; /* first bulk pair, the fallback */
+	uint16_t in_mps[16];	     /* wMaxPacketSize of each bulk IN endpoint */
+	size_t in_size;		     /* of each IN transfer: one packet */
 
 	enum handshake_step step;
 	struct libusb_transfer *ctrl;
@@ -132,11 +148,11 @@ static int busy_transfers(const struct usb_link *l)
 	return l->ctrl_busy + l->out_busy + in_busy_count(l);
 }
 
-/* Cancel the IN transfers in flight, but for except (may be NULL). */
-static void cancel_in(struct usb_link *l, const struct libusb_transfer *except)
+/* Cancel the IN transfers in flight: only when the handheld is going away. */
+static void cancel_in(struct usb_link *l)
 {
 	for (int i = 0; i < IN_TRANSFERS; i++)
-		if (l->in_busy[i] && l->in[i] != except)
+		if (l->in_busy[i])
 			libusb_cancel_transfer(l->in[i]);
 }
 
@@ -184,7 +200,7 @@ static void begin_close(struct usb_link *l, const char *why)
 		libusb_cancel_transfer(l->ctrl);
 	if (l->out_busy)
 		libusb_cancel_transfer(l->out);
-	cancel_in(l, NULL);
+	cancel_in(l);
 }
 
 static void device_gone(struct usb_link *l)
@@ -206,8 +222,11 @@ static void submit_failed(struct usb_link *l, int r)
 /*
  * A bulk transfer failed with the device still there.  Stop that pump;
  * once its other transfers are back, recover() clears the halt and
- * resumes.  Nothing is lost: partial IN data is kept, and OUT bytes leave
- * txq only when the device took them.
+ * resumes.  The other IN transfers are not cancelled but come back by
+ * themselves (a halted endpoint stalls them all): a cancel can cross a
+ * completion that already carries a packet, and usb-redir drops the data
+ * of a cancelled transfer.  OUT bytes leave txq only when the device took
+ * them.
  */
 static void transfer_failed(struct usb_link *l, struct libusb_transfer *t, bool *halted, uint8_t ep)
 {
@@ -220,8 +239,6 @@ static void transfer_failed(struct usb_link *l, struct libusb_transfer *t, bool 
 		begin_close(l, "too many USB errors in a row; giving up on it");
 		return;
 	}
-	if (ep & 0x80)
-		cancel_in(l, t);
 }
 
 /* ---- bulk IN: device -> rxq ---- */
@@ -229,7 +246,7 @@ static void transfer_failed(struct usb_link *l, struct libusb_transfer *t, bool 
 /* Room in rxq promised to the IN transfers in flight. */
 static size_t rx_reserved(const struct usb_link *l)
 {
-	return (size_t)in_busy_count(l) * IN_TRANSFER_SIZE;
+	return (size_t)in_busy_count(l) * l->in_size;
 }
 
 static void submit_in(struct usb_link *l)
@@ -240,7 +257,7 @@ static void submit_in(struct usb_link *l)
 		if (l->in_busy[i])
 			continue;
 		/* backpressure: the reader is behind, or nobody listens */
-		if (port_rx_room(l->port) < rx_reserved(l) + IN_TRANSFER_SIZE)
+		if (port_rx_room(l->port) < rx_reserved(l) + l->in_size)
 			return;
 		r = libusb_submit_transfer(l->in[i]);
 		if (r < 0) {
@@ -360,20 +377,24 @@ static void recover(struct usb_link *l)
 static void start_stream(struct usb_link *l)
 {
 	l->state = LINK_RUNNING;
+	l->in_size = l->in_mps[l->hs.in_ep & 0x0f];
+	if (l->in_size == 0 || l->in_size > IN_BUFFER_SIZE)
+		l->in_size = 64; /* a descriptor that lies: full speed's size */
 	for (int i = 0; i < IN_TRANSFERS; i++)
 		libusb_fill_bulk_transfer(l->in[i], l->handle, l->hs.in_ep, l->in[i]->buffer,
-					  IN_TRANSFER_SIZE, in_done, l, l->cfg.in_timeout_ms);
+					  (int)l->in_size, in_done, l, 0);
 	log_info("%s: HotSync on bulk IN 0x%02x, OUT 0x%02x", l->name, l->hs.in_ep, l->hs.out_ep);
 	port_carrier_up(l->port);
 	submit_in(l);
 	kick_tx(l);
 }
 
-static void submit_ctrl(struct usb_link *l, uint8_t request, uint16_t index, uint16_t length)
+static void submit_ctrl_type(struct usb_link *l, uint8_t reqtype, uint8_t request, uint16_t index,
+			     uint16_t length)
 {
 	int r;
 
-	libusb_fill_control_setup(l->ctrl_buf, PALM_REQTYPE_VENDOR_IN, request, 0, index, length);
+	libusb_fill_control_setup(l->ctrl_buf, reqtype, request, 0, index, length);
 	libusb_fill_control_transfer(l->ctrl, l->handle, l->ctrl_buf, l->ctrl->callback, l,
 				     CTRL_TIMEOUT_MS);
 	r = libusb_submit_transfer(l->ctrl);
@@ -382,6 +403,11 @@ static void submit_ctrl(struct usb_link *l, uint8_t request, uint16_t index, uin
 		return;
 	}
 	l->ctrl_busy = true;
+}
+
+static void submit_ctrl(struct usb_link *l, uint8_t request, uint16_t index, uint16_t length)
+{
+	submit_ctrl_type(l, PALM_REQTYPE_VENDOR_IN, request, index, length);
 }
 
 static bool endpoints_exist(const struct usb_link *l, const struct palm_hotsync *hs)
@@ -448,6 +474,17 @@ static void ctrl_done(struct libusb_transfer *t)
 	case HS_BYTES_AVAILABLE:
 		start_stream(l); /* the reply carries nothing we need */
 		return;
+	case HS_GET_CONFIGURATION:
+		l->step = HS_GET_INTERFACE;
+		submit_ctrl_type(l, USB_REQTYPE_INTERFACE_IN, USB_GET_INTERFACE, 0, 1);
+		return;
+	case HS_GET_INTERFACE:
+		/* the kernel insists on both answers; we only note a refusal */
+		if (t->status != LIBUSB_TRANSFER_COMPLETED || t->actual_length != 1)
+			log_warn("%s: GET_INTERFACE failed; syncing anyway", l->name);
+		l->hs = (struct palm_hotsync){ .in_ep = l->first_in, .out_ep = l->first_out };
+		start_stream(l);
+		return;
 	}
 	l->step = HS_BYTES_AVAILABLE;
 	submit_ctrl(l, VISOR_REQUEST_BYTES_AVAILABLE, 5, 2);
@@ -467,6 +504,7 @@ static int read_bulk_endpoints(struct usb_link *l)
 	if (r < 0)
 		return r;
 	l->bulk_eps = 0;
+	memset(l->in_mps, 0, sizeof(l->in_mps));
 	l->first_in = l->first_out = 0;
 	if (cfg->bNumInterfaces >= 1 && cfg->interface[0].num_altsetting >= 1) {
 		const struct libusb_interface_descriptor *id = &cfg->interface[0].altsetting[0];
@@ -477,6 +515,8 @@ static int read_bulk_endpoints(struct usb_link *l)
 			if ((id->endpoint[e].bmAttributes & 3) != LIBUSB_TRANSFER_TYPE_BULK)
 				continue;
 			l->bulk_eps |= EP_BIT(a);
+			if (a & 0x80)
+				l->in_mps[a & 0x0f] = id->endpoint[e].wMaxPacketSize & 0x7ff;
 			if ((a & 0x80) && !l->first_in)
 				l->first_in = a;
 			if (!(a & 0x80) && !l->first_out)
@@ -521,6 +561,11 @@ static void open_arrived(struct usb_link *l)
 	l->in_halted = l->out_halted = false;
 	l->errors_in_a_row = 0;
 	l->state = LINK_HANDSHAKE;
+	if (palm_model_startup(d.idVendor, d.idProduct) == PALM_STARTUP_CLIE_3_5) {
+		l->step = HS_GET_CONFIGURATION;
+		submit_ctrl_type(l, USB_REQTYPE_DEVICE_IN, USB_GET_CONFIGURATION, 0, 1);
+		return;
+	}
 	l->step = HS_EXT_CONNINFO;
 	submit_ctrl(l, PALM_GET_EXT_CONNECTION_INFORMATION, 0, PALM_EXT_CONNINFO_LEN);
 }
@@ -614,7 +659,7 @@ static int alloc_transfers(struct usb_link *l)
 		l->in[i] = libusb_alloc_transfer(0);
 		if (!l->in[i])
 			return -ENOMEM;
-		l->in[i]->buffer = malloc(IN_TRANSFER_SIZE);
+		l->in[i]->buffer = malloc(IN_BUFFER_SIZE);
 		if (!l->in[i]->buffer)
 			return -ENOMEM;
 	}

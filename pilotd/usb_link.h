@@ -15,19 +15,9 @@
 #include "core/loop.h"
 #include "core/port.h"
 
-/*
- * A large IN transfer ends on a short packet or when full, so a device that
- * sent a multiple of 64 bytes and then waits would strand them in a
- * half-full transfer.  A timeout hands them over: libusb keeps the partial
- * data of a timed-out transfer.  See docs/design.md for why the QEMU rig
- * turns it off.
- */
-#define DEFAULT_IN_TIMEOUT_MS 200
-
 struct usb_link_config {
 	bool match_any_palm;
 	uint16_t vid, pid;
-	unsigned int in_timeout_ms; /* 0: none */
 };
 
 struct usb_link;

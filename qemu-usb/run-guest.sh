@@ -15,12 +15,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-# --in-timeout 0: a cancelled IN transfer can race its completion in QEMU's
-# xHCI with usb-redir, which loses the data and wedges the endpoint (seen
-# as "Transfer event TRB DMA ptr not part of current TD"); usb-redir could
-# not hand back a cancelled transfer's partial data anyway.  See
-# docs/design.md.
-kernel= initramfs= sim= timeout=300 keep= pilotd=1 pilotd_args="--in-timeout 0" pilotd_bin=
+kernel= initramfs= sim= timeout=300 keep= pilotd=1 pilotd_args= pilotd_bin=
 sim_args=() adds=() extras=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -31,7 +26,7 @@ while [ $# -gt 0 ]; do
 	--sim-arg) sim_args+=("$2"); shift 2 ;;
 	--no-pilotd) pilotd=; shift ;;
 	--extra-device) extras+=("$2"); shift 2 ;;
-	--pilotd-args) pilotd_args="--in-timeout 0 $2"; shift 2 ;;
+	--pilotd-args) pilotd_args=$2; shift 2 ;;
 	# pilotd built with AddressSanitizer and UBSan (the initramfs has it)
 	--sanitized) pilotd_bin=/usr/lib/pilotd-sanitized/pilotd; shift ;;
 	--add) adds+=("$2"); shift 2 ;;

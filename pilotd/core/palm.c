@@ -54,6 +54,12 @@ static const struct palm_model models[] = {
 	{ 0x081e, 0xdf00, "AlphaSmart" },
 };
 
+enum palm_startup palm_model_startup(uint16_t vid, uint16_t pid)
+{
+	/* the kernel's clie_id_3_5_table */
+	return vid == 0x054c && pid == 0x0038 ? PALM_STARTUP_CLIE_3_5 : PALM_STARTUP_CONNINFO;
+}
+
 const struct palm_model *palm_find_model(uint16_t vid, uint16_t pid)
 {
 	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)

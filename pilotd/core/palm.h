@@ -27,10 +27,28 @@
 /* visor_connection_info port function ids */
 #define VISOR_FUNCTION_HOTSYNC 2
 
+/* How a model says where HotSync is. */
+enum palm_startup {
+	PALM_STARTUP_CONNINFO, /* connection-information requests (most) */
+	/*
+	 * Sony Clie 3.5: none; it expects GET_CONFIGURATION and GET_INTERFACE
+	 * and syncs on the first bulk pair (visor.c clie_3_5_startup()).
+	 */
+	PALM_STARTUP_CLIE_3_5,
+};
+
 struct palm_model {
 	uint16_t vid, pid;
 	const char *name;
 };
+
+enum palm_startup palm_model_startup(uint16_t vid, uint16_t pid);
+
+/* Standard requests (USB 2.0 section 9.4) the Clie 3.5 expects. */
+#define USB_REQTYPE_DEVICE_IN	 0x80
+#define USB_REQTYPE_INTERFACE_IN 0x81
+#define USB_GET_CONFIGURATION	 0x08
+#define USB_GET_INTERFACE	 0x0a
 
 /* The model with this VID:PID, or NULL when it is not a known handheld. */
 const struct palm_model *palm_find_model(uint16_t vid, uint16_t pid);
