@@ -215,8 +215,15 @@ void port_read(struct port *p, void *req, uint64_t fh, size_t size, bool nonbloc
 	struct parked *e;
 
 	if (size == 0 || is_hung_up(p, fh)) {
-		/* a hung-up file reads what arrived before, then end of file */
-		answer_read(p, req, size);
+		/*
+		 * A hung-up file reads what arrived before the hangup, then
+		 * end of file; once the next handheld is up, those bytes are
+		 * gone (port_carrier_up()) and what is in rxq is not its own.
+		 */
+		if (p->carrier && size)
+			p->h.answer_data(p->h.ctx, req, NULL, 0);
+		else
+			answer_read(p, req, size);
 		return;
 	}
 	if (!p->reads.head && read_ready(p, size, now, now, &deadline)) {
@@ -483,6 +490,8 @@ uint64_t port_after_events(struct port *p, uint64_t now)
 {
 	uint64_t deadline = 0;
 
+	/* data that came in the round wins over an interrupt, as in n_tty */
+	serve_reads(p, now);
 	if (p->interrupts_pending) {
 		p->interrupts_pending = false;
 		answer_interrupted(p, &p->reads);
@@ -490,7 +499,6 @@ uint64_t port_after_events(struct port *p, uint64_t now)
 		answer_interrupted(p, &p->ioctls);
 		answer_interrupted(p, &p->opens);
 	}
-	serve_reads(p, now);
 	if (p->reads.head)
 		read_ready(p, p->reads.head->size, p->reads.head->started_ms, now, &deadline);
 	for (struct port_file *f = p->files; f; f = f->next) {
@@ -591,10 +599,10 @@ void port_rx(struct port *p, const void *buf, size_t len, uint64_t now)
 		log_debug("discarded %zu received bytes: %s", len - n,
 			  p->live_files ? "no room" : "no file is open");
 	}
-	if (n) {
+	/* Waiting reads are answered after the round (port_after_events()),
+	 * so that every packet that came in one round goes in one answer. */
+	if (n)
 		p->last_rx_ms = now;
-		serve_reads(p, now);
-	}
 }
 
 size_t port_tx_take(struct port *p, void *buf, size_t max)

@@ -236,11 +236,14 @@ static void cycles(void)
 	double t0;
 
 	session(100); /* warm-up: first-time allocations are not growth */
+	/* pilotd closes the departed device once its transfers are back */
+	sleep(1);
 	fds0 = count_fds(pid);
 	rss0 = rss_kb(pid);
 	t0 = now_s();
 	for (int i = 0; i < CYCLES; i++)
 		session(200 + (uint64_t)i);
+	sleep(1);
 	fds1 = count_fds(pid);
 	rss1 = rss_kb(pid);
 	note("%d plug/unplug cycles in %.1f s: pilotd fds %d -> %d, VmRSS %ld -> %ld kB", CYCLES,

@@ -325,6 +325,8 @@ static void test_hangup(void)
 	CHECK_EQ(ans(r)->count, 0);
 	port_carrier_up(&p);
 	port_rx(&p, "next", 4, 3);
+	CHECK_EQ(ans(r)->count, 0); /* answered after the round, with all it brought */
+	port_after_events(&p, 3);
 	CHECK(is_data(r, "next"));
 	CHECK(is_data(do_read(&p, old, 64, false, 3), "")); /* still hung up */
 	do_write(&p, fresh, "to the next one", false);
@@ -350,6 +352,27 @@ static void test_hung_up_reads_the_rest(void)
 	CHECK(is_data(do_read(&p, fh, 64, false, 1), "words"));
 	CHECK(is_data(do_read(&p, fh, 64, false, 1), ""));
 	port_release(&p, fh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
+/* ... but never the next handheld's bytes. */
+static void test_hung_up_does_not_steal(void)
+{
+	struct port p;
+	uint64_t old, fresh;
+
+	setup(&p);
+	old = do_open(&p, false);
+	port_carrier_up(&p);
+	port_carrier_down(&p);
+	fresh = do_open(&p, false);
+	port_carrier_up(&p);
+	port_rx(&p, "for fresh", 9, 1);
+	CHECK(is_data(do_read(&p, old, 64, false, 1), ""));
+	CHECK(is_data(do_read(&p, fresh, 64, false, 1), "for fresh"));
+	port_release(&p, old);
+	port_release(&p, fresh);
 	check_all_answered_once();
 	port_free(&p);
 }
@@ -447,6 +470,7 @@ static void test_vtime(void)
 
 	r = do_read(&p, fh, 64, false, 2000);
 	port_rx(&p, "ab", 2, 2100);
+	port_after_events(&p, 2100);
 	CHECK(is_data(r, "ab")); /* VMIN 0: the first bytes end it */
 	port_release(&p, fh);
 	check_all_answered_once();
@@ -677,6 +701,7 @@ int main(void)
 	test_tx_without_handheld();
 	test_hangup();
 	test_hung_up_reads_the_rest();
+	test_hung_up_does_not_steal();
 	test_clocal();
 	test_opener_gone();
 	test_vtime();
