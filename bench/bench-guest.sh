@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# What bench/run-bench runs inside the guest: pilotd first (started by the
+# guest's /init), then the visor driver's tty, then raw libusb, on the same
+# simulated Palm in one boot.  Argument "hotsync" runs only the HotSync
+# timings (the host boots once per stack for those).
+set -u
+MIB=${BENCH_MIB:-8}
+ROUNDS=${BENCH_ROUNDS:-500}
+
+hotsync() { # STACK
+	for op in list backup install; do
+		if [ $op != list ]; then # the first sync is the one started at boot
+			while palmctl hotsync | grep -q 'syncing=1 '; do sleep 0.1; done
+			palmctl sync > /dev/null
+		fi
+		rm -rf /tmp/b && mkdir -p /tmp/b
+		case $op in
+		list) palm-sync list > /dev/null 2> /tmp/err ;;
+		backup) palm-sync backup /tmp/b > /dev/null 2> /tmp/err ;;
+		install) palm-sync install /usr/share/palm-db/Big2MiB.pdb > /dev/null 2> /tmp/err ;;
+		esac
+		secs=$(sed -n 's/^palm-sync: .* in \([0-9.]*\) s .*/\1/p' /tmp/err)
+		echo "RESULT op=hotsync-$op stack=$1 secs=${secs:-failed}"
+	done
+}
+
+if [ "${1:-}" = hotsync ]; then
+	hotsync "$2"
+	exit 0
+fi
+
+# ---- pilotd ----
+for size in 1024 65536; do
+	pilot-bench write /dev/pilot $size "$MIB"
+	pilot-bench read /dev/pilot $size "$MIB"
+done
+pilot-bench parked-write /dev/pilot 65536 "$MIB"
+for n in 1 64 1024; do
+	pilot-bench latency /dev/pilot $n "$ROUNDS"
+done
+pid=$(pidof pilotd)
+pilot-bench park /dev/pilot 7 &
+sleep 1
+c0=$(awk '/ctxt_switches/ {s += $2} END {print s}' /proc/$pid/status)
+sleep 5
+c1=$(awk '/ctxt_switches/ {s += $2} END {print s}' /proc/$pid/status)
+rss=$(awk '/VmRSS/ {print $2}' /proc/$pid/status)
+echo "RESULT op=idle dev=/dev/pilot wakeups_per_s=$(((c1 - c0) / 5)) rss_kb=$rss"
+wait
+
+# ---- the visor driver: stop pilotd, and the kernel takes the handheld back ----
+kill -TERM "$pid"
+while kill -0 "$pid" 2> /dev/null; do sleep 0.1; done
+palmctl unplug > /dev/null
+palmctl plug > /dev/null
+i=0
+while [ ! -e /dev/ttyUSB1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if [ -e /dev/ttyUSB1 ]; then
+	pilot-bench write /dev/ttyUSB1 1024 "$MIB"
+	pilot-bench read /dev/ttyUSB1 1024 "$MIB"
+	for n in 1 64 1024; do
+		pilot-bench latency /dev/ttyUSB1 $n "$ROUNDS"
+	done
+else
+	echo "bench: the visor driver did not bind (no /dev/ttyUSB1)"
+fi
+
+# ---- raw libusb (it detaches visor itself) ----
+for op in write read; do
+	usb-bench $op 0830:0060 16384 4 "$MIB"
+	usb-bench $op 0830:0060 64 4 "$MIB"
+done

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pilot-bench: throughput, CPU and latency through a serial device node
+ * (/dev/pilot, or the visor driver's /dev/ttyUSB1) against the simulated
+ * Palm, inside the bench guest.  Prints one "RESULT key=value ..." line;
+ * bench/run-bench turns them into the comparison table.
+ *
+ *   pilot-bench write DEV CALL_SIZE MIB     palm-sim in sink mode
+ *   pilot-bench read DEV CALL_SIZE MIB      the Palm sends MIB MiB
+ *   pilot-bench parked-write DEV CALL_SIZE MIB   write beside a parked read
+ *   pilot-bench latency DEV BYTES ROUNDS    echo: write BYTES, read them back
+ *   pilot-bench park DEV SECONDS            hold a blocked read open
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "cpu.h"
+#include "guestlib.h"
+
+static int open_raw(const char *dev)
+{
+	struct termios t;
+	int fd = open(dev, O_RDWR | O_NOCTTY);
+
+	if (fd < 0)
+		fail("open %s: %s", dev, strerror(errno));
+	if (tcgetattr(fd, &t) == 0) {
+		cfmakeraw(&t);
+		t.c_cflag |= CLOCAL | CREAD;
+		t.c_cc[VMIN] = 1;
+		t.c_cc[VTIME] = 0;
+		cfsetspeed(&t, B115200);
+		tcsetattr(fd, TCSANOW, &t);
+	}
+	return fd;
+}
+
+static void report(const char *op, const char *dev, size_t call, double mib, double secs,
+		   double cpu)
+{
+	printf("RESULT op=%s dev=%s call=%zu mib=%.0f secs=%.4f mbps=%.3f cpu_per_mb=%.4f\n", op,
+	       dev, call, mib, secs, mib * 1.048576 / secs, cpu / (mib * 1.048576));
+}
+
+static void do_write(int fd, const char *dev, size_t call, size_t total, const char *op)
+{
+	uint8_t *buf = calloc(1, call);
+	double t0, c0;
+	size_t done = 0;
+
+	palm("mode sink");
+	palm("reset-stats");
+	t0 = mono_s();
+	c0 = cpu_busy_s();
+	while (done < total) {
+		size_t n = call < total - done ? call : total - done;
+
+		write_full(fd, buf, n);
+		done += n;
+	}
+	palm_wait_stat("out_bytes", total, 600);
+	report(op, dev, call, (double)total / 1048576, mono_s() - t0, cpu_busy_s() - c0);
+	free(buf);
+}
+
+static void do_read(int fd, const char *dev, size_t call, size_t total)
+{
+	uint8_t *buf = malloc(call);
+	double t0, c0;
+	size_t done = 0;
+
+	palm("mode sink");
+	palm("send-pattern 3 %zu", total);
+	t0 = mono_s();
+	c0 = cpu_busy_s();
+	while (done < total) {
+		ssize_t r = read(fd, buf, call);
+
+		if (r <= 0)
+			fail("read after %zu bytes: %s", done, r < 0 ? strerror(errno) : "EOF");
+		done += (size_t)r;
+	}
+	report("read", dev, call, (double)total / 1048576, mono_s() - t0, cpu_busy_s() - c0);
+	free(buf);
+}
+
+static int parked_fd;
+
+static void *parked_reader(void *arg)
+{
+	uint8_t b;
+
+	(void)arg;
+	(void)read(parked_fd, &b, 1); /* returns when the bench is over */
+	return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void do_latency(int fd, const char *dev, size_t bytes, int rounds)
+{
+	uint8_t *out = malloc(bytes), *in = malloc(bytes);
+	double *us = calloc((size_t)rounds, sizeof(double));
+
+	double start;
+
+	palm("mode echo");
+	memset(out, 0x5a, bytes);
+	start = mono_s();
+	for (int i = 0; i < rounds; i++) {
+		double t0 = mono_s();
+
+		write_full(fd, out, bytes);
+		if (read_full(fd, in, bytes) != bytes)
+			fail("echo came back short");
+		us[i] = (mono_s() - t0) * 1e6;
+	}
+	start = (mono_s() - start) * 1e6 / rounds;
+	qsort(us, (size_t)rounds, sizeof(double), cmp_double);
+	printf("RESULT op=latency dev=%s bytes=%zu rounds=%d mean_us=%.0f median_us=%.0f "
+	       "p99_us=%.0f\n",
+	       dev, bytes, rounds, start, us[rounds / 2], us[rounds * 99 / 100]);
+	free(out);
+	free(in);
+	free(us);
+}
+
+int main(int argc, char **argv)
+{
+	const char *op = argc > 1 ? argv[1] : "", *dev = argc > 2 ? argv[2] : PILOT_DEV;
+	size_t a = argc > 3 ? strtoul(argv[3], NULL, 0) : 0;
+	long b = argc > 4 ? strtol(argv[4], NULL, 0) : 0;
+	int fd;
+
+	guest_test_name("pilot-bench");
+	if (argc != 5 && !(argc == 4 && strcmp(op, "park") == 0)) {
+		fprintf(stderr, "usage: see the header of bench/pilot_bench.c\n");
+		return 2;
+	}
+	fd = open_raw(dev);
+	if (strcmp(op, "write") == 0) {
+		do_write(fd, dev, a, (size_t)b << 20, "write");
+	} else if (strcmp(op, "read") == 0) {
+		do_read(fd, dev, a, (size_t)b << 20);
+	} else if (strcmp(op, "parked-write") == 0) {
+		pthread_t t;
+
+		parked_fd = fd;
+		pthread_create(&t, NULL, parked_reader, NULL);
+		usleep(200000);
+		do_write(fd, dev, a, (size_t)b << 20, "parked-write");
+		_exit(0); /* the reader is still blocked, by design */
+	} else if (strcmp(op, "latency") == 0) {
+		do_latency(fd, dev, a, (int)b);
+	} else if (strcmp(op, "park") == 0) {
+		parked_fd = fd;
+		pthread_t t;
+
+		pthread_create(&t, NULL, parked_reader, NULL);
+		sleep((unsigned int)a);
+		_exit(0);
+	} else {
+		fail("unknown operation '%s'", op);
+	}
+	close(fd);
+	return 0;
+}

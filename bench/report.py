@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Turn the bench's RESULT lines into the comparison table (bench/run-bench)."""
+import sys
+
+
+def parse(path):
+    rows = []
+    with open(path) as f:
+        for line in f:
+            kv = dict(w.split("=", 1) for w in line.split()[1:] if "=" in w)
+            rows.append(kv)
+    return rows
+
+
+def find(rows, **want):
+    for r in rows:
+        if all(r.get(k) == v for k, v in want.items()):
+            return r
+    return None
+
+
+def num(r, key):
+    try:
+        return float(r[key]) if r else None
+    except (KeyError, ValueError):
+        return None
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}x" if a is not None and b else "-"
+
+
+def main():
+    rows = parse(sys.argv[1])
+    print("\n== throughput (MB/s) and guest CPU seconds per MB")
+    print(f"{'path':32} {'write':>8} {'read':>8} {'cpu w':>8} {'cpu r':>8}")
+    paths = [("pilotd, 1 KiB calls", "/dev/pilot", "1024"),
+             ("pilotd, 64 KiB calls", "/dev/pilot", "65536"),
+             ("visor tty, 1 KiB calls", "/dev/ttyUSB1", "1024"),
+             ("raw libusb 16 KiB x 4", "libusb-16384x4", "16384"),
+             ("raw libusb 64 B x 4", "libusb-64x4", "64")]
+    got = {}
+    for name, dev, call in paths:
+        w = find(rows, op="write", dev=dev, call=call)
+        r = find(rows, op="read", dev=dev, call=call)
+        got[name] = (num(w, "mbps"), num(r, "mbps"), num(w, "cpu_per_mb"), num(r, "cpu_per_mb"))
+        cells = [f"{v:8.3f}" if v is not None else f"{'-':>8}" for v in got[name]]
+        print(f"{name:32} {' '.join(cells)}")
+    pw = find(rows, op="parked-write")
+    print(f"\nwrite with another thread's read parked (64 KiB calls): "
+          f"{num(pw, 'mbps') or 0:.3f} MB/s, "
+          f"{ratio(num(pw, 'mbps'), got['pilotd, 64 KiB calls'][0])} of without")
+    print("\n== round trip (echo), microseconds: mean, median / p99")
+    lat = {}
+    for n in ("1", "64", "1024"):
+        p = find(rows, op="latency", dev="/dev/pilot", bytes=n)
+        v = find(rows, op="latency", dev="/dev/ttyUSB1", bytes=n)
+        lat[n] = (p, v)
+        print(f"{n:>5} B   pilotd {num(p, 'mean_us') or 0:6.0f}, {num(p, 'median_us') or 0:6.0f}"
+              f" / {num(p, 'p99_us') or 0:6.0f}   visor {num(v, 'mean_us') or 0:6.0f}, "
+              f"{num(v, 'median_us') or 0:6.0f} / {num(v, 'p99_us') or 0:6.0f}")
+    idle = find(rows, op="idle")
+    if idle:
+        print(f"\npilotd idle with a parked reader: {idle.get('wakeups_per_s')} wakeups/s, "
+              f"RSS {idle.get('rss_kb')} kB")
+    print("\n== HotSync with palm-sync, seconds")
+    for stack in ("net", "slp"):
+        cells = [find(rows, op=f"hotsync-{op}", stack=stack) for op in ("list", "backup", "install")]
+        print(f"{stack:4} list {cells[0]['secs'] if cells[0] else '-':>7}  backup "
+              f"{cells[1]['secs'] if cells[1] else '-':>7}  install 2 MiB "
+              f"{cells[2]['secs'] if cells[2] else '-':>7}")
+    print("\n== ratios (the targets of issue 9)")
+    for n in ("1", "64"):
+        p, v = lat[n]
+        print(f"round trip {n} B, pilotd / visor: mean {ratio(num(p, 'mean_us'), num(v, 'mean_us'))}, "
+              f"median {ratio(num(p, 'median_us'), num(v, 'median_us'))}"
+              f", p99 {ratio(num(p, 'p99_us'), num(v, 'p99_us'))}   (target <= 1)")
+    print(f"CPU per MB with 1 KiB writes, pilotd / visor: "
+          f"{ratio(got['pilotd, 1 KiB calls'][2], got['visor tty, 1 KiB calls'][2])}   (target <= 1)")
+    big, raw = got["pilotd, 64 KiB calls"], got["raw libusb 16 KiB x 4"]
+    print(f"64 KiB calls, pilotd / raw libusb 16 KiB x 4: write {ratio(big[0], raw[0])}, "
+          f"read {ratio(big[1], raw[1])}   (target >= 0.8)")
+    raw64 = got["raw libusb 64 B x 4"]
+    print(f"64 KiB calls, pilotd / raw libusb 64 B x 4 (the same IN strategy): write "
+          f"{ratio(big[0], raw64[0])}, read {ratio(big[1], raw64[1])}")
+
+
+if __name__ == "__main__":
+    main()
