@@ -52,6 +52,7 @@ def main():
           f"{num(pw, 'mbps') or 0:.3f} MB/s, "
           f"{ratio(num(pw, 'mbps'), got['pilotd, 64 KiB calls'][0])} of without")
     print("\n== round trip (echo), microseconds: mean, median / p99")
+    print("   (the TCG guest's clock moves in steps of up to a few ms: trust the mean)")
     lat = {}
     for n in ("1", "64", "1024"):
         p = find(rows, op="latency", dev="/dev/pilot", bytes=n)
