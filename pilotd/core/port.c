@@ -361,6 +361,8 @@ unsigned int port_poll(struct port *p, uint64_t fh, void *poll_handle)
 
 /* ---- ioctl ---- */
 
+static void serve_drains(struct port *p);
+
 /* Bytes leave txq only once the handheld took them (port_tx_done). */
 static bool output_drained(const struct port *p)
 {
@@ -440,6 +442,8 @@ void port_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_ioctl *
 		return;
 	}
 	run_ioctl(p, req, fh, io, false);
+	/* TCFLSH may have emptied txq: drains waiting on it are done */
+	serve_drains(p);
 }
 
 /* Retry ioctls that wait for the output to drain; keep those still waiting. */

@@ -545,6 +545,33 @@ static void test_backpressure_and_drain(void)
 	port_free(&p);
 }
 
+/* tcflush(TCOFLUSH) of bytes nothing has taken yet ends a waiting tcdrain. */
+static void test_flush_ends_drain(void)
+{
+	struct port p;
+	void *d;
+	uint64_t fh;
+
+	setup(&p);
+	fh = do_open(&p, false);
+	port_carrier_up(&p);
+	do_write(&p, fh, "never sent", false); /* the transport took none of it */
+	d = do_ioctl(&p, fh, TCSBRK, NULL, 0, 0);
+	CHECK_EQ(ans(d)->count, 0);
+	{
+		struct tty_ioctl io = { .cmd = TCFLSH, .arg = TCOFLUSH };
+		void *f = new_req();
+
+		port_ioctl(&p, f, fh, &io);
+		CHECK(ans(f)->kind == IOCTL);
+	}
+	CHECK_EQ(port_tx_queued(&p), 0);
+	CHECK(ans(d)->kind == IOCTL); /* the drain is over */
+	port_release(&p, fh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
 /* Release and shutdown answer what is parked, each request once. */
 static void test_release_and_shutdown(void)
 {
@@ -707,6 +734,7 @@ int main(void)
 	test_vtime();
 	test_interrupt_races_data();
 	test_backpressure_and_drain();
+	test_flush_ends_drain();
 	test_release_and_shutdown();
 	test_poll_notify();
 	test_random_sessions();
