@@ -39,6 +39,7 @@ pilot-bench parked-write /dev/pilot 65536 "$MIB"
 for n in 1 64 1024; do
 	pilot-bench latency /dev/pilot $n "$ROUNDS"
 done
+pilot-bench call /dev/pilot 0 "$ROUNDS"
 pid=$(pidof pilotd)
 pilot-bench park /dev/pilot 7 &
 sleep 1
@@ -62,6 +63,7 @@ if [ -e /dev/ttyUSB1 ]; then
 	for n in 1 64 1024; do
 		pilot-bench latency /dev/ttyUSB1 $n "$ROUNDS"
 	done
+	pilot-bench call /dev/ttyUSB1 0 "$ROUNDS"
 else
 	echo "bench: the visor driver did not bind (no /dev/ttyUSB1)"
 fi

@@ -10,6 +10,8 @@
  *   pilot-bench parked-write DEV CALL_SIZE MIB   write beside a parked read
  *   pilot-bench latency DEV BYTES ROUNDS    echo: write BYTES, read them back
  *   pilot-bench park DEV SECONDS            hold a blocked read open
+ *   pilot-bench call DEV 0 ROUNDS           a call the driver answers at once
+ *                                           (TIOCOUTQ): the cost of a request
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -136,6 +139,20 @@ static void do_latency(int fd, const char *dev, size_t bytes, int rounds)
 	free(us);
 }
 
+/* What one request costs without the USB: on /dev/pilot a CUSE round trip
+ * through pilotd, on a tty the syscall alone. */
+static void do_call(int fd, const char *dev, int rounds)
+{
+	double t0 = mono_s();
+	int queued;
+
+	for (int i = 0; i < rounds; i++)
+		if (ioctl(fd, TIOCOUTQ, &queued) < 0)
+			fail("TIOCOUTQ: %s", strerror(errno));
+	printf("RESULT op=call dev=%s rounds=%d mean_us=%.1f\n", dev, rounds,
+	       (mono_s() - t0) * 1e6 / rounds);
+}
+
 int main(int argc, char **argv)
 {
 	const char *op = argc > 1 ? argv[1] : "", *dev = argc > 2 ? argv[2] : PILOT_DEV;
@@ -163,6 +180,8 @@ int main(int argc, char **argv)
 		_exit(0); /* the reader is still blocked, by design */
 	} else if (strcmp(op, "latency") == 0) {
 		do_latency(fd, dev, a, (int)b);
+	} else if (strcmp(op, "call") == 0) {
+		do_call(fd, dev, (int)b);
 	} else if (strcmp(op, "park") == 0) {
 		parked_fd = fd;
 		pthread_t t;

@@ -61,6 +61,11 @@ def main():
         print(f"{n:>5} B   pilotd {num(p, 'mean_us') or 0:6.0f}, {num(p, 'median_us') or 0:6.0f}"
               f" / {num(p, 'p99_us') or 0:6.0f}   visor {num(v, 'mean_us') or 0:6.0f}, "
               f"{num(v, 'median_us') or 0:6.0f} / {num(v, 'p99_us') or 0:6.0f}")
+    cp, cv = find(rows, op="call", dev="/dev/pilot"), find(rows, op="call", dev="/dev/ttyUSB1")
+    if cp and cv:
+        print(f"\none call answered at once (TIOCOUTQ): /dev/pilot {num(cp, 'mean_us'):.1f} us "
+              f"(a CUSE request through pilotd), tty {num(cv, 'mean_us'):.1f} us; a round trip "
+              f"takes two such requests (the write and the read)")
     idle = find(rows, op="idle")
     if idle:
         print(f"\npilotd idle with a parked reader: {idle.get('wakeups_per_s')} wakeups/s, "

@@ -218,6 +218,7 @@ static void read_timer_ready(void *ctx, uint32_t events)
 
 	if (read(pd->read_timer.fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
 		log_warn("read timer: %s", strerror(errno));
+	pd->armed_ms = 0; /* it fired, so it is disarmed */
 	/* the port serves the reads whose time came after this round */
 }
 
@@ -236,6 +237,9 @@ static void arm_timer(struct pilotd *pd, uint64_t deadline_ms)
 {
 	struct itimerspec its = { 0 };
 
+	if (deadline_ms == pd->armed_ms)
+		return; /* a syscall saved on every round */
+	pd->armed_ms = deadline_ms;
 	its.it_value.tv_sec = (time_t)(deadline_ms / 1000);
 	its.it_value.tv_nsec = (long)(deadline_ms % 1000) * 1000000;
 	timerfd_settime(pd->read_timer.fd, TFD_TIMER_ABSTIME, &its, NULL);

@@ -22,7 +22,7 @@
 
 #define RXQ_SIZE (256u * 1024)
 /* Above the kernel's largest CUSE write request (128 KiB, fs/fuse/file.c). */
-#define TXQ_SIZE (256u * 1024)
+#define TXQ_SIZE (512u * 1024)
 
 struct pilotd {
 	const char *devname;
@@ -31,6 +31,7 @@ struct pilotd {
 	struct loop loop;
 	struct watch sig_watch;
 	struct watch read_timer; /* the port's VMIN/VTIME deadlines */
+	uint64_t armed_ms;	 /* read_timer's deadline now (0: disarmed) */
 	bool stop;
 
 	struct port port;

@@ -34,7 +34,7 @@
  */
 #define IN_TRANSFERS   32
 #define IN_BUFFER_SIZE 1024u /* the largest wMaxPacketSize of a bulk endpoint */
-#define OUT_TRANSFER_MAX (64u * 1024)
+#define OUT_TRANSFER_MAX (256u * 1024)
 #define CTRL_TIMEOUT_MS	 2000
 /* Errors in a row, with no transfer succeeding between them, before the
  * handheld is given up as broken. */

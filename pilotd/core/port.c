@@ -285,8 +285,8 @@ void port_write(struct port *p, void *req, uint64_t fh, const void *buf, size_t 
 	}
 	if (!p->writes.head && byteq_space(&p->txq) >= need) {
 		byteq_push(&p->txq, buf, need);
+		p->h.tx_ready(p->h.ctx); /* the transfer first: the writer waits less */
 		p->h.answer_written(p->h.ctx, req, need);
-		p->h.tx_ready(p->h.ctx);
 		return;
 	}
 	if (nonblock) {
@@ -295,8 +295,8 @@ void port_write(struct port *p, void *req, uint64_t fh, const void *buf, size_t 
 		if (n == 0) {
 			p->h.answer_err(p->h.ctx, req, EAGAIN);
 		} else {
-			p->h.answer_written(p->h.ctx, req, n);
 			p->h.tx_ready(p->h.ctx);
+			p->h.answer_written(p->h.ctx, req, n);
 		}
 		return;
 	}
@@ -305,8 +305,7 @@ void port_write(struct port *p, void *req, uint64_t fh, const void *buf, size_t 
 
 static void serve_writes(struct port *p)
 {
-	struct parked *e;
-	bool gave = false;
+	struct parked *e, *taken = NULL, **tail = &taken;
 
 	while ((e = p->writes.head)) {
 		size_t need = write_chunk(p, e->size);
@@ -315,12 +314,19 @@ static void serve_writes(struct port *p)
 			break;
 		byteq_push(&p->txq, e->data, need);
 		parked_take(&p->writes, e);
-		p->h.answer_written(p->h.ctx, e->req, need);
-		parked_free(e);
-		gave = true;
+		e->size = need;
+		e->next = NULL;
+		*tail = e;
+		tail = &e->next;
 	}
-	if (gave)
-		p->h.tx_ready(p->h.ctx);
+	if (!taken)
+		return;
+	p->h.tx_ready(p->h.ctx); /* the transfer first, then the writers */
+	while ((e = taken)) {
+		taken = e->next;
+		p->h.answer_written(p->h.ctx, e->req, e->size);
+		parked_free(e);
+	}
 }
 
 /* ---- poll ---- */

@@ -25,12 +25,14 @@ struct answer {
 	uint64_t fh;
 	size_t len;
 	uint8_t data[64];
+	int seq; /* when it was answered, in hook calls */
 };
 
 static struct fake {
 	struct answer ans[NREQ];
 	int next_req;
 	int tx_ready, rx_room, last_close, notified, parked, dropped_handles;
+	int seq, tx_ready_seq; /* hook calls so far; the last tx_ready's */
 	bool opener_gone;
 } fk;
 
@@ -41,6 +43,7 @@ static struct answer *ans_of(void *req)
 	struct answer *a = &fk.ans[(int *)req - reqs];
 
 	a->count++;
+	a->seq = ++fk.seq;
 	return a;
 }
 
@@ -112,6 +115,7 @@ static void h_drop(void *ctx, void *ph)
 static void h_tx_ready(void *ctx)
 {
 	fk.tx_ready++;
+	fk.tx_ready_seq = ++fk.seq;
 }
 
 static void h_rx_room(void *ctx)
@@ -545,6 +549,34 @@ static void test_backpressure_and_drain(void)
 	port_free(&p);
 }
 
+/* The transport hears of new bytes before the writer is answered, so the
+ * USB transfer starts while the answer travels: also for parked writes. */
+static void test_transfer_before_answer(void)
+{
+	struct port p;
+	char buf[4096];
+	void *w;
+	uint64_t fh;
+
+	setup(&p);
+	fh = do_open(&p, false);
+	port_carrier_up(&p);
+	w = do_write(&p, fh, "abcdefgh", false);
+	CHECK(fk.tx_ready == 1 && ans(w)->kind == WRITTEN);
+	CHECK(fk.tx_ready_seq < ans(w)->seq);
+	for (int i = 0; i < 4096 / 8 - 1; i++)
+		do_write(&p, fh, "abcdefgh", false);
+	w = do_write(&p, fh, "more", false); /* parks: txq is full */
+	CHECK(ans(w)->count == 0);
+	fk.tx_ready = 0;
+	handheld_takes(&p, buf, sizeof(buf));
+	CHECK(fk.tx_ready >= 1 && ans(w)->kind == WRITTEN);
+	CHECK(fk.tx_ready_seq < ans(w)->seq);
+	port_release(&p, fh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
 /* tcflush(TCOFLUSH) of bytes nothing has taken yet ends a waiting tcdrain. */
 static void test_flush_ends_drain(void)
 {
@@ -734,6 +766,7 @@ int main(void)
 	test_vtime();
 	test_interrupt_races_data();
 	test_backpressure_and_drain();
+	test_transfer_before_answer();
 	test_flush_ends_drain();
 	test_release_and_shutdown();
 	test_poll_notify();
