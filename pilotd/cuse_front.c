@@ -95,6 +95,8 @@ static void pilot_init_done(void *userdata)
 	struct cuse_front *fr = userdata;
 
 	log_info("/dev/%s is ready", fr->devname);
+	if (fr->ready)
+		fr->ready(fr->ready_ctx);
 }
 
 static void pilot_open(fuse_req_t req, struct fuse_file_info *fi)

@@ -26,6 +26,9 @@ struct cuse_front {
 	size_t fbuf_size;
 	bool closed; /* the kernel ended the CUSE connection */
 	bool stopping;
+	/* called once the node exists (the kernel took the init reply) */
+	void (*ready)(void *ctx);
+	void *ready_ctx;
 };
 
 /* The largest read answer one CUSE request carries. */

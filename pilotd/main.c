@@ -4,10 +4,12 @@
  * Palm handheld over USB.  This file is the daemon's lifecycle: options,
  * the event loop, signals and an orderly shutdown.
  *
- *   pilotd [--name pilot] [--device VID:PID] [--verbose]
+ *   pilotd [--name pilot] [--device VID:PID] [--port PATH] [--user USER] [--verbose]
  */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@
 #include "core/log.h"
 #include "core/palm.h"
 #include "pilotd.h"
+#include "service.h"
 
 /* ---- the port's hooks: answers go to the front, the rest to the link ---- */
 
@@ -126,6 +129,10 @@ static void usage(FILE *f, const char *argv0)
 		"over USB.  Runs in the foreground until SIGTERM or SIGINT.\n\n"
 		"  -n, --name NAME       device node name under /dev (default: pilot)\n"
 		"  -d, --device VID:PID  use this USB device (hex) instead of any known Palm\n"
+		"  -p, --port PATH       only the handheld at this USB port, as the kernel\n"
+		"                        names it in /sys/bus/usb/devices (e.g. 1-1.2)\n"
+		"  -u, --user USER       once /dev/cuse is open, run as USER (and its groups);\n"
+		"                        USER must be able to open the handheld's USB nodes\n"
 		"  -v, --verbose         log every open and release, and USB details\n"
 		"  -h, --help            show this help\n"
 		"  -V, --version         show the version\n",
@@ -137,6 +144,8 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "name", required_argument, NULL, 'n' },
 		{ "device", required_argument, NULL, 'd' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "user", required_argument, NULL, 'u' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -144,7 +153,7 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "n:d:vhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:d:p:u:vhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			if (!*optarg || strchr(optarg, '/') || strlen(optarg) > 64) {
@@ -166,6 +175,28 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 			}
 			pd->link_cfg.match_any_palm = false;
 			break;
+		case 'p':
+			if (!palm_valid_port_path(optarg)) {
+				fprintf(stderr,
+					"pilotd: bad --port '%s': expected BUS-PORT[.PORT]..., "
+					"e.g. 1-1.2\n",
+					optarg);
+				return -1;
+			}
+			pd->link_cfg.port_path = optarg;
+			break;
+		case 'u': {
+			const struct passwd *pw = getpwnam(optarg);
+
+			if (!pw) {
+				fprintf(stderr, "pilotd: bad --user '%s': no such user\n", optarg);
+				return -1;
+			}
+			pd->user = optarg;
+			pd->uid = pw->pw_uid;
+			pd->gid = pw->pw_gid;
+			break;
+		}
 		case 'v': pilotd_verbose = true; break;
 		case 'h': usage(stdout, argv[0]); exit(0);
 		case 'V': printf("pilotd %s\n", PILOTD_VERSION); exit(0);
@@ -245,6 +276,37 @@ static void arm_timer(struct pilotd *pd, uint64_t deadline_ms)
 	timerfd_settime(pd->read_timer.fd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
+/*
+ * --user: root is needed only to open /dev/cuse (done by now) and, with
+ * libusb, nothing else: the handhelds' USB nodes are the user's through
+ * udev (60-pilotd.rules).  All of uid, gid and groups change, for good.
+ */
+static int drop_privileges(const struct pilotd *pd)
+{
+	if (!pd->user || (getuid() == pd->uid && geteuid() == pd->uid))
+		return 0;
+	if (initgroups(pd->user, pd->gid) < 0 || setresgid(pd->gid, pd->gid, pd->gid) < 0 ||
+	    setresuid(pd->uid, pd->uid, pd->uid) < 0) {
+		log_err("cannot run as %s: %s%s", pd->user, strerror(errno),
+			errno == EPERM ? " (only root can switch users)" : "");
+		return -1;
+	}
+	if (pd->uid != 0 && setuid(0) == 0) {
+		log_err("still able to become root after switching to %s", pd->user);
+		return -1;
+	}
+	log_info("running as %s (uid %u, gid %u)", pd->user, (unsigned int)pd->uid,
+		 (unsigned int)pd->gid);
+	return 0;
+}
+
+static void front_ready(void *ctx)
+{
+	const struct pilotd *pd = ctx;
+
+	service_ready(pd->devname);
+}
+
 static int run(struct pilotd *pd)
 {
 	while (!pd->stop && !pd->front.closed) {
@@ -278,7 +340,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	pd.front = (struct cuse_front){ .loop = &pd.loop, .port = &pd.port,
-					.devname = pd.devname };
+					.devname = pd.devname, .ready = front_ready,
+					.ready_ctx = &pd };
 	r = signals_start(&pd);
 	if (r == 0)
 		r = timer_start(&pd);
@@ -287,11 +350,14 @@ int main(int argc, char **argv)
 	if (r == 0)
 		r = front_start(&pd.front, argv[0]);
 	if (r == 0)
+		r = drop_privileges(&pd);
+	if (r == 0)
 		r = run(&pd);
 	else
 		r = 1;
 
 	/* Every parked request is answered before the CUSE fd closes. */
+	service_stopping();
 	pd.front.stopping = true;
 	port_shutdown(&pd.port);
 	if (pd.usb)

@@ -14,6 +14,7 @@
 #define PILOTD_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "core/loop.h"
 #include "core/port.h"
@@ -27,6 +28,9 @@
 struct pilotd {
 	const char *devname;
 	struct usb_link_config link_cfg;
+	const char *user; /* --user: run as this one once /dev/cuse is open */
+	uid_t uid;
+	gid_t gid;
 
 	struct loop loop;
 	struct watch sig_watch;

@@ -99,8 +99,22 @@ struct usb_link {
 
 static void kick_tx(struct usb_link *l);
 
-static bool matches(struct usb_link *l, const struct libusb_device_descriptor *d)
+static bool at_port_path(libusb_device *dev, const char *want)
 {
+	uint8_t ports[7];
+	char path[PALM_PORT_PATH_MAX];
+	int n = libusb_get_port_numbers(dev, ports, (int)sizeof(ports));
+
+	return n > 0 &&
+	       palm_format_port_path(path, sizeof(path), libusb_get_bus_number(dev), ports, n) == 0 &&
+	       strcmp(path, want) == 0;
+}
+
+static bool matches(struct usb_link *l, libusb_device *dev,
+		    const struct libusb_device_descriptor *d)
+{
+	if (l->cfg.port_path && !at_port_path(dev, l->cfg.port_path))
+		return false;
 	if (!l->cfg.match_any_palm)
 		return d->idVendor == l->cfg.vid && d->idProduct == l->cfg.pid;
 	return palm_find_model(d->idVendor, d->idProduct) != NULL;
@@ -121,7 +135,9 @@ static int on_hotplug(libusb_context *ctx, libusb_device *dev, libusb_hotplug_ev
 		}
 		return 0;
 	}
-	if (libusb_get_device_descriptor(dev, &d) < 0 || !matches(l, &d))
+	if (dev == l->dev || dev == l->arrived)
+		return 0; /* told twice (the start-up scan and libusb's own) */
+	if (libusb_get_device_descriptor(dev, &d) < 0 || !matches(l, dev, &d))
 		return 0;
 	/* One that is leaving does not count: its successor may come first. */
 	if ((l->dev && !l->departed && l->state != LINK_CLOSING) || l->arrived) {

@@ -18,6 +18,7 @@
 struct usb_link_config {
 	bool match_any_palm;
 	uint16_t vid, pid;
+	const char *port_path; /* only the device there ("1-1.2"), or NULL */
 };
 
 struct usb_link;

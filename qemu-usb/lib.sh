@@ -34,6 +34,23 @@ udev_unpacked() {
 	echo "$dir/root"
 }
 
+# Debian's systemd, for the service guest: the packages unpacked into the
+# cache (downloaded once), in one root.
+systemd_unpacked() {
+	local dir="$cache/systemd" p
+	if [ ! -x "$dir/root/lib/systemd/systemd" ]; then
+		mkdir -p "$dir"
+		rm -rf "$dir/root" "$dir"/*.deb
+		(cd "$dir" && apt-get download systemd libsystemd-shared >&2) ||
+			(apt-get update -q >&2 && cd "$dir" && apt-get download systemd libsystemd-shared >&2) ||
+			die "cannot download Debian's systemd packages"
+		for p in "$dir"/*.deb; do
+			dpkg-deb -x "$p" "$dir/root"
+		done
+	fi
+	echo "$dir/root"
+}
+
 # Copy the shared libraries an ELF file needs (and the loader) into root.
 add_libs() {
 	local root=$1 elf=$2 lib

@@ -41,12 +41,18 @@ mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,run,tmp,etc,root,lib/ud
 
 cp /bin/busybox "$root/bin/busybox"
 install -m 0755 "$init" "$root/init"
+# pilotd: the daemon's unprivileged user (pilotd --user pilotd); palm: a
+# desktop user in the dialout group, which owns /dev/pilot.
 cat > "$root/etc/passwd" <<'PW'
 root:x:0:0:root:/root:/bin/sh
+pilotd:x:101:101:pilotd:/nonexistent:/bin/false
+palm:x:1000:1000:palm:/tmp:/bin/sh
 PW
 cat > "$root/etc/group" <<'GR'
 root:x:0:
-dialout:x:20:
+dialout:x:20:palm
+pilotd:x:101:
+palm:x:1000:
 GR
 
 udev_dir=$(udev_unpacked)

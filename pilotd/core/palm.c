@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "palm.h"
 
 /* palm-protocol.md section 1: the kernel's table plus pilot-link's extras */
-static const struct palm_model models[] = {
+const struct palm_model palm_models[] = {
 	{ 0x082d, 0x0100, "Handspring Visor" },
 	{ 0x082d, 0x0200, "Handspring Treo" },
 	{ 0x082d, 0x0300, "Handspring Treo 600" },
@@ -53,6 +54,7 @@ static const struct palm_model models[] = {
 	{ 0x0e67, 0x0002, "Fossil Abacus" },
 	{ 0x081e, 0xdf00, "AlphaSmart" },
 };
+const size_t palm_model_count = sizeof(palm_models) / sizeof(palm_models[0]);
 
 enum palm_startup palm_model_startup(uint16_t vid, uint16_t pid)
 {
@@ -62,9 +64,9 @@ enum palm_startup palm_model_startup(uint16_t vid, uint16_t pid)
 
 const struct palm_model *palm_find_model(uint16_t vid, uint16_t pid)
 {
-	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
-		if (models[i].vid == vid && models[i].pid == pid)
-			return &models[i];
+	for (size_t i = 0; i < palm_model_count; i++)
+		if (palm_models[i].vid == vid && palm_models[i].pid == pid)
+			return &palm_models[i];
 	return NULL;
 }
 
@@ -153,4 +155,36 @@ int palm_parse_vidpid(const char *s, uint16_t *vid, uint16_t *pid)
 	*vid = (uint16_t)v;
 	*pid = (uint16_t)p;
 	return 0;
+}
+
+/* "BUS-PORT[.PORT]...", decimal, as the kernel names USB devices in sysfs. */
+bool palm_valid_port_path(const char *s)
+{
+	int numbers = 0; /* the bus, then the ports */
+	bool digit = false;
+
+	if (strlen(s) >= PALM_PORT_PATH_MAX)
+		return false;
+	for (const char *c = s;; c++) {
+		if (*c >= '0' && *c <= '9') {
+			digit = true;
+			continue;
+		}
+		if (!digit || (numbers == 0 && *c != '-') || (numbers > 0 && *c != '.' && *c))
+			return false;
+		numbers++;
+		digit = false;
+		if (!*c)
+			return numbers >= 2 && numbers <= 8; /* 1 to 7 ports: USB has 7 tiers */
+	}
+}
+
+int palm_format_port_path(char *buf, size_t size, unsigned int bus, const uint8_t *ports,
+			  int nports)
+{
+	int n = snprintf(buf, size, "%u", bus);
+
+	for (int i = 0; i < nports && n > 0 && (size_t)n < size; i++)
+		n += snprintf(buf + n, size - (size_t)n, "%c%u", i ? '.' : '-', ports[i]);
+	return nports > 0 && n > 0 && (size_t)n < size ? 0 : -EINVAL;
 }

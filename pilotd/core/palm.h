@@ -10,6 +10,7 @@
 #ifndef PILOTD_PALM_H
 #define PILOTD_PALM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,6 +51,10 @@ enum palm_startup palm_model_startup(uint16_t vid, uint16_t pid);
 #define USB_GET_CONFIGURATION	 0x08
 #define USB_GET_INTERFACE	 0x0a
 
+/* Every known handheld (also listed in pilotd/60-pilotd.rules). */
+extern const struct palm_model palm_models[];
+extern const size_t palm_model_count;
+
 /* The model with this VID:PID, or NULL when it is not a known handheld. */
 const struct palm_model *palm_find_model(uint16_t vid, uint16_t pid);
 
@@ -69,5 +74,15 @@ int palm_parse_ext_conninfo(const uint8_t *buf, size_t len, struct palm_hotsync 
 
 /* Parse "VID:PID" in hex; returns 0 or -EINVAL. */
 int palm_parse_vidpid(const char *s, uint16_t *vid, uint16_t *pid);
+
+/*
+ * Where a device sits: "BUS-PORT[.PORT]..." as in /sys/bus/usb/devices,
+ * e.g. "1-1.2" (bus 1, hub on root port 1, its port 2).  A handheld that
+ * re-enumerates for each HotSync comes back on the same path.
+ */
+#define PALM_PORT_PATH_MAX 40
+bool palm_valid_port_path(const char *s);
+int palm_format_port_path(char *buf, size_t size, unsigned int bus, const uint8_t *ports,
+			  int nports);
 
 #endif

@@ -206,20 +206,25 @@ void wait_sleeping(int pid, int tid)
 	fail("task %d of process %d never blocked", tid, pid);
 }
 
-int open_attached(int flags, double timeout_s)
+int open_node_attached(const char *path, int flags, double timeout_s)
 {
 	double deadline = now_s() + timeout_s;
-	int fd = open(PILOT_DEV, flags), lines = 0;
+	int fd = open(path, flags), lines = 0;
 
 	if (fd < 0)
-		fail("open %s: %s", PILOT_DEV, strerror(errno));
+		fail("open %s: %s", path, strerror(errno));
 	/* the carrier line is "a handheld is attached" */
 	while (ioctl(fd, TIOCMGET, &lines) == 0 && !(lines & TIOCM_CAR)) {
 		if (now_s() > deadline)
-			fail("no handheld attached to %s within %.0f s", PILOT_DEV, timeout_s);
+			fail("no handheld attached to %s within %.0f s", path, timeout_s);
 		usleep(10000);
 	}
 	if (!(lines & TIOCM_CAR))
-		fail("TIOCMGET on %s: %s", PILOT_DEV, strerror(errno));
+		fail("TIOCMGET on %s: %s", path, strerror(errno));
 	return fd;
+}
+
+int open_attached(int flags, double timeout_s)
+{
+	return open_node_attached(PILOT_DEV, flags, timeout_s);
 }

@@ -36,6 +36,8 @@ void wait_sleeping(int pid, int tid);
  * written before that reach no handheld.  Fails after timeout_s.
  */
 int open_attached(int flags, double timeout_s);
+/* The same for another node (pilotd --name). */
+int open_node_attached(const char *path, int flags, double timeout_s);
 
 /* read() until len bytes or error; returns bytes read. */
 size_t read_full(int fd, void *buf, size_t len);

@@ -6,6 +6,8 @@
  * (ASan watches the latter).
  */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,12 +197,86 @@ static void test_vidpid(void)
 	CHECK_EQ(palm_parse_vidpid("0830:0060x", &v, &p), -EINVAL);
 }
 
-int main(void)
+/*
+ * The udev rules give the pilotd group every known handheld's USB node,
+ * exactly: a model missing there would sync as root only, a stale line
+ * would hand out another device.
+ */
+static void test_udev_rules(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	size_t usb_lines = 0;
+	bool *seen = calloc(palm_model_count, sizeof(bool));
+
+	CHECK(f != NULL && seen != NULL);
+	if (!f || !seen)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int vid, pid;
+		const char *v = strstr(line, "ATTR{idVendor}==\""), *p = strstr(line, "ATTR{idProduct}==\"");
+		const struct palm_model *m;
+
+		if (line[0] == '#' || !strstr(line, "SUBSYSTEM==\"usb\""))
+			continue;
+		usb_lines++;
+		CHECK(v && p && strstr(line, "GROUP=\"pilotd\"") && strstr(line, "MODE=\"0660\""));
+		if (!v || !p || sscanf(v, "ATTR{idVendor}==\"%4x\"", &vid) != 1 ||
+		    sscanf(p, "ATTR{idProduct}==\"%4x\"", &pid) != 1)
+			continue;
+		m = palm_find_model((uint16_t)vid, (uint16_t)pid);
+		if (!m) {
+			fprintf(stderr, "rule for %04x:%04x, which is no known handheld\n", vid, pid);
+			CHECK(m != NULL);
+			continue;
+		}
+		CHECK(!seen[m - palm_models]); /* once */
+		seen[m - palm_models] = true;
+	}
+	for (size_t i = 0; i < palm_model_count; i++)
+		if (!seen[i]) {
+			fprintf(stderr, "no udev rule for %04x:%04x (%s)\n", palm_models[i].vid,
+				palm_models[i].pid, palm_models[i].name);
+			CHECK(seen[i]);
+		}
+	CHECK(usb_lines == palm_model_count);
+	free(seen);
+	fclose(f);
+}
+
+static void test_port_path(void)
+{
+	static const char *const good[] = { "1-1", "1-1.2", "12-3.4.5.6", "2-10", "1-1.2.3.4.5.6.7" };
+	static const char *const bad[] = { "", "1", "1-", "-1", "1-1.", "1.1", "1-1-2",
+					   "1-a", "1-1..2", "1-1.2.3.4.5.6.7.8", " 1-1" };
+	static const uint8_t ports[] = { 1, 12, 3 };
+	char buf[PALM_PORT_PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		CHECK(palm_valid_port_path(good[i]));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (palm_valid_port_path(bad[i])) {
+			fprintf(stderr, "port path '%s' taken as valid\n", bad[i]);
+			CHECK(!palm_valid_port_path(bad[i]));
+		}
+	CHECK(palm_format_port_path(buf, sizeof(buf), 3, ports, 3) == 0);
+	CHECK(strcmp(buf, "3-1.12.3") == 0);
+	CHECK(palm_format_port_path(buf, sizeof(buf), 1, ports, 1) == 0);
+	CHECK(strcmp(buf, "1-1") == 0);
+	CHECK(palm_format_port_path(buf, sizeof(buf), 1, ports, 0) < 0); /* a root hub */
+	CHECK(palm_format_port_path(buf, 4, 3, ports, 3) < 0);	    /* does not fit */
+}
+
+int main(int argc, char **argv)
 {
 	run_cases(visor_cases, sizeof(visor_cases) / sizeof(visor_cases[0]), palm_parse_conninfo);
 	run_cases(ext_cases, sizeof(ext_cases) / sizeof(ext_cases[0]), palm_parse_ext_conninfo);
 	test_garbage();
 	test_models();
 	test_vidpid();
+	test_port_path();
+	CHECK(argc == 2); /* the rules file */
+	if (argc == 2)
+		test_udev_rules(argv[1]);
 	return check_result("test_palm");
 }

@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# check-deb.sh DEB: the Debian package is lintian clean, holds every file
+# pilotd installs, creates the pilotd user when installed and neither
+# starts nor enables the service.  Reads the file only.
+set -euo pipefail
+deb=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# lintian: clean, or a tag justified in debian/pilotd.lintian-overrides
+if ! lintian --fail-on error,warning --info "$deb" > "$work/lintian.log" 2>&1; then
+	cat "$work/lintian.log"
+	echo "check-deb: lintian found problems"
+	exit 1
+fi
+sed 's/^/lintian: /' "$work/lintian.log"
+
+missing=0
+for f in ./usr/sbin/pilotd ./usr/share/man/man8/pilotd.8.gz \
+	./usr/lib/udev/rules.d/60-pilotd.rules ./usr/lib/systemd/system/pilotd.service \
+	./usr/lib/systemd/system/pilotd@.service ./usr/lib/modules-load.d/pilotd.conf \
+	./usr/lib/sysusers.d/pilotd.conf; do
+	dpkg-deb -c "$deb" | awk '{print $6}' | grep -qx "$f" || { echo "check-deb: $f is not in the package"; missing=1; }
+done
+[ $missing = 0 ] || exit 1
+# installing creates the pilotd user, and neither starts nor enables pilotd
+postinst=$(dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./postinst 2>/dev/null || true)
+if grep -E 'deb-systemd-invoke (start|restart)|deb-systemd-helper enable' <<< "$postinst"; then
+	echo "check-deb: postinst starts or enables the service"
+	exit 1
+fi
+grep -q 'systemd-sysusers .*pilotd.conf' <<< "$postinst" ||
+	{ echo "check-deb: postinst does not create the pilotd user"; exit 1; }
+grep -q 'udevadm control --reload-rules' <<< "$postinst" ||
+	{ echo "check-deb: postinst does not make udev reread its rules"; exit 1; }
+echo "check-deb: $(dpkg-deb -f "$deb" Package)_$(dpkg-deb -f "$deb" Version)_$(dpkg-deb -f "$deb" Architecture).deb, $(stat -c %s "$deb") bytes, all checks passed"
