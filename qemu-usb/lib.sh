@@ -69,6 +69,37 @@ add_bin() {
 	add_libs "$root" "$src"
 }
 
+# add_files ROOT SPEC...: SRC:DEST programs (with their libraries) and
+# FILE:DIR=... plain files into DIR, as mkinitramfs*.sh take them.
+add_files() {
+	local root=$1 spec
+	shift
+	for spec in "$@"; do
+		case "$spec" in
+		data=*) spec=${spec#data=}
+			install -D -m 0644 "${spec%:*}" "$root${spec##*:}/$(basename "${spec%:*}")" ;;
+		*) add_bin "$root" "$spec" ;;
+		esac
+	done
+}
+
+# write_accounts ROOT [LINE]...: /etc/passwd and /etc/group with root and
+# palm, a desktop user in the dialout group (which owns /dev/pilot); each
+# LINE "passwd:..." or "group:..." adds an entry.
+write_accounts() {
+	local root=$1 l
+	shift
+	printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' 'palm:x:1000:1000:palm:/tmp:/bin/sh' \
+		> "$root/etc/passwd"
+	printf '%s\n' 'root:x:0:' 'dialout:x:20:palm' 'palm:x:1000:' > "$root/etc/group"
+	for l in "$@"; do
+		case "$l" in
+		passwd:*) echo "${l#passwd:}" >> "$root/etc/passwd" ;;
+		group:*) echo "${l#group:}" >> "$root/etc/group" ;;
+		esac
+	done
+}
+
 # pack_cpio DIR: DIR as a gzipped newc archive on stdout (what the kernel
 # unpacks as an initramfs; archives may be concatenated).
 pack_cpio() {

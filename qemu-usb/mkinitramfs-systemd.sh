@@ -16,17 +16,16 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-out= deb=
-bins=() data=() data_dir=/usr/share
+out= deb= files=() data_dir=/usr/share
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--out) out=$2; shift 2 ;;
-	--deb) deb=$2; shift 2 ;;
-	--bin) bins+=("$2:/usr/bin/$(basename "$2")"); shift 2 ;;
-	--data-dir) data_dir=$2; shift 2 ;;
-	--data) data+=("$2:$data_dir"); shift 2 ;;
+	--out | --deb) declare "${1#--}=$2" ;;
+	--bin) files+=("$2:/usr/bin/$(basename "$2")") ;;
+	--data-dir) data_dir=$2 ;;
+	--data) files+=("data=$2:$data_dir") ;;
 	*) die "unknown argument: $1" ;;
 	esac
+	shift 2
 done
 [ -n "$out" ] && [ -f "$deb" ] || die "usage: mkinitramfs-systemd.sh --out FILE --deb FILE [--bin FILE]... [--data-dir DIR] [--data FILE]..."
 
@@ -58,15 +57,7 @@ for a in $(busybox --list); do
 done
 ln -sf /lib/systemd/systemd "$root/init"
 
-cat > "$root/etc/passwd" <<'PW'
-root:x:0:0:root:/root:/bin/sh
-palm:x:1000:1000:palm:/tmp:/bin/sh
-PW
-cat > "$root/etc/group" <<'GR'
-root:x:0:
-dialout:x:20:palm
-palm:x:1000:
-GR
+write_accounts "$root" # pilotd's user comes from the package (sysusers.d)
 cat > "$root/etc/os-release" <<'OS'
 NAME="pilotd service guest"
 ID=debian
@@ -110,12 +101,7 @@ systemctl reboot --force --force
 EOF
 chmod 0755 "$root/usr/lib/pilotd-guest/job"
 
-for b in "${bins[@]}"; do
-	add_bin "$root" "$b"
-done
-for d in "${data[@]}"; do
-	install -D -m 0644 "${d%:*}" "$root${d##*:}/$(basename "${d%:*}")"
-done
+add_files "$root" "${files[@]}"
 
 pack_cpio "$root" > "$out.tmp"
 mv "$out.tmp" "$out"

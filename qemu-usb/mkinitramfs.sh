@@ -18,17 +18,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 out= init=
-rules=() bins=() data=() data_dir=/usr/share
+rules=() files=() data_dir=/usr/share
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) out=$2; shift 2 ;;
 	--init) init=$2; shift 2 ;;
 	--rules) rules+=("$2"); shift 2 ;;
-	--bin) bins+=("$2:/usr/bin/$(basename "$2")"); shift 2 ;;
-	--sbin) bins+=("$2:/usr/sbin/$(basename "$2")"); shift 2 ;;
-	--prog) bins+=("$2"); shift 2 ;;
+	--bin) files+=("$2:/usr/bin/$(basename "$2")"); shift 2 ;;
+	--sbin) files+=("$2:/usr/sbin/$(basename "$2")"); shift 2 ;;
+	--prog) files+=("$2"); shift 2 ;;
 	--data-dir) data_dir=$2; shift 2 ;;
-	--data) data+=("$2:$data_dir"); shift 2 ;;
+	--data) files+=("data=$2:$data_dir"); shift 2 ;;
 	*) die "unknown argument: $1" ;;
 	esac
 done
@@ -41,19 +41,8 @@ mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,run,tmp,etc,root,lib/ud
 
 cp /bin/busybox "$root/bin/busybox"
 install -m 0755 "$init" "$root/init"
-# pilotd: the daemon's unprivileged user (pilotd --user pilotd); palm: a
-# desktop user in the dialout group, which owns /dev/pilot.
-cat > "$root/etc/passwd" <<'PW'
-root:x:0:0:root:/root:/bin/sh
-pilotd:x:101:101:pilotd:/nonexistent:/bin/false
-palm:x:1000:1000:palm:/tmp:/bin/sh
-PW
-cat > "$root/etc/group" <<'GR'
-root:x:0:
-dialout:x:20:palm
-pilotd:x:101:
-palm:x:1000:
-GR
+# pilotd: the daemon's unprivileged user (pilotd --user pilotd)
+write_accounts "$root" 'passwd:pilotd:x:101:101:pilotd:/nonexistent:/bin/false' 'group:pilotd:x:101:'
 
 udev_dir=$(udev_unpacked)
 install -D -m 0755 "$udev_dir/bin/udevadm" "$root/bin/udevadm"
@@ -64,12 +53,7 @@ for r in "${rules[@]}"; do
 	cp "$r" "$root/lib/udev/rules.d/"
 done
 
-for b in "${bins[@]}"; do
-	add_bin "$root" "$b"
-done
-for d in "${data[@]}"; do
-	install -D -m 0644 "${d%:*}" "$root${d##*:}/$(basename "${d%:*}")"
-done
+add_files "$root" "${files[@]}"
 
 pack_cpio "$root" > "$out.tmp"
 mv "$out.tmp" "$out"
