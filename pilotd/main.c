@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * pilotd: creates /dev/pilot with CUSE and forwards its byte stream to a
- * Palm handheld over USB.  This file is the daemon's lifecycle: options,
- * the event loop, signals and an orderly shutdown.
+ * Palm handheld over USB, on this machine's bus or through a usbredir
+ * server.  This file is the daemon's lifecycle: options, the event loop,
+ * signals and an orderly shutdown.
  *
- *   pilotd [--name pilot] [--device VID:PID] [--port PATH] [--user USER] [--verbose]
+ *   pilotd [--name pilot] [--device VID:PID] [--port PATH | --usbredir SERVER]
+ *          [--user USER] [--verbose]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -75,24 +77,24 @@ static void hook_tx_ready(void *ctx)
 {
 	struct pilotd *pd = ctx;
 
-	if (pd->usb)
-		usb_link_kick_tx(pd->usb);
+	if (pd->link)
+		pd->link->ops->kick_tx(pd->link);
 }
 
 static void hook_rx_room(void *ctx)
 {
 	struct pilotd *pd = ctx;
 
-	if (pd->usb)
-		usb_link_rx_room(pd->usb);
+	if (pd->link)
+		pd->link->ops->rx_room(pd->link);
 }
 
 static void hook_last_close(void *ctx)
 {
 	struct pilotd *pd = ctx;
 
-	if (pd->usb)
-		usb_link_last_close(pd->usb);
+	if (pd->link)
+		pd->link->ops->last_close(pd->link);
 }
 
 static int port_start(struct pilotd *pd)
@@ -126,11 +128,16 @@ static void usage(FILE *f, const char *argv0)
 	fprintf(f,
 		"usage: %s [options]\n"
 		"Create /dev/NAME with CUSE and forward its byte stream to a Palm handheld\n"
-		"over USB.  Runs in the foreground until SIGTERM or SIGINT.\n\n"
+		"over USB: on this machine's bus, or exported by a usbredir server such as\n"
+		"usbredirect.  Runs in the foreground until SIGTERM or SIGINT.\n\n"
 		"  -n, --name NAME       device node name under /dev (default: pilot)\n"
 		"  -d, --device VID:PID  use this USB device (hex) instead of any known Palm\n"
 		"  -p, --port PATH       only the handheld at this USB port, as the kernel\n"
 		"                        names it in /sys/bus/usb/devices (e.g. 1-1.2)\n"
+		"  -r, --usbredir SERVER the handheld a usbredir server exports, instead of\n"
+		"                        this machine's USB bus: HOST:PORT, [IPv6]:PORT or\n"
+		"                        a Unix socket path (with a '/'); called again\n"
+		"                        whenever the connection ends\n"
 		"  -u, --user USER       once /dev/cuse is open, run as USER (and its groups);\n"
 		"                        USER must be able to open the handheld's USB nodes\n"
 		"  -v, --verbose         log every open and release, and USB details\n"
@@ -145,6 +152,7 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 		{ "name", required_argument, NULL, 'n' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "port", required_argument, NULL, 'p' },
+		{ "usbredir", required_argument, NULL, 'r' },
 		{ "user", required_argument, NULL, 'u' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -153,7 +161,7 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "n:d:p:u:vhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:d:p:r:u:vhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			if (!*optarg || strchr(optarg, '/') || strlen(optarg) > 64) {
@@ -166,14 +174,14 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 			pd->devname = optarg;
 			break;
 		case 'd':
-			if (palm_parse_vidpid(optarg, &pd->link_cfg.vid, &pd->link_cfg.pid) < 0) {
+			if (palm_parse_vidpid(optarg, &pd->match.vid, &pd->match.pid) < 0) {
 				fprintf(stderr,
 					"pilotd: bad --device '%s': expected VID:PID in hex, "
 					"e.g. 0830:0060\n",
 					optarg);
 				return -1;
 			}
-			pd->link_cfg.match_any_palm = false;
+			pd->match.any_palm = false;
 			break;
 		case 'p':
 			if (!palm_valid_port_path(optarg)) {
@@ -183,7 +191,15 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 					optarg);
 				return -1;
 			}
-			pd->link_cfg.port_path = optarg;
+			pd->match.port_path = optarg;
+			break;
+		case 'r':
+			if (!*optarg) {
+				fprintf(stderr, "pilotd: bad --usbredir '': expected HOST:PORT, "
+						"[IPv6]:PORT or a socket path\n");
+				return -1;
+			}
+			pd->usbredir = optarg;
 			break;
 		case 'u': {
 			const struct passwd *pw = getpwnam(optarg);
@@ -205,6 +221,11 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 	}
 	if (optind != argc) {
 		fprintf(stderr, "pilotd: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (pd->usbredir && pd->match.port_path) {
+		fprintf(stderr, "pilotd: --port names a port of this machine's USB bus; it "
+				"cannot be used with --usbredir\n");
 		return -1;
 	}
 	return 0;
@@ -250,7 +271,7 @@ static void read_timer_ready(void *ctx, uint32_t events)
 	if (read(pd->read_timer.fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
 		log_warn("read timer: %s", strerror(errno));
 	pd->armed_ms = 0; /* it fired, so it is disarmed */
-	/* the port serves the reads whose time came after this round */
+			  /* the port serves the reads whose time came after this round */
 }
 
 static int timer_start(struct pilotd *pd)
@@ -310,14 +331,13 @@ static void front_ready(void *ctx)
 static int run(struct pilotd *pd)
 {
 	while (!pd->stop && !pd->front.closed) {
-		int n = loop_run_once(&pd->loop, usb_link_timeout_ms(pd->usb));
+		int n = loop_run_once(&pd->loop, pd->link->ops->timeout_ms(pd->link));
 
 		if (n < 0) {
 			log_err("epoll_wait: %s", strerror(-n));
 			return 1;
 		}
-		if (n == 0)
-			usb_link_handle_events(pd->usb);
+		pd->link->ops->after_events(pd->link, n == 0);
 		arm_timer(pd, port_after_events(&pd->port, loop_now_ms()));
 	}
 	return pd->front.closed ? 1 : 0;
@@ -327,7 +347,7 @@ int main(int argc, char **argv)
 {
 	struct pilotd pd = {
 		.devname = "pilot",
-		.link_cfg = { .match_any_palm = true },
+		.match = { .any_palm = true },
 		.sig_watch = { .fd = -1 },
 		.read_timer = { .fd = -1 },
 	};
@@ -339,14 +359,18 @@ int main(int argc, char **argv)
 		log_err("out of resources: %s", strerror(errno));
 		return 1;
 	}
-	pd.front = (struct cuse_front){ .loop = &pd.loop, .port = &pd.port,
-					.devname = pd.devname, .ready = front_ready,
+	pd.front = (struct cuse_front){ .loop = &pd.loop,
+					.port = &pd.port,
+					.devname = pd.devname,
+					.ready = front_ready,
 					.ready_ctx = &pd };
 	r = signals_start(&pd);
 	if (r == 0)
 		r = timer_start(&pd);
-	if (r == 0)
-		r = usb_link_start(&pd.usb, &pd.link_cfg, &pd.loop, &pd.port);
+	if (r == 0 && pd.usbredir)
+		r = link_usbredir_start(&pd.link, &pd.match, pd.usbredir, &pd.loop, &pd.port);
+	else if (r == 0)
+		r = link_libusb_start(&pd.link, &pd.match, &pd.loop, &pd.port);
 	if (r == 0)
 		r = front_start(&pd.front, argv[0]);
 	if (r == 0)
@@ -360,9 +384,9 @@ int main(int argc, char **argv)
 	service_stopping();
 	pd.front.stopping = true;
 	port_shutdown(&pd.port);
-	if (pd.usb)
-		usb_link_stop(pd.usb);
-	pd.usb = NULL;
+	if (pd.link)
+		pd.link->ops->stop(pd.link);
+	pd.link = NULL;
 	front_stop(&pd.front);
 	port_free(&pd.port);
 	if (pd.sig_watch.fd >= 0)

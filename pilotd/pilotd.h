@@ -4,8 +4,12 @@
  * two edges that never call each other; between them sits the port
  * (core/port.h), which holds the stream queues and every session rule:
  *
- *   write(2) on /dev/pilot -> cuse_front.c -> port (txq) -> usb_link.c -> bulk OUT
- *   bulk IN -> usb_link.c -> port (rxq) -> cuse_front.c -> read(2) on /dev/pilot
+ *   write(2) on /dev/pilot -> cuse_front.c -> port (txq) -> link -> bulk OUT
+ *   bulk IN -> link -> port (rxq) -> cuse_front.c -> read(2) on /dev/pilot
+ *
+ * The link is one of two transports (link.h): link_libusb.c for a
+ * handheld on this machine's bus, link_usbredir.c for one exported by a
+ * usbredir server.
  *
  * The edges call the port; the port reaches them through the hooks that
  * main.c wires.  All state lives in struct pilotd.
@@ -19,7 +23,7 @@
 #include "core/loop.h"
 #include "core/port.h"
 #include "cuse_front.h"
-#include "usb_link.h"
+#include "link.h"
 
 #define RXQ_SIZE (256u * 1024)
 /* Above the kernel's largest CUSE write request (128 KiB, fs/fuse/file.c). */
@@ -27,7 +31,8 @@
 
 struct pilotd {
 	const char *devname;
-	struct usb_link_config link_cfg;
+	struct link_match match;
+	const char *usbredir; /* --usbredir: the server, else libusb */
 	const char *user; /* --user: run as this one once /dev/cuse is open */
 	uid_t uid;
 	gid_t gid;
@@ -40,7 +45,7 @@ struct pilotd {
 
 	struct port port;
 	struct cuse_front front;
-	struct usb_link *usb;
+	struct link *link; /* the transport: link_libusb.c or link_usbredir.c */
 };
 
 #endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The USB edge: find the handheld, learn where its HotSync stream is, and
- * pump bytes between the bulk endpoints and the stream queues.
+ * The libusb transport: find the handheld on this machine's USB bus, set
+ * it up (core/setup.h), and pump bytes between its bulk endpoints and the
+ * port's stream queues.
  *
  * Nothing here blocks the event loop: hotplug callbacks only note what
  * happened (libusb forbids most calls inside them), the connection-info
@@ -22,7 +23,8 @@
 
 #include "core/log.h"
 #include "core/palm.h"
-#include "usb_link.h"
+#include "core/setup.h"
+#include "link.h"
 
 /*
  * IN transfers are one packet (wMaxPacketSize) each, with no timeout, as
@@ -32,17 +34,14 @@
  * data (usb-redir returns none of a cancelled one).  Many in flight keep
  * the pipe full.  docs/design.md "IN transfers" has the trade-off.
  */
-#define IN_TRANSFERS   32
-#define IN_BUFFER_SIZE 1024u /* the largest wMaxPacketSize of a bulk endpoint */
+#define IN_TRANSFERS	 32
+#define IN_BUFFER_SIZE	 1024u /* the largest wMaxPacketSize of a bulk endpoint */
 #define OUT_TRANSFER_MAX (256u * 1024)
 #define CTRL_TIMEOUT_MS	 2000
 /* Errors in a row, with no transfer succeeding between them, before the
  * handheld is given up as broken. */
 #define MAX_ERRORS_IN_A_ROW 10
 #define MAX_USB_FDS	    8
-
-/* A bit per endpoint address: OUT 1-15 in bits 1-15, IN in bits 17-31. */
-#define EP_BIT(addr) (1u << ((((addr)&0x80) >> 3) | ((addr)&0x0f)))
 
 enum link_state {
 	LINK_IDLE,	/* no handheld */
@@ -51,16 +50,9 @@ enum link_state {
 	LINK_CLOSING,	/* waiting for cancelled transfers */
 };
 
-enum handshake_step {
-	HS_EXT_CONNINFO,
-	HS_CONNINFO,
-	HS_BYTES_AVAILABLE,
-	HS_GET_CONFIGURATION, /* Clie 3.5 */
-	HS_GET_INTERFACE,
-};
-
 struct usb_link {
-	struct usb_link_config cfg;
+	struct link base;
+	struct link_match cfg;
 	struct loop *loop;
 	struct port *port;
 	libusb_context *ctx;
@@ -73,13 +65,10 @@ struct usb_link {
 	char name[64];
 	enum link_state state;
 	bool departed;
+	struct palm_setup setup;
 	struct palm_hotsync hs;
-	uint32_t bulk_eps;	     /* interface 0's bulk endpoints, EP_BIT() */
-	uint8_t first_in, first_out; /* first bulk pair, the fallback */
-	uint16_t in_mps[16];	     /* wMaxPacketSize of each bulk IN endpoint */
-	size_t in_size;		     /* of each IN transfer: one packet */
+	size_t in_size; /* of each IN transfer: one packet */
 
-	enum handshake_step step;
 	struct libusb_transfer *ctrl;
 	uint8_t ctrl_buf[LIBUSB_CONTROL_SETUP_SIZE + 64];
 	bool ctrl_busy;
@@ -106,7 +95,8 @@ static bool at_port_path(libusb_device *dev, const char *want)
 	int n = libusb_get_port_numbers(dev, ports, (int)sizeof(ports));
 
 	return n > 0 &&
-	       palm_format_port_path(path, sizeof(path), libusb_get_bus_number(dev), ports, n) == 0 &&
+	       palm_format_port_path(path, sizeof(path), libusb_get_bus_number(dev), ports, n) ==
+		       0 &&
 	       strcmp(path, want) == 0;
 }
 
@@ -115,9 +105,7 @@ static bool matches(struct usb_link *l, libusb_device *dev,
 {
 	if (l->cfg.port_path && !at_port_path(dev, l->cfg.port_path))
 		return false;
-	if (!l->cfg.match_any_palm)
-		return d->idVendor == l->cfg.vid && d->idProduct == l->cfg.pid;
-	return palm_find_model(d->idVendor, d->idProduct) != NULL;
+	return link_match_device(&l->cfg, d->idVendor, d->idProduct);
 }
 
 static int on_hotplug(libusb_context *ctx, libusb_device *dev, libusb_hotplug_event event,
@@ -308,9 +296,9 @@ static void in_done(struct libusb_transfer *t)
 	submit_in(l);
 }
 
-void usb_link_rx_room(struct usb_link *l)
+static void rx_room(struct link *base)
 {
-	submit_in(l);
+	submit_in((struct usb_link *)base);
 }
 
 /* ---- bulk OUT: txq -> device ---- */
@@ -335,9 +323,9 @@ static void kick_tx(struct usb_link *l)
 	l->out_busy = true;
 }
 
-void usb_link_kick_tx(struct usb_link *l)
+static void kick_tx_op(struct link *base)
 {
-	kick_tx(l);
+	kick_tx((struct usb_link *)base);
 }
 
 static void out_done(struct libusb_transfer *t)
@@ -393,9 +381,8 @@ static void recover(struct usb_link *l)
 static void start_stream(struct usb_link *l)
 {
 	l->state = LINK_RUNNING;
-	l->in_size = l->in_mps[l->hs.in_ep & 0x0f];
-	if (l->in_size == 0 || l->in_size > IN_BUFFER_SIZE)
-		l->in_size = 64; /* a descriptor that lies: full speed's size */
+	l->hs = l->setup.hs;
+	l->in_size = palm_setup_in_size(&l->setup, IN_BUFFER_SIZE);
 	for (int i = 0; i < IN_TRANSFERS; i++)
 		libusb_fill_bulk_transfer(l->in[i], l->handle, l->hs.in_ep, l->in[i]->buffer,
 					  (int)l->in_size, in_done, l, 0);
@@ -405,12 +392,12 @@ static void start_stream(struct usb_link *l)
 	kick_tx(l);
 }
 
-static void submit_ctrl_type(struct usb_link *l, uint8_t reqtype, uint8_t request, uint16_t index,
-			     uint16_t length)
+static void submit_ctrl(struct usb_link *l, const struct palm_ctrl *req)
 {
 	int r;
 
-	libusb_fill_control_setup(l->ctrl_buf, reqtype, request, 0, index, length);
+	libusb_fill_control_setup(l->ctrl_buf, req->reqtype, req->request, req->value, req->index,
+				  req->length);
 	libusb_fill_control_transfer(l->ctrl, l->handle, l->ctrl_buf, l->ctrl->callback, l,
 				     CTRL_TIMEOUT_MS);
 	r = libusb_submit_transfer(l->ctrl);
@@ -421,89 +408,24 @@ static void submit_ctrl_type(struct usb_link *l, uint8_t reqtype, uint8_t reques
 	l->ctrl_busy = true;
 }
 
-static void submit_ctrl(struct usb_link *l, uint8_t request, uint16_t index, uint16_t length)
-{
-	submit_ctrl_type(l, PALM_REQTYPE_VENDOR_IN, request, index, length);
-}
-
-static bool endpoints_exist(const struct usb_link *l, const struct palm_hotsync *hs)
-{
-	return (l->bulk_eps & EP_BIT(hs->in_ep)) && (l->bulk_eps & EP_BIT(hs->out_ep));
-}
-
-/* Take the reply to the current handshake step; true when HotSync is known. */
-static bool take_conninfo(struct usb_link *l, struct libusb_transfer *t)
-{
-	const uint8_t *data = libusb_control_transfer_get_data(t);
-	struct palm_hotsync hs;
-	int r;
-
-	if (t->status != LIBUSB_TRANSFER_COMPLETED)
-		return false;
-	if (l->step == HS_EXT_CONNINFO)
-		r = palm_parse_ext_conninfo(data, (size_t)t->actual_length, &hs);
-	else
-		r = palm_parse_conninfo(data, (size_t)t->actual_length, &hs);
-	if (r < 0) {
-		log_warn("%s: connection information unusable (%d bytes, %s)", l->name,
-			 t->actual_length, r == -ENOENT ? "no HotSync port" : "malformed");
-		return false;
-	}
-	if (!endpoints_exist(l, &hs)) {
-		log_warn("%s: connection information names endpoints 0x%02x/0x%02x, which the "
-			 "device does not have",
-			 l->name, hs.in_ep, hs.out_ep);
-		return false;
-	}
-	l->hs = hs;
-	return true;
-}
-
 static void ctrl_done(struct libusb_transfer *t)
 {
 	struct usb_link *l = t->user_data;
+	struct palm_ctrl next;
 
 	l->ctrl_busy = false;
 	if (l->state != LINK_HANDSHAKE)
-		return;
+		return; /* the close notification, or a cancelled request */
 	if (t->status == LIBUSB_TRANSFER_NO_DEVICE) {
 		device_gone(l);
 		return;
 	}
-	switch (l->step) {
-	case HS_EXT_CONNINFO:
-		if (!take_conninfo(l, t)) {
-			l->step = HS_CONNINFO;
-			submit_ctrl(l, VISOR_GET_CONNECTION_INFORMATION, 0, VISOR_CONNINFO_LEN);
-			return;
-		}
-		break;
-	case HS_CONNINFO:
-		if (!take_conninfo(l, t)) {
-			l->hs = (struct palm_hotsync){ .in_ep = l->first_in,
-						       .out_ep = l->first_out };
-			log_warn("%s: no usable connection information; falling back to the first "
-				 "bulk pair",
-				 l->name);
-		}
-		break;
-	case HS_BYTES_AVAILABLE:
-		start_stream(l); /* the reply carries nothing we need */
-		return;
-	case HS_GET_CONFIGURATION:
-		l->step = HS_GET_INTERFACE;
-		submit_ctrl_type(l, USB_REQTYPE_INTERFACE_IN, USB_GET_INTERFACE, 0, 1);
-		return;
-	case HS_GET_INTERFACE:
-		/* the kernel insists on both answers; we only note a refusal */
-		if (t->status != LIBUSB_TRANSFER_COMPLETED || t->actual_length != 1)
-			log_warn("%s: GET_INTERFACE failed; syncing anyway", l->name);
-		l->hs = (struct palm_hotsync){ .in_ep = l->first_in, .out_ep = l->first_out };
+	if (palm_setup_reply(&l->setup, t->status == LIBUSB_TRANSFER_COMPLETED,
+			     libusb_control_transfer_get_data(t),
+			     t->actual_length > 0 ? (size_t)t->actual_length : 0, &next))
 		start_stream(l);
-		return;
-	}
-	l->step = HS_BYTES_AVAILABLE;
-	submit_ctrl(l, VISOR_REQUEST_BYTES_AVAILABLE, 5, 2);
+	else
+		submit_ctrl(l, &next);
 }
 
 /* ---- opening and closing a handheld ---- */
@@ -512,41 +434,34 @@ static void ctrl_done(struct libusb_transfer *t)
  * Note interface 0's bulk endpoints, and the first pair for the fallback.
  * The descriptor is read once, here, when the handheld is opened.
  */
-static int read_bulk_endpoints(struct usb_link *l)
+static int read_bulk_endpoints(struct usb_link *l, struct palm_endpoints *eps)
 {
 	struct libusb_config_descriptor *cfg;
 	int r = libusb_get_active_config_descriptor(l->dev, &cfg);
 
 	if (r < 0)
 		return r;
-	l->bulk_eps = 0;
-	memset(l->in_mps, 0, sizeof(l->in_mps));
-	l->first_in = l->first_out = 0;
+	*eps = (struct palm_endpoints){ 0 };
 	if (cfg->bNumInterfaces >= 1 && cfg->interface[0].num_altsetting >= 1) {
 		const struct libusb_interface_descriptor *id = &cfg->interface[0].altsetting[0];
 
 		for (int e = 0; e < id->bNumEndpoints; e++) {
-			uint8_t a = id->endpoint[e].bEndpointAddress;
+			const struct libusb_endpoint_descriptor *ep = &id->endpoint[e];
 
-			if ((id->endpoint[e].bmAttributes & 3) != LIBUSB_TRANSFER_TYPE_BULK)
-				continue;
-			l->bulk_eps |= EP_BIT(a);
-			if (a & 0x80)
-				l->in_mps[a & 0x0f] = id->endpoint[e].wMaxPacketSize & 0x7ff;
-			if ((a & 0x80) && !l->first_in)
-				l->first_in = a;
-			if (!(a & 0x80) && !l->first_out)
-				l->first_out = a;
+			if ((ep->bmAttributes & 3) == LIBUSB_TRANSFER_TYPE_BULK)
+				palm_endpoints_add(eps, ep->bEndpointAddress, ep->wMaxPacketSize);
 		}
 	}
 	libusb_free_config_descriptor(cfg);
-	return l->first_in && l->first_out ? 0 : LIBUSB_ERROR_NOT_SUPPORTED;
+	return eps->first_in && eps->first_out ? 0 : LIBUSB_ERROR_NOT_SUPPORTED;
 }
 
 static void open_arrived(struct usb_link *l)
 {
 	libusb_device *dev = l->arrived;
 	struct libusb_device_descriptor d;
+	struct palm_endpoints eps;
+	struct palm_ctrl req;
 	int r;
 
 	l->arrived = NULL;
@@ -561,7 +476,7 @@ static void open_arrived(struct usb_link *l)
 		if (r < 0)
 			libusb_close(l->handle);
 	}
-	if (r == 0 && (r = read_bulk_endpoints(l)) < 0) {
+	if (r == 0 && (r = read_bulk_endpoints(l, &eps)) < 0) {
 		libusb_release_interface(l->handle, 0);
 		libusb_close(l->handle);
 	}
@@ -577,13 +492,8 @@ static void open_arrived(struct usb_link *l)
 	l->in_halted = l->out_halted = false;
 	l->errors_in_a_row = 0;
 	l->state = LINK_HANDSHAKE;
-	if (palm_model_startup(d.idVendor, d.idProduct) == PALM_STARTUP_CLIE_3_5) {
-		l->step = HS_GET_CONFIGURATION;
-		submit_ctrl_type(l, USB_REQTYPE_DEVICE_IN, USB_GET_CONFIGURATION, 0, 1);
-		return;
-	}
-	l->step = HS_EXT_CONNINFO;
-	submit_ctrl(l, PALM_GET_EXT_CONNECTION_INFORMATION, 0, PALM_EXT_CONNINFO_LEN);
+	palm_setup_start(&l->setup, l->name, d.idVendor, d.idProduct, &eps, &req);
+	submit_ctrl(l, &req);
 }
 
 /* Called after every round of libusb events: act on what they noted. */
@@ -600,17 +510,27 @@ static void link_progress(struct usb_link *l)
 }
 
 /* The visor driver tells the handheld on every close of the port. */
-void usb_link_last_close(struct usb_link *l)
+static void last_close(struct link *base)
 {
+	struct usb_link *l = (struct usb_link *)base;
+
 	if (l->state == LINK_RUNNING && !l->ctrl_busy)
-		submit_ctrl(l, VISOR_CLOSE_NOTIFICATION, 0, VISOR_CLOSE_NOTIFICATION_LEN);
+		submit_ctrl(l, &palm_close_notification);
 }
 
 /* ---- event loop plumbing ---- */
 
+static void handle_events(struct usb_link *l)
+{
+	struct timeval zero = { 0 };
+
+	libusb_handle_events_timeout_completed(l->ctx, &zero, NULL);
+	link_progress(l);
+}
+
 static void fd_ready(void *ctx, uint32_t events)
 {
-	usb_link_handle_events(ctx);
+	handle_events(ctx);
 }
 
 static uint32_t epoll_events(short poll_events)
@@ -645,8 +565,9 @@ static void fd_removed(int fd, void *user)
 	}
 }
 
-int usb_link_timeout_ms(struct usb_link *l)
+static int timeout_ms(struct link *base)
 {
+	struct usb_link *l = (struct usb_link *)base;
 	struct timeval tv;
 
 	if (libusb_pollfds_handle_timeouts(l->ctx) || libusb_get_next_timeout(l->ctx, &tv) != 1)
@@ -654,12 +575,10 @@ int usb_link_timeout_ms(struct usb_link *l)
 	return (int)(tv.tv_sec * 1000 + (tv.tv_usec + 999) / 1000);
 }
 
-void usb_link_handle_events(struct usb_link *l)
+static void after_events(struct link *base, bool timed_out)
 {
-	struct timeval zero = { 0 };
-
-	libusb_handle_events_timeout_completed(l->ctx, &zero, NULL);
-	link_progress(l);
+	if (timed_out)
+		handle_events((struct usb_link *)base);
 }
 
 static int alloc_transfers(struct usb_link *l)
@@ -682,16 +601,28 @@ static int alloc_transfers(struct usb_link *l)
 	return 0;
 }
 
-int usb_link_start(struct usb_link **out, const struct usb_link_config *cfg, struct loop *loop,
-		   struct port *port)
+static void stop(struct link *base);
+
+static const struct link_ops libusb_ops = {
+	.timeout_ms = timeout_ms,
+	.after_events = after_events,
+	.kick_tx = kick_tx_op,
+	.rx_room = rx_room,
+	.last_close = last_close,
+	.stop = stop,
+};
+
+int link_libusb_start(struct link **out, const struct link_match *cfg, struct loop *loop,
+		      struct port *port)
 {
 	struct usb_link *l = calloc(1, sizeof(*l));
 	const struct libusb_pollfd **fds;
 	int r;
 
-	*out = l;
+	*out = l ? &l->base : NULL;
 	if (!l)
 		return -ENOMEM;
+	l->base.ops = &libusb_ops;
 	l->cfg = *cfg;
 	l->loop = loop;
 	l->port = port;
@@ -725,8 +656,9 @@ int usb_link_start(struct usb_link **out, const struct usb_link_config *cfg, str
 	return 0;
 }
 
-void usb_link_stop(struct usb_link *l)
+static void stop(struct link *base)
 {
+	struct usb_link *l = (struct usb_link *)base;
 	struct timeval tv = { .tv_sec = 0, .tv_usec = 100 * 1000 };
 
 	if (!l)

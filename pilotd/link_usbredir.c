@@ -1,0 +1,834 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The usbredir transport: a handheld docked on another machine, exported
+ * there by a usbredir server (Debian's usbredirect: `usbredirect --device
+ * VID:PID --as HOST:PORT`).  pilotd is the usb-guest side of the usbredir
+ * protocol, as QEMU's usb-redir device is (hw/usb/redirect.c), over TCP
+ * or a Unix socket, with libusbredirparser.
+ *
+ * The device is driven as link_libusb.c drives a local one: the set-up
+ * of core/setup.h as control packets, one-packet bulk IN requests while
+ * the port has room, one bulk OUT packet at a time from txq, and a
+ * CLEAR_FEATURE(ENDPOINT_HALT) after a stall.  Everything the server
+ * sends is untrusted: the parser checks packet framing, and each reply is
+ * checked against what was asked before its bytes are used; a server
+ * that breaks the protocol is dropped and called again later.
+ *
+ * The connection is the handheld's cable: losing it, or the server's
+ * device_disconnect, is a departure for the open files.  pilotd then
+ * closes the connection and calls again with a growing delay (0.1 s
+ * doubling to 2 s): usbredirect serves one device for one client and
+ * exits when either goes, so on the cradle's machine it runs in a loop
+ * (README), and the next HotSync's handheld is served by a new one.
+ * Names are resolved once, at start; no call here blocks.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <usbredirparser.h>
+
+#include "core/log.h"
+#include "core/palm.h"
+#include "core/setup.h"
+#include "link.h"
+
+#define IN_REQUESTS	    32
+#define IN_BUFFER_MAX	    1024u /* the largest wMaxPacketSize of a bulk endpoint */
+#define OUT_PACKET_MAX	    (64u * 1024)
+#define BACKOFF_FIRST_MS    100
+#define BACKOFF_MAX_MS	    2000
+#define CONNECT_TIMEOUT_MS  5000  /* TCP connect, then the server's hello */
+#define SETUP_TIMEOUT_MS    10000 /* from device_connect to the stream */
+#define MAX_ERRORS_IN_A_ROW 10
+
+enum conn_state {
+	CONN_WAITING,	 /* until retry_at_ms */
+	CONN_CONNECTING, /* a non-blocking connect in progress */
+	CONN_HELLO,	 /* connected; the server has not said hello */
+	CONN_UP,
+};
+
+enum dev_state {
+	DEV_NONE,
+	DEV_SETUP, /* control requests of core/setup.h */
+	DEV_RUNNING,
+};
+
+enum ctrl_purpose { CTRL_SETUP, CTRL_CLOSE_NOTIFICATION, CTRL_CLEAR_HALT };
+
+struct redir_link {
+	struct link base;
+	struct link_match match;
+	struct loop *loop;
+	struct port *port;
+
+	const char *server; /* as given, for the log */
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+
+	enum conn_state conn;
+	struct watch sock;
+	uint32_t sock_events;
+	struct usbredirparser *parser;
+	uint64_t deadline_ms; /* of connecting, hello or set-up (0: none) */
+	uint64_t retry_at_ms;
+	unsigned int backoff_ms;
+	unsigned int failures; /* connection attempts failed in a row */
+	const char *drop;      /* set inside parser callbacks: drop after */
+	char drop_buf[96];
+	bool departed; /* device_disconnect came */
+
+	enum dev_state dev;
+	char name[128];
+	bool have_ep_info;
+	struct palm_endpoints eps;
+	struct palm_setup setup;
+	struct palm_hotsync hs;
+	size_t in_size;
+	uint32_t next_id;
+
+	bool ctrl_busy;
+	uint32_t ctrl_id;
+	enum ctrl_purpose ctrl_purpose;
+	uint16_t ctrl_len;
+	uint8_t halt_ep; /* of the CLEAR_FEATURE in flight */
+
+	bool in_busy[IN_REQUESTS];
+	uint32_t in_id[IN_REQUESTS];
+	bool out_busy;
+	uint32_t out_id;
+	size_t out_len;
+	uint8_t *out_buf;
+
+	bool in_halted, out_halted;
+	unsigned int errors_in_a_row;
+	unsigned long long rx_bytes, tx_bytes;
+};
+
+static void flush(struct redir_link *l);
+
+/* ---- where the server is ---- */
+
+static int parse_server(struct redir_link *l, const char *s)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res;
+	char host[256];
+	const char *colon, *port;
+	size_t hostlen;
+	int r;
+
+	if (strchr(s, '/')) { /* a Unix socket */
+		struct sockaddr_un *un = (struct sockaddr_un *)&l->addr;
+
+		if (strlen(s) >= sizeof(un->sun_path))
+			return -ENAMETOOLONG;
+		un->sun_family = AF_UNIX;
+		strcpy(un->sun_path, s);
+		l->addrlen = sizeof(*un);
+		return 0;
+	}
+	if (s[0] == '[') { /* [IPv6]:PORT */
+		const char *end = strchr(s, ']');
+
+		if (!end || end[1] != ':')
+			return -EINVAL;
+		hostlen = (size_t)(end - s - 1);
+		memcpy(host, s + 1, hostlen < sizeof(host) ? hostlen : 0);
+		port = end + 2;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon || strchr(s, ':') != colon)
+			return -EINVAL;
+		hostlen = (size_t)(colon - s);
+		memcpy(host, s, hostlen < sizeof(host) ? hostlen : 0);
+		port = colon + 1;
+	}
+	if (hostlen == 0 || hostlen >= sizeof(host) || !*port ||
+	    strspn(port, "0123456789") != strlen(port) || atol(port) < 1 || atol(port) > 65535)
+		return -EINVAL;
+	host[hostlen] = '\0';
+	r = getaddrinfo(host, port, &hints, &res);
+	if (r != 0) {
+		log_err("usbredir server %s: %s", s, gai_strerror(r));
+		return -EHOSTUNREACH;
+	}
+	memcpy(&l->addr, res->ai_addr, res->ai_addrlen);
+	l->addrlen = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
+}
+
+/* ---- the device on the connection ---- */
+
+static uint32_t new_id(struct redir_link *l)
+{
+	return ++l->next_id;
+}
+
+static int in_busy_count(const struct redir_link *l)
+{
+	int n = 0;
+
+	for (int i = 0; i < IN_REQUESTS; i++)
+		n += l->in_busy[i];
+	return n;
+}
+
+/* The server forgets a departed device's transfers; so do we. */
+static void forget_device(struct redir_link *l, const char *why)
+{
+	if (l->dev == DEV_NONE)
+		return;
+	log_info("%s: %s (%llu bytes in, %llu out)", l->name, why, l->rx_bytes, l->tx_bytes);
+	if (l->dev == DEV_RUNNING)
+		port_carrier_down(l->port); /* also discards what it did not take */
+	l->dev = DEV_NONE;
+	l->ctrl_busy = l->out_busy = false;
+	memset(l->in_busy, 0, sizeof(l->in_busy));
+}
+
+static void send_ctrl(struct redir_link *l, enum ctrl_purpose purpose, const struct palm_ctrl *req)
+{
+	struct usb_redir_control_packet_header h = {
+		.endpoint = 0x80,
+		.request = req->request,
+		.requesttype = req->reqtype,
+		.value = req->value,
+		.index = req->index,
+		.length = req->length,
+	};
+
+	if (!(req->reqtype & 0x80))
+		h.endpoint = 0x00;
+	l->ctrl_id = new_id(l);
+	l->ctrl_purpose = purpose;
+	l->ctrl_len = req->length;
+	l->ctrl_busy = true;
+	usbredirparser_send_control_packet(l->parser, l->ctrl_id, &h, NULL, 0);
+}
+
+static void submit_in(struct redir_link *l)
+{
+	struct usb_redir_bulk_packet_header h = {
+		.endpoint = l->hs.in_ep,
+		.length = (uint16_t)l->in_size,
+	};
+
+	for (int i = 0; i < IN_REQUESTS && l->dev == DEV_RUNNING && !l->in_halted; i++) {
+		if (l->in_busy[i])
+			continue;
+		/* backpressure: the reader is behind, or nobody listens */
+		if (port_rx_room(l->port) < (size_t)(in_busy_count(l) + 1) * l->in_size)
+			return;
+		l->in_id[i] = new_id(l);
+		l->in_busy[i] = true;
+		usbredirparser_send_bulk_packet(l->parser, l->in_id[i], &h, NULL, 0);
+	}
+}
+
+static void kick_tx(struct redir_link *l)
+{
+	struct usb_redir_bulk_packet_header h = { .endpoint = l->hs.out_ep };
+	size_t n;
+
+	if (l->dev != DEV_RUNNING || l->out_busy || l->out_halted)
+		return;
+	n = port_tx_take(l->port, l->out_buf, OUT_PACKET_MAX);
+	if (n == 0)
+		return;
+	h.length = (uint16_t)(n & 0xffff);
+	h.length_high = (uint16_t)(n >> 16);
+	l->out_id = new_id(l);
+	l->out_len = n;
+	l->out_busy = true;
+	usbredirparser_send_bulk_packet(l->parser, l->out_id, &h, l->out_buf, (int)n);
+}
+
+static void start_stream(struct redir_link *l)
+{
+	l->dev = DEV_RUNNING;
+	l->deadline_ms = 0;
+	l->hs = l->setup.hs;
+	l->in_size = palm_setup_in_size(&l->setup, IN_BUFFER_MAX);
+	log_info("%s: HotSync on bulk IN 0x%02x, OUT 0x%02x", l->name, l->hs.in_ep, l->hs.out_ep);
+	port_carrier_up(l->port);
+	submit_in(l);
+	kick_tx(l);
+}
+
+static void drop_connection(struct redir_link *l, const char *why)
+{
+	if (!l->drop) {
+		snprintf(l->drop_buf, sizeof(l->drop_buf), "%s", why);
+		l->drop = l->drop_buf;
+	}
+}
+
+/* A transfer failed with the device still there: recover() clears the halt. */
+static void transfer_failed(struct redir_link *l, bool *halted, uint8_t ep, uint8_t status)
+{
+	if (*halted)
+		return;
+	log_warn("%s: bulk %s 0x%02x failed (usbredir status %u); recovering", l->name,
+		 ep & 0x80 ? "IN" : "OUT", ep, status);
+	*halted = true;
+	if (++l->errors_in_a_row > MAX_ERRORS_IN_A_ROW)
+		drop_connection(l, "too many USB errors in a row");
+}
+
+static void recover(struct redir_link *l)
+{
+	struct palm_ctrl req = { .reqtype = 0x02, .request = 0x01 }; /* CLEAR_FEATURE(HALT) */
+
+	if (l->dev != DEV_RUNNING || l->ctrl_busy)
+		return;
+	if (l->in_halted && in_busy_count(l) == 0)
+		req.index = l->hs.in_ep;
+	else if (l->out_halted && !l->out_busy)
+		req.index = l->hs.out_ep;
+	else
+		return;
+	l->halt_ep = (uint8_t)req.index;
+	send_ctrl(l, CTRL_CLEAR_HALT, &req);
+}
+
+static void halt_cleared(struct redir_link *l, bool ok)
+{
+	bool in = l->halt_ep & 0x80;
+
+	if (!ok) {
+		drop_connection(l, "the endpoint halt could not be cleared");
+		return;
+	}
+	log_info("%s: bulk %s 0x%02x recovered", l->name, in ? "IN" : "OUT", l->halt_ep);
+	if (in) {
+		l->in_halted = false;
+		submit_in(l);
+	} else {
+		l->out_halted = false;
+		kick_tx(l);
+	}
+}
+
+/* ---- what the server sends (parser callbacks; untrusted) ---- */
+
+static void on_log(void *priv, int level, const char *msg)
+{
+	struct redir_link *l = priv;
+
+	if (level <= usbredirparser_warning)
+		log_warn("usbredir server %s: %s", l->server, msg);
+	else if (level <= usbredirparser_info)
+		log_debug("usbredir server %s: %s", l->server, msg);
+}
+
+static int on_read(void *priv, uint8_t *data, int count)
+{
+	struct redir_link *l = priv;
+	ssize_t n = recv(l->sock.fd, data, (size_t)count, MSG_DONTWAIT);
+
+	if (n > 0)
+		return (int)n;
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	drop_connection(l, n == 0 ? "the server closed the connection" : strerror(errno));
+	return -1;
+}
+
+static int on_write(void *priv, uint8_t *data, int count)
+{
+	struct redir_link *l = priv;
+	ssize_t n = send(l->sock.fd, data, (size_t)count, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+	if (n >= 0)
+		return (int)n;
+	if (errno == EAGAIN || errno == EINTR)
+		return 0;
+	drop_connection(l, strerror(errno));
+	return -1;
+}
+
+static void on_hello(void *priv, struct usb_redir_hello_header *hello)
+{
+	struct redir_link *l = priv;
+
+	l->conn = CONN_UP;
+	l->deadline_ms = 0;
+	l->failures = 0;
+	l->backoff_ms = BACKOFF_FIRST_MS;
+	log_info("usbredir server %s: connected (%.64s)", l->server, hello->version);
+}
+
+static void on_interface_info(void *priv, struct usb_redir_interface_info_header *info)
+{
+	/* the endpoints' interface numbers come with ep_info */
+}
+
+static void on_ep_info(void *priv, struct usb_redir_ep_info_header *info)
+{
+	struct redir_link *l = priv;
+
+	l->eps = (struct palm_endpoints){ 0 };
+	for (int i = 0; i < 32; i++) {
+		uint8_t addr = (uint8_t)(((i & 0x10) << 3) | (i & 0x0f));
+
+		if (info->type[i] == usb_redir_type_bulk && info->interface[i] == 0)
+			palm_endpoints_add(&l->eps, addr, info->max_packet_size[i]);
+	}
+	l->have_ep_info = true;
+}
+
+static void on_device_connect(void *priv, struct usb_redir_device_connect_header *d)
+{
+	struct redir_link *l = priv;
+	struct palm_ctrl req;
+
+	forget_device(l, "replaced by another device");
+	snprintf(l->name, sizeof(l->name), "handheld %04x:%04x (usbredir %s)", d->vendor_id,
+		 d->product_id, l->server);
+	if (!link_match_device(&l->match, d->vendor_id, d->product_id)) {
+		log_warn("usbredir server %s: device %04x:%04x is not a handheld pilotd takes; "
+			 "waiting for another",
+			 l->server, d->vendor_id, d->product_id);
+		return;
+	}
+	if (!l->have_ep_info || !l->eps.first_in || !l->eps.first_out) {
+		log_err("%s: no bulk endpoints on interface 0; cannot sync with it", l->name);
+		return;
+	}
+	log_info("%s arrived", l->name);
+	l->rx_bytes = l->tx_bytes = 0;
+	l->in_halted = l->out_halted = false;
+	l->errors_in_a_row = 0;
+	l->dev = DEV_SETUP;
+	l->deadline_ms = loop_now_ms() + SETUP_TIMEOUT_MS;
+	palm_setup_start(&l->setup, l->name, d->vendor_id, d->product_id, &l->eps, &req);
+	send_ctrl(l, CTRL_SETUP, &req);
+}
+
+static void on_device_disconnect(void *priv)
+{
+	struct redir_link *l = priv;
+
+	/* the parser acks it (usb_redir_cap_device_disconnect_ack) */
+	l->have_ep_info = false;
+	l->departed = true;
+	forget_device(l, "left the bus");
+}
+
+static void on_control_packet(void *priv, uint64_t id, struct usb_redir_control_packet_header *h,
+			      uint8_t *data, int data_len)
+{
+	struct redir_link *l = priv;
+	size_t len = data_len > 0 ? (size_t)data_len : 0;
+	bool ok = h->status == usb_redir_success;
+	struct palm_ctrl next;
+
+	if (!l->ctrl_busy || id != l->ctrl_id || l->dev == DEV_NONE) {
+		log_debug("usbredir server %s: a control reply nobody asked for (id %llu)",
+			  l->server, (unsigned long long)id);
+	} else if (len > l->ctrl_len) {
+		drop_connection(l, "a control reply longer than asked");
+	} else {
+		l->ctrl_busy = false;
+		if (l->ctrl_purpose == CTRL_CLEAR_HALT)
+			halt_cleared(l, ok);
+		else if (l->ctrl_purpose == CTRL_SETUP && l->dev == DEV_SETUP) {
+			if (palm_setup_reply(&l->setup, ok, data, len, &next))
+				start_stream(l);
+			else
+				send_ctrl(l, CTRL_SETUP, &next);
+		}
+	}
+	if (data)
+		usbredirparser_free_packet_data(l->parser, data);
+}
+
+static void in_reply(struct redir_link *l, int i, uint8_t status, const uint8_t *data, size_t len)
+{
+	l->in_busy[i] = false;
+	if (len > l->in_size) {
+		drop_connection(l, "a bulk IN reply longer than asked");
+		return;
+	}
+	if (len > 0) {
+		l->rx_bytes += len;
+		port_rx(l->port, data, len, loop_now_ms());
+	}
+	switch (status) {
+	case usb_redir_success: l->errors_in_a_row = 0; break;
+	case usb_redir_cancelled:
+	case usb_redir_timeout: break;
+	default: transfer_failed(l, &l->in_halted, l->hs.in_ep, status); break;
+	}
+	submit_in(l);
+}
+
+static void out_reply(struct redir_link *l, uint8_t status, size_t len)
+{
+	l->out_busy = false;
+	if (len > l->out_len)
+		len = l->out_len; /* never more than was sent */
+	/* Bytes the device took leave the queue; the rest are sent again. */
+	l->tx_bytes += len;
+	if (status == usb_redir_success)
+		l->errors_in_a_row = 0;
+	else
+		transfer_failed(l, &l->out_halted, l->hs.out_ep, status);
+	port_tx_done(l->port, len);
+	kick_tx(l);
+}
+
+static void on_bulk_packet(void *priv, uint64_t id, struct usb_redir_bulk_packet_header *h,
+			   uint8_t *data, int data_len)
+{
+	struct redir_link *l = priv;
+	size_t len = data_len > 0 ? (size_t)data_len : 0;
+	int i = 0;
+
+	if (l->dev == DEV_RUNNING && h->endpoint == l->hs.in_ep) {
+		while (i < IN_REQUESTS && !(l->in_busy[i] && l->in_id[i] == id))
+			i++;
+		if (i < IN_REQUESTS)
+			in_reply(l, i, h->status, data, len);
+	} else if (l->dev == DEV_RUNNING && l->out_busy && id == l->out_id &&
+		   h->endpoint == l->hs.out_ep) {
+		out_reply(l, h->status, ((size_t)h->length_high << 16) | h->length);
+	}
+	if (data)
+		usbredirparser_free_packet_data(l->parser, data);
+}
+
+/* Packets a usb-guest never asked for: freed, and otherwise ignored. */
+static void on_unasked_data(void *priv, uint8_t *data)
+{
+	struct redir_link *l = priv;
+
+	log_debug("usbredir server %s: an unasked data packet ignored", l->server);
+	if (data)
+		usbredirparser_free_packet_data(l->parser, data);
+}
+
+static void on_iso_packet(void *priv, uint64_t id, struct usb_redir_iso_packet_header *h,
+			  uint8_t *data, int data_len)
+{
+	on_unasked_data(priv, data);
+}
+
+static void on_interrupt_packet(void *priv, uint64_t id,
+				struct usb_redir_interrupt_packet_header *h, uint8_t *data,
+				int data_len)
+{
+	on_unasked_data(priv, data);
+}
+
+static void on_buffered_bulk_packet(void *priv, uint64_t id,
+				    struct usb_redir_buffered_bulk_packet_header *h, uint8_t *data,
+				    int data_len)
+{
+	on_unasked_data(priv, data);
+}
+
+static void on_filter_filter(void *priv, struct usbredirfilter_rule *rules, int count)
+{
+	free(rules); /* ours to free (usbredirparser.h) */
+}
+
+/* ---- the connection ---- */
+
+static void watch_socket(struct redir_link *l, uint32_t events)
+{
+	if (events != l->sock_events && loop_mod(l->loop, &l->sock, events) == 0)
+		l->sock_events = events;
+}
+
+static void close_connection(struct redir_link *l, const char *why)
+{
+	bool was_up = l->conn == CONN_UP;
+
+	forget_device(l, why);
+	if (l->parser)
+		usbredirparser_destroy(l->parser);
+	l->parser = NULL;
+	if (l->sock.fd >= 0) {
+		loop_del(l->loop, &l->sock);
+		close(l->sock.fd);
+	}
+	l->sock.fd = -1;
+	l->have_ep_info = false;
+	l->drop = NULL;
+	l->deadline_ms = 0;
+	l->conn = CONN_WAITING;
+	/* A departure is not a failure: the next handheld is called at once. */
+	if (l->departed) {
+		l->departed = false;
+		l->retry_at_ms = loop_now_ms() + BACKOFF_FIRST_MS;
+		log_info("usbredir server %s: disconnected after the handheld left; calling "
+			 "again for the next",
+			 l->server);
+		return;
+	}
+	if (was_up || l->failures++ == 0)
+		log_info("usbredir server %s: %s; calling again every %.1f s at most", l->server,
+			 why, BACKOFF_MAX_MS / 1000.0);
+	else
+		log_debug("usbredir server %s: %s", l->server, why);
+	l->retry_at_ms = loop_now_ms() + l->backoff_ms;
+	l->backoff_ms = l->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : l->backoff_ms * 2;
+}
+
+static int create_parser(struct redir_link *l)
+{
+	uint32_t caps[USB_REDIR_CAPS_SIZE] = { 0 };
+	struct usbredirparser *p = usbredirparser_create();
+	static const int wanted[] = {
+		usb_redir_cap_connect_device_version,  usb_redir_cap_device_disconnect_ack,
+		usb_redir_cap_ep_info_max_packet_size, usb_redir_cap_64bits_ids,
+		usb_redir_cap_32bits_bulk_length,
+	};
+
+	if (!p)
+		return -ENOMEM;
+	p->priv = l;
+	p->log_func = on_log;
+	p->read_func = on_read;
+	p->write_func = on_write;
+	p->hello_func = on_hello;
+	p->device_connect_func = on_device_connect;
+	p->device_disconnect_func = on_device_disconnect;
+	p->interface_info_func = on_interface_info;
+	p->ep_info_func = on_ep_info;
+	p->control_packet_func = on_control_packet;
+	p->bulk_packet_func = on_bulk_packet;
+	p->iso_packet_func = on_iso_packet;
+	p->interrupt_packet_func = on_interrupt_packet;
+	p->buffered_bulk_packet_func = on_buffered_bulk_packet;
+	p->filter_filter_func = on_filter_filter;
+	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
+		usbredirparser_caps_set_cap(caps, wanted[i]);
+	usbredirparser_init(p, "pilotd " PILOTD_VERSION, caps, USB_REDIR_CAPS_SIZE, 0);
+	l->parser = p;
+	return 0;
+}
+
+static void connected(struct redir_link *l)
+{
+	int one = 1;
+
+	if (l->addr.ss_family != AF_UNIX)
+		setsockopt(l->sock.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (create_parser(l) < 0) {
+		close_connection(l, "out of memory");
+		return;
+	}
+	l->conn = CONN_HELLO;
+	l->deadline_ms = loop_now_ms() + CONNECT_TIMEOUT_MS;
+	log_debug("usbredir server %s: connected, waiting for its hello", l->server);
+	flush(l);
+}
+
+/* Queued packets to the server; EPOLLOUT while some wait. */
+static void flush(struct redir_link *l)
+{
+	if (l->parser && !l->drop && usbredirparser_has_data_to_write(l->parser))
+		usbredirparser_do_write(l->parser);
+	if (l->drop) {
+		close_connection(l, l->drop);
+		return;
+	}
+	if (l->parser)
+		watch_socket(
+			l, EPOLLIN | (usbredirparser_has_data_to_write(l->parser) ? EPOLLOUT : 0));
+}
+
+static void sock_ready(void *ctx, uint32_t events)
+{
+	struct redir_link *l = ctx;
+
+	if (l->conn == CONN_CONNECTING) {
+		int err = 0;
+		socklen_t len = sizeof(err);
+
+		getsockopt(l->sock.fd, SOL_SOCKET, SO_ERROR, &err, &len);
+		if (err)
+			close_connection(l, strerror(err));
+		else
+			connected(l);
+		return;
+	}
+	if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+		int r = usbredirparser_do_read(l->parser);
+
+		if (r == usbredirparser_read_parse_error)
+			drop_connection(l, "it broke the usbredir protocol");
+		else if (r < 0)
+			drop_connection(l, "the connection failed");
+	}
+	/* the port may have room or bytes now */
+	submit_in(l);
+	kick_tx(l);
+	flush(l);
+}
+
+static void call_server(struct redir_link *l)
+{
+	int fd = socket(l->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		close_connection(l, strerror(errno));
+		return;
+	}
+	l->sock = (struct watch){ .fd = fd, .ready = sock_ready, .ctx = l };
+	l->sock_events = EPOLLOUT;
+	if (loop_add(l->loop, &l->sock, EPOLLOUT) < 0) {
+		close(fd);
+		l->sock.fd = -1;
+		close_connection(l, "cannot watch the socket");
+		return;
+	}
+	l->conn = CONN_CONNECTING;
+	l->deadline_ms = loop_now_ms() + CONNECT_TIMEOUT_MS;
+	if (connect(fd, (struct sockaddr *)&l->addr, l->addrlen) == 0)
+		connected(l);
+	else if (errno != EINPROGRESS)
+		close_connection(l, strerror(errno));
+}
+
+/* ---- the transport's ops ---- */
+
+static int timeout_ms(struct link *base)
+{
+	struct redir_link *l = (struct redir_link *)base;
+	uint64_t at = l->conn == CONN_WAITING ? l->retry_at_ms : l->deadline_ms;
+	uint64_t now = loop_now_ms();
+
+	if (at == 0)
+		return -1;
+	return at <= now ? 0 : (int)(at - now);
+}
+
+static void after_events(struct link *base, bool timed_out)
+{
+	struct redir_link *l = (struct redir_link *)base;
+	uint64_t now = loop_now_ms();
+
+	if (l->conn == CONN_WAITING && now >= l->retry_at_ms) {
+		call_server(l);
+		return;
+	}
+	if (l->deadline_ms && now >= l->deadline_ms) {
+		close_connection(l, l->conn == CONN_CONNECTING ? "no answer"
+				    : l->conn == CONN_HELLO    ? "no hello from the server"
+							       : "the handheld's set-up timed out");
+		return;
+	}
+	if (l->conn == CONN_UP && (l->in_halted || l->out_halted)) {
+		recover(l);
+		flush(l);
+	}
+}
+
+static void kick_tx_op(struct link *base)
+{
+	struct redir_link *l = (struct redir_link *)base;
+
+	kick_tx(l);
+	if (l->conn == CONN_UP)
+		flush(l);
+}
+
+static void rx_room(struct link *base)
+{
+	struct redir_link *l = (struct redir_link *)base;
+
+	submit_in(l);
+	if (l->conn == CONN_UP)
+		flush(l);
+}
+
+/* The visor driver tells the handheld on every close of the port. */
+static void last_close(struct link *base)
+{
+	struct redir_link *l = (struct redir_link *)base;
+
+	if (l->dev == DEV_RUNNING && !l->ctrl_busy) {
+		send_ctrl(l, CTRL_CLOSE_NOTIFICATION, &palm_close_notification);
+		flush(l);
+	}
+}
+
+static void stop(struct link *base)
+{
+	struct redir_link *l = (struct redir_link *)base;
+
+	/* Give queued bytes up to 2 s to reach the handheld. */
+	for (int i = 0; i < 20 && l->dev == DEV_RUNNING && port_tx_queued(l->port); i++) {
+		struct pollfd pfd = { .fd = l->sock.fd, .events = POLLIN };
+
+		if (poll(&pfd, 1, 100) > 0)
+			sock_ready(l, EPOLLIN);
+	}
+	for (int i = 0; i < IN_REQUESTS && l->dev == DEV_RUNNING; i++)
+		if (l->in_busy[i])
+			usbredirparser_send_cancel_data_packet(l->parser, l->in_id[i]);
+	if (l->parser && !l->drop && usbredirparser_has_data_to_write(l->parser))
+		usbredirparser_do_write(l->parser);
+	forget_device(l, "released: pilotd is stopping");
+	if (l->parser)
+		usbredirparser_destroy(l->parser);
+	if (l->sock.fd >= 0) {
+		loop_del(l->loop, &l->sock);
+		close(l->sock.fd);
+	}
+	free(l->out_buf);
+	free(l);
+}
+
+static const struct link_ops usbredir_ops = {
+	.timeout_ms = timeout_ms,
+	.after_events = after_events,
+	.kick_tx = kick_tx_op,
+	.rx_room = rx_room,
+	.last_close = last_close,
+	.stop = stop,
+};
+
+int link_usbredir_start(struct link **out, const struct link_match *m, const char *server,
+			struct loop *loop, struct port *port)
+{
+	struct redir_link *l = calloc(1, sizeof(*l));
+	int r;
+
+	*out = l ? &l->base : NULL;
+	if (!l)
+		return -ENOMEM;
+	l->base.ops = &usbredir_ops;
+	l->match = *m;
+	l->loop = loop;
+	l->port = port;
+	l->server = server;
+	l->sock.fd = -1;
+	l->backoff_ms = BACKOFF_FIRST_MS;
+	l->out_buf = malloc(OUT_PACKET_MAX);
+	if (!l->out_buf)
+		return -ENOMEM;
+	r = parse_server(l, server);
+	if (r < 0) {
+		if (r != -EHOSTUNREACH)
+			log_err("bad --usbredir '%s': expected HOST:PORT, [IPv6]:PORT or a socket "
+				"path",
+				server);
+		return r;
+	}
+	log_info("handhelds from usbredir server %s", server);
+	call_server(l);
+	return 0;
+}

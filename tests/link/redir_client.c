@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: MIT
+/*
+ * redir-client: pilotd's usbredir transport (pilotd/link_usbredir.c) and
+ * its port, driven on the host without CUSE, for tests that need no
+ * guest: what a desktop does through /dev/pilot is done here by calling
+ * the port directly, with a front that records the answers.
+ *
+ *   redir-client --usbredir SERVER [--echo BYTES] [--seconds N]
+ *
+ * Keeps one file open and a read parked on it, reopening after each
+ * hangup, as a desktop that waits for the next HotSync does.  With
+ * --echo, once a handheld is attached it writes BYTES of the test
+ * pattern and exits 0 as soon as they have come back byte for byte
+ * (palm-sim in echo mode), 1 if they have not within N seconds (default
+ * 60).  Without --echo it runs until N seconds pass or SIGTERM, then
+ * exits 0.  It prints what it saw: carrier changes, hangups, bytes.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../fixtures/lib/testpattern.h"
+#include "core/log.h"
+#include "core/loop.h"
+#include "core/port.h"
+#include "link.h"
+
+/* The requests this client has in flight: the open, one read, one write. */
+struct client {
+	struct port port;
+	struct loop loop;
+	struct link *link;
+	int req_open, req_read, req_write; /* addresses are the request ids */
+	bool open_waiting, read_waiting, write_waiting;
+	bool have_file, hung_up;
+	uint64_t fh;
+	unsigned long long hangups, opens;
+
+	size_t echo_len, written, received;
+	uint8_t *sent, *got;
+	bool mismatch;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+static int answer_open(void *ctx, void *req, uint64_t fh)
+{
+	struct client *c = ctx;
+
+	c->open_waiting = false;
+	c->have_file = true;
+	c->fh = fh;
+	c->opens++;
+	return 0;
+}
+
+static void answer_data(void *ctx, void *req, const void *buf, size_t len)
+{
+	struct client *c = ctx;
+
+	c->read_waiting = false;
+	if (len == 0) { /* end of file: the handheld left */
+		c->hung_up = true;
+		return;
+	}
+	if (c->echo_len && c->received + len <= c->echo_len)
+		memcpy(c->got + c->received, buf, len);
+	else if (c->echo_len)
+		c->mismatch = true; /* more than was sent */
+	c->received += len;
+}
+
+static void answer_written(void *ctx, void *req, size_t len)
+{
+	struct client *c = ctx;
+
+	c->write_waiting = false;
+	c->written += len;
+}
+
+static void answer_err(void *ctx, void *req, int err)
+{
+	struct client *c = ctx;
+
+	if (req == &c->req_open)
+		c->open_waiting = false;
+	if (req == &c->req_read)
+		c->read_waiting = false;
+	if (req == &c->req_write)
+		c->write_waiting = false;
+	if (err == EIO && c->have_file) /* hung up */
+		c->hung_up = true;
+}
+
+static void answer_ioctl(void *ctx, void *req, const void *out, size_t len)
+{
+}
+
+static void answer_ioctl_fetch(void *ctx, void *req, uintptr_t arg, size_t in, size_t out)
+{
+}
+
+static void nothing(void *ctx, void *p)
+{
+}
+
+static void tx_ready(void *ctx)
+{
+	struct client *c = ctx;
+
+	if (c->link)
+		c->link->ops->kick_tx(c->link);
+}
+
+static void rx_room(void *ctx)
+{
+	struct client *c = ctx;
+
+	if (c->link)
+		c->link->ops->rx_room(c->link);
+}
+
+static void last_close(void *ctx)
+{
+	struct client *c = ctx;
+
+	if (c->link)
+		c->link->ops->last_close(c->link);
+}
+
+/* What a desktop does next: open, keep a read parked, write the pattern. */
+static void act(struct client *c)
+{
+	const struct port_open_args open_args = { .uid = 0 };
+
+	if (c->hung_up && !c->read_waiting && !c->write_waiting) {
+		c->hung_up = false;
+		c->hangups++;
+		port_release(&c->port, c->fh); /* and open again, below */
+		c->have_file = false;
+		c->written = c->received = 0; /* a new session starts over */
+		c->mismatch = false;
+	}
+	if (!c->have_file && !c->open_waiting) {
+		c->open_waiting = true;
+		port_open(&c->port, &c->req_open, &open_args);
+	}
+	if (c->have_file && !c->hung_up && !c->read_waiting) {
+		c->read_waiting = true;
+		port_read(&c->port, &c->req_read, c->fh, 4096, false, loop_now_ms());
+	}
+	if (c->have_file && !c->hung_up && c->port.carrier && !c->write_waiting &&
+	    c->written < c->echo_len) {
+		size_t n = c->echo_len - c->written > 1000 ? 1000 : c->echo_len - c->written;
+
+		c->write_waiting = true;
+		port_write(&c->port, &c->req_write, c->fh, c->sent + c->written, n, false);
+	}
+}
+
+static bool echo_done(const struct client *c)
+{
+	return c->echo_len && c->received >= c->echo_len;
+}
+
+static int setup(struct client *c, const char *server)
+{
+	const struct port_config cfg = { .rxq_size = 256 * 1024,
+					 .txq_size = 512 * 1024,
+					 .read_max = 128 * 1024 };
+	const struct port_hooks hooks = {
+		.ctx = c,
+		.answer_open = answer_open,
+		.answer_data = answer_data,
+		.answer_written = answer_written,
+		.answer_ioctl = answer_ioctl,
+		.answer_ioctl_fetch = answer_ioctl_fetch,
+		.answer_err = answer_err,
+		.parked = nothing,
+		.notify_poll = nothing,
+		.drop_poll_handle = nothing,
+		.tx_ready = tx_ready,
+		.rx_room = rx_room,
+		.last_close = last_close,
+	};
+	const struct link_match match = { .any_palm = true };
+
+	if (loop_init(&c->loop) < 0 || port_init(&c->port, &cfg, &hooks) < 0)
+		return -1;
+	return link_usbredir_start(&c->link, &match, server, &c->loop, &c->port);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: redir-client --usbredir SERVER [--echo BYTES] [--seconds N]\n"
+		   "Drive pilotd's usbredir transport and port without CUSE (see the\n"
+		   "header of tests/link/redir_client.c).\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "usbredir", required_argument, NULL, 'r' },
+		{ "echo", required_argument, NULL, 'e' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct client c = { 0 };
+	const char *server = NULL;
+	uint64_t end_ms;
+	long seconds = 60;
+	int opt, rc = 0;
+
+	while ((opt = getopt_long(argc, argv, "r:e:s:vh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'r': server = optarg; break;
+		case 'e': c.echo_len = strtoul(optarg, NULL, 0); break;
+		case 's': seconds = strtol(optarg, NULL, 0); break;
+		case 'v': pilotd_verbose = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!server || seconds <= 0) {
+		usage(stderr);
+		return 2;
+	}
+	c.sent = malloc(c.echo_len + 1);
+	c.got = malloc(c.echo_len + 1);
+	if (c.sent && c.echo_len) {
+		struct testpattern tp;
+
+		testpattern_init(&tp, 42);
+		testpattern_fill(&tp, c.sent, c.echo_len);
+	}
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	if (!c.sent || !c.got || setup(&c, server) < 0) {
+		fprintf(stderr, "redir-client: cannot start\n");
+		return 1;
+	}
+	end_ms = loop_now_ms() + (uint64_t)seconds * 1000;
+	while (!stop && loop_now_ms() < end_ms && !echo_done(&c) && !c.mismatch) {
+		int t = c.link->ops->timeout_ms(c.link);
+		int n = loop_run_once(&c.loop, t < 0 || t > 100 ? 100 : t);
+
+		if (n < 0 && n != -EINTR) {
+			fprintf(stderr, "redir-client: epoll: %s\n", strerror(-n));
+			rc = 1;
+			break;
+		}
+		c.link->ops->after_events(c.link, n == 0);
+		port_after_events(&c.port, loop_now_ms());
+		act(&c);
+	}
+	if (c.echo_len &&
+	    (!echo_done(&c) || c.mismatch || memcmp(c.sent, c.got, c.echo_len) != 0)) {
+		fprintf(stderr, "redir-client: %zu of %zu bytes came back%s\n", c.received,
+			c.echo_len, c.mismatch || echo_done(&c) ? ", not as sent" : "");
+		rc = 1;
+	}
+	printf("carrier_changes=%llu hangups=%llu opens=%llu written=%zu received=%zu\n",
+	       (unsigned long long)c.port.carrier_changes, c.hangups, c.opens, c.written,
+	       c.received);
+	if (c.have_file)
+		port_release(&c.port, c.fh);
+	port_shutdown(&c.port);
+	c.link->ops->stop(c.link);
+	port_free(&c.port);
+	loop_free(&c.loop);
+	free(c.sent);
+	free(c.got);
+	return rc;
+}
