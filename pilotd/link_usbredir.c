@@ -422,6 +422,8 @@ static void on_device_disconnect(void *priv)
 	l->have_ep_info = false;
 	l->departed = true;
 	forget_device(l, "left the bus");
+	/* usbredirect serves no other device on this connection */
+	drop_connection(l, "the handheld left");
 }
 
 static void on_control_packet(void *priv, uint64_t id, struct usb_redir_control_packet_header *h,
@@ -576,11 +578,14 @@ static void close_connection(struct redir_link *l, const char *why)
 			 l->server);
 		return;
 	}
+	/* one line for each outage, not for each attempt */
 	if (was_up || l->failures++ == 0)
 		log_info("usbredir server %s: %s; calling again every %.1f s at most", l->server,
 			 why, BACKOFF_MAX_MS / 1000.0);
 	else
 		log_debug("usbredir server %s: %s", l->server, why);
+	if (was_up)
+		l->failures = 1;
 	l->retry_at_ms = loop_now_ms() + l->backoff_ms;
 	l->backoff_ms = l->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : l->backoff_ms * 2;
 }

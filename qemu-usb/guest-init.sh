@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # /init of the pilotd test guest.  Brings up /proc, /sys, /dev and udevd,
-# starts pilotd (unless the job says not to), runs /job/run, stops pilotd
+# starts the cradle's usbredirect and pilotd (each unless the job says
+# not to), runs /job/run, stops pilotd
 # and reports both exit statuses on the console for run-guest.sh:
 #   GUEST-PILOTD-EXIT=N   (only when pilotd ran)
 #   GUEST-EXIT=N
@@ -22,6 +23,15 @@ udevadm settle --timeout=20
 
 # The control channel of the simulated Palm is the second serial port.
 stty -F /dev/ttyS1 raw -echo 115200 2>/dev/null
+ifconfig lo 127.0.0.1 up
+
+# The handheld through usbredir: the guest is also the machine with the
+# cradle, and Debian's usbredirect serves it on loopback (cradle).
+cradle_pid=
+if [ -f /job/usbredir ]; then
+	cradle $(cat /job/usbredir) 127.0.0.1:4000 2> /tmp/cradle.log &
+	cradle_pid=$!
+fi
 
 pilotd_pid=
 pilotd_bin=pilotd
@@ -57,6 +67,10 @@ if [ -n "$pilotd_pid" ]; then
 	fi
 	wait "$pilotd_pid"
 	echo "GUEST-PILOTD-EXIT=$?"
+fi
+if [ -n "$cradle_pid" ]; then
+	kill "$cradle_pid" 2>/dev/null
+	sed 's/^/guest: /' /tmp/cradle.log
 fi
 echo "GUEST-EXIT=$rc"
 sync

@@ -51,11 +51,31 @@ systemd_unpacked() {
 	echo "$dir/root"
 }
 
+# Debian's usbredirect (the usbredir server of the machine with the
+# cradle) and its libusbredirhost, unpacked into the cache (downloaded
+# once); its other libraries are QEMU's, so on this machine already.
+usbredirect_unpacked() {
+	local dir="$cache/usbredirect" p
+	if [ ! -x "$dir/root/usr/bin/usbredirect" ]; then
+		mkdir -p "$dir"
+		rm -rf "$dir/root" "$dir"/*.deb
+		(cd "$dir" && apt-get download usbredirect libusbredirhost1 >&2) ||
+			(apt-get update -q >&2 && cd "$dir" &&
+				apt-get download usbredirect libusbredirhost1 >&2) ||
+			die "cannot download Debian's usbredirect packages"
+		for p in "$dir"/*.deb; do
+			dpkg-deb -x "$p" "$dir/root"
+		done
+	fi
+	echo "$dir/root"
+}
+
 # Copy the shared libraries an ELF file needs (and the loader) into root.
 add_libs() {
 	local root=$1 elf=$2 lib
 	ldd "$elf" >/dev/null 2>&1 || return 0 # static
 	for lib in $(ldd "$elf" | grep -o '/[^ ]*'); do
+		case $lib in "$root"/*) continue ;; esac # found in root itself
 		[ -e "$root$lib" ] || install -D -m 0755 "$(readlink -f "$lib")" "$root$lib"
 	done
 }

@@ -6,18 +6,19 @@
 #
 # Usage: mkinitramfs.sh --out FILE --init FILE [--rules FILE]...
 #                       [--bin FILE]... [--sbin FILE]... [--prog FILE:DEST]...
-#                       [--data-dir DIR] [--data FILE]...
+#                       [--data-dir DIR] [--data FILE]... [--usbredirect]
 # --bin installs into /usr/bin, --sbin into /usr/sbin, --prog at DEST
 # (a path in the guest), each with its libraries; --data puts a plain
 # file into the last --data-dir given (default /usr/share).  udevd comes
 # from Debian's udev package, downloaded (not installed) into
-# $PILOTD_CACHE, so the host stays as it is.
+# $PILOTD_CACHE, so the host stays as it is; so does Debian's usbredirect
+# with --usbredirect.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-out= init=
+out= init= usbredirect=
 rules=() files=() data_dir=/usr/share
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -29,10 +30,11 @@ while [ $# -gt 0 ]; do
 	--prog) files+=("$2"); shift 2 ;;
 	--data-dir) data_dir=$2; shift 2 ;;
 	--data) files+=("data=$2:$data_dir"); shift 2 ;;
+	--usbredirect) usbredirect=1; shift ;;
 	*) die "unknown argument: $1" ;;
 	esac
 done
-[ -n "$out" ] && [ -n "$init" ] || die "usage: mkinitramfs.sh --out FILE --init FILE [--rules FILE]... [--bin FILE]... [--sbin FILE]... [--prog FILE:DEST]... [--data-dir DIR] [--data FILE]..."
+[ -n "$out" ] && [ -n "$init" ] || die "usage: mkinitramfs.sh --out FILE --init FILE [--rules FILE]... [--bin FILE]... [--sbin FILE]... [--prog FILE:DEST]... [--data-dir DIR] [--data FILE]... [--usbredirect]"
 
 need_pkgs busybox-static cpio
 root=$(mktemp -d)
@@ -54,6 +56,15 @@ for r in "${rules[@]}"; do
 done
 
 add_files "$root" "${files[@]}"
+
+if [ -n "$usbredirect" ]; then
+	ur_dir=$(usbredirect_unpacked)
+	libdir=/usr/lib/x86_64-linux-gnu
+	install -D -m 0755 "$ur_dir/usr/bin/usbredirect" "$root/usr/bin/usbredirect"
+	install -D -m 0644 "$(readlink -f "$ur_dir$libdir/libusbredirhost.so.1")" \
+		"$root$libdir/libusbredirhost.so.1"
+	LD_LIBRARY_PATH=$root$libdir add_libs "$root" "$root/usr/bin/usbredirect"
+fi
 
 pack_cpio "$root" > "$out.tmp"
 mv "$out.tmp" "$out"

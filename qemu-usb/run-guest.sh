@@ -9,13 +9,14 @@
 #                     [--profile NAME] [--sim-arg ARG]... [--no-pilotd]
 #                     [--extra-device PROFILE]...
 #                     [--pilotd-args "ARGS"] [--sanitized] [--add FILE[:DEST]]...
+#                     [--usbredir VID:PID]
 #                     [--timeout SECONDS] [--keep-logs DIR] -- COMMAND [ARG]...
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-kernel= initramfs= sim= timeout=300 keep= pilotd=1 pilotd_args= pilotd_bin=
+kernel= initramfs= sim= timeout=300 keep= pilotd=1 pilotd_args= pilotd_bin= usbredir=
 sim_args=() adds=() extras=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -30,6 +31,9 @@ while [ $# -gt 0 ]; do
 	# pilotd built with AddressSanitizer and UBSan (the initramfs has it)
 	--sanitized) pilotd_bin=/usr/lib/pilotd-sanitized/pilotd; shift ;;
 	--add) adds+=("$2"); shift 2 ;;
+	# the handheld VID:PID through usbredir: the guest runs Debian's
+	# usbredirect on 127.0.0.1:4000 (tests/guest/cradle), pilotd --usbredir
+	--usbredir) usbredir=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--keep-logs) keep=$2; shift 2 ;;
 	--) shift; break ;;
@@ -62,6 +66,8 @@ job=$work/job-root
 mkdir -p "$job/job"
 printf '%q ' "$@" > "$job/job/run"
 echo >> "$job/job/run"
+[ -n "$usbredir" ] && echo "$usbredir" > "$job/job/usbredir" &&
+	pilotd_args="--usbredir 127.0.0.1:4000 $pilotd_args"
 [ -n "$pilotd" ] && echo "$pilotd_args" > "$job/job/pilotd-args"
 [ -n "$pilotd_bin" ] && echo "$pilotd_bin" > "$job/job/pilotd-bin"
 for a in "${adds[@]}"; do
