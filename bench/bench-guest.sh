@@ -3,7 +3,8 @@
 # What bench/run-bench runs inside the guest: pilotd first (started by the
 # guest's /init), then the visor driver's tty, then raw libusb, on the same
 # simulated Palm in one boot.  Argument "hotsync" runs only the HotSync
-# timings (the host boots once per stack for those).
+# timings (the host boots once per stack for those), "usbredir" pilotd
+# through usbredirect and then on the local bus (a boot of its own).
 set -u
 MIB=${BENCH_MIB:-8}
 ROUNDS=${BENCH_ROUNDS:-500}
@@ -25,8 +26,46 @@ hotsync() { # STACK
 	done
 }
 
+# Until pilotd has a handheld: with CLOCAL clear an open waits for one.
+wait_for_handheld() {
+	stty -F /dev/pilot -clocal
+	pilot-bench call /dev/pilot 0 1 > /dev/null # its open_raw sets CLOCAL again
+}
+
+# pilotd's throughput and round trips, as LABEL in the dev= field
+transport() { # LABEL
+	wait_for_handheld
+	{
+		for size in 1024 65536; do
+			pilot-bench write /dev/pilot $size "$MIB"
+			pilot-bench read /dev/pilot $size "$MIB"
+		done
+		for n in 1 64 1024; do
+			pilot-bench latency /dev/pilot $n "$ROUNDS"
+		done
+	} | sed "s|dev=/dev/pilot|dev=$1|"
+}
+
 if [ "${1:-}" = hotsync ]; then
 	hotsync "$2"
+	exit 0
+fi
+
+# The two transports in one boot: the handheld through Debian's usbredirect
+# on loopback (pilotd --usbredir, started by /init), then pilotd on the
+# local bus once the cradle's usbredirect is gone.
+if [ "${1:-}" = usbredir ]; then
+	transport usbredir
+	pid=$(pidof pilotd)
+	kill -TERM "$pid"
+	while kill -0 "$pid" 2> /dev/null; do sleep 0.1; done
+	kill "$(cat /run/cradle.pid)"
+	kill $(pidof usbredirect) 2> /dev/null
+	pilotd 2> /tmp/pilotd-local.log &
+	while [ ! -e /dev/pilot ]; do sleep 0.1; done
+	transport libusb
+	kill -TERM $!
+	wait
 	exit 0
 fi
 

@@ -76,6 +76,23 @@ def main():
         print(f"{stack:4} list {cells[0]['secs'] if cells[0] else '-':>7}  backup "
               f"{cells[1]['secs'] if cells[1] else '-':>7}  install 2 MiB "
               f"{cells[2]['secs'] if cells[2] else '-':>7}")
+    print("\n== the handheld through usbredir (usbredirect on loopback) beside the local bus,")
+    print("   one boot: MB/s, and round-trip means in microseconds")
+    redir = {}
+    for dev in ("usbredir", "libusb"):
+        w = [num(find(rows, op="write", dev=dev, call=c), "mbps") for c in ("1024", "65536")]
+        r = [num(find(rows, op="read", dev=dev, call=c), "mbps") for c in ("1024", "65536")]
+        lt = [num(find(rows, op="latency", dev=dev, bytes=n), "mean_us") for n in ("1", "64", "1024")]
+        redir[dev] = (w, r, lt)
+        cells = " ".join(f"{v:8.3f}" if v is not None else f"{'-':>8}" for v in w + r)
+        lats = " ".join(f"{v:7.0f}" if v is not None else f"{'-':>7}" for v in lt)
+        print(f"{dev:9} write 1K/64K, read 1K/64K {cells}   rt 1/64/1024 B {lats}")
+    if redir["usbredir"][0][0] is not None:
+        (w, r, lt), (lw, lr, llt) = redir["usbredir"], redir["libusb"]
+        print(f"usbredir / local: write 64 KiB {ratio(w[1], lw[1])}, read 64 KiB "
+              f"{ratio(r[1], lr[1])}, round trip 1 B {ratio(lt[0], llt[0])}, "
+              f"64 B {ratio(lt[1], llt[1])}")
+
     print("\n== ratios (the targets of issue 9)")
     for n in ("1", "64"):
         p, v = lat[n]

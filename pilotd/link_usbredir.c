@@ -334,9 +334,19 @@ static int on_read(void *priv, uint8_t *data, int count)
 {
 	struct redir_link *l = priv;
 	ssize_t n = recv(l->sock.fd, data, (size_t)count, MSG_DONTWAIT);
+	int one = 1;
 
-	if (n > 0)
+	if (n > 0) {
+		/*
+		 * Acknowledge at once: usbredirect leaves Nagle on, so each
+		 * small reply of its waits for our ACK of the one before,
+		 * which delayed ACKs hold back for up to 40 ms (tcp(7)).
+		 * TCP_QUICKACK does not stick, so it is set after every read.
+		 */
+		if (l->addr.ss_family != AF_UNIX)
+			setsockopt(l->sock.fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
 		return (int)n;
+	}
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
 	drop_connection(l, n == 0 ? "the server closed the connection" : strerror(errno));
@@ -688,7 +698,10 @@ static void call_server(struct redir_link *l)
 	int fd = socket(l->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
 	if (fd < 0) {
-		close_connection(l, strerror(errno));
+		/* a sandbox (RestrictAddressFamilies=) says EAFNOSUPPORT */
+		close_connection(l, errno == EAFNOSUPPORT
+					    ? "this address family is not allowed here"
+					    : strerror(errno));
 		return;
 	}
 	l->sock = (struct watch){ .fd = fd, .ready = sock_ready, .ctx = l };

@@ -378,7 +378,7 @@ int main(int argc, char **argv)
 	if (r == 0)
 		r = run(&pd);
 	else
-		r = 1;
+		r = r == -EINVAL ? 2 : 1; /* a --usbredir that is no address */
 
 	/* Every parked request is answered before the CUSE fd closes. */
 	service_stopping();

@@ -31,6 +31,7 @@ cradle_pid=
 if [ -f /job/usbredir ]; then
 	cradle $(cat /job/usbredir) 127.0.0.1:4000 2> /tmp/cradle.log &
 	cradle_pid=$!
+	echo $cradle_pid > /run/cradle.pid # for jobs that end it
 fi
 
 pilotd_pid=
