@@ -191,6 +191,7 @@ static void forget_device(struct redir_link *l, const char *why)
 	if (l->dev == DEV_RUNNING)
 		port_carrier_down(l->port); /* also discards what it did not take */
 	l->dev = DEV_NONE;
+	l->deadline_ms = 0; /* of its set-up */
 	l->ctrl_busy = l->out_busy = false;
 	memset(l->in_busy, 0, sizeof(l->in_busy));
 }
@@ -272,13 +273,25 @@ static void drop_connection(struct redir_link *l, const char *why)
 	}
 }
 
+static const char *status_name(uint8_t status)
+{
+	static const char *const names[] = {
+		[usb_redir_success] = "success", [usb_redir_cancelled] = "cancelled",
+		[usb_redir_inval] = "invalid",	 [usb_redir_ioerror] = "I/O error",
+		[usb_redir_stall] = "stall",	 [usb_redir_timeout] = "timeout",
+		[usb_redir_babble] = "babble",
+	};
+
+	return status < sizeof(names) / sizeof(names[0]) ? names[status] : "unknown status";
+}
+
 /* A transfer failed with the device still there: recover() clears the halt. */
 static void transfer_failed(struct redir_link *l, bool *halted, uint8_t ep, uint8_t status)
 {
 	if (*halted)
 		return;
-	log_warn("%s: bulk %s 0x%02x failed (usbredir status %u); recovering", l->name,
-		 ep & 0x80 ? "IN" : "OUT", ep, status);
+	log_warn("%s: bulk %s 0x%02x failed (%s); recovering", l->name, ep & 0x80 ? "IN" : "OUT",
+		 ep, status_name(status));
 	*halted = true;
 	if (++l->errors_in_a_row > MAX_ERRORS_IN_A_ROW)
 		drop_connection(l, "too many USB errors in a row");
@@ -789,10 +802,14 @@ static void stop(struct link *base)
 
 	/* Give queued bytes up to 2 s to reach the handheld. */
 	for (int i = 0; i < 20 && l->dev == DEV_RUNNING && port_tx_queued(l->port); i++) {
-		struct pollfd pfd = { .fd = l->sock.fd, .events = POLLIN };
+		struct pollfd pfd = {
+			.fd = l->sock.fd,
+			.events = POLLIN |
+				  (usbredirparser_has_data_to_write(l->parser) ? POLLOUT : 0),
+		};
 
 		if (poll(&pfd, 1, 100) > 0)
-			sock_ready(l, EPOLLIN);
+			sock_ready(l, pfd.revents & (POLLIN | POLLHUP | POLLERR) ? EPOLLIN : 0);
 	}
 	for (int i = 0; i < IN_REQUESTS && l->dev == DEV_RUNNING; i++)
 		if (l->in_busy[i])
