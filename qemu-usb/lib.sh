@@ -70,6 +70,16 @@ usbredirect_unpacked() {
 	echo "$dir/root"
 }
 
+# add_usbredirect ROOT: Debian's usbredirect and its libraries into ROOT.
+add_usbredirect() {
+	local root=$1 dir libdir=/usr/lib/x86_64-linux-gnu
+	dir=$(usbredirect_unpacked)
+	install -D -m 0755 "$dir/usr/bin/usbredirect" "$root/usr/bin/usbredirect"
+	install -D -m 0644 "$(readlink -f "$dir$libdir/libusbredirhost.so.1")" \
+		"$root$libdir/libusbredirhost.so.1"
+	LD_LIBRARY_PATH=$root$libdir add_libs "$root" "$root/usr/bin/usbredirect"
+}
+
 # Copy the shared libraries an ELF file needs (and the loader) into root.
 add_libs() {
 	local root=$1 elf=$2 lib

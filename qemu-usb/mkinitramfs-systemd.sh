@@ -102,6 +102,7 @@ EOF
 chmod 0755 "$root/usr/lib/pilotd-guest/job"
 
 add_files "$root" "${files[@]}"
+add_usbredirect "$root" # pilotd@.service with --usbredir
 
 pack_cpio "$root" > "$out.tmp"
 mv "$out.tmp" "$out"

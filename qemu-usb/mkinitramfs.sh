@@ -57,14 +57,7 @@ done
 
 add_files "$root" "${files[@]}"
 
-if [ -n "$usbredirect" ]; then
-	ur_dir=$(usbredirect_unpacked)
-	libdir=/usr/lib/x86_64-linux-gnu
-	install -D -m 0755 "$ur_dir/usr/bin/usbredirect" "$root/usr/bin/usbredirect"
-	install -D -m 0644 "$(readlink -f "$ur_dir$libdir/libusbredirhost.so.1")" \
-		"$root$libdir/libusbredirhost.so.1"
-	LD_LIBRARY_PATH=$root$libdir add_libs "$root" "$root/usr/bin/usbredirect"
-fi
+[ -z "$usbredirect" ] || add_usbredirect "$root"
 
 pack_cpio "$root" > "$out.tmp"
 mv "$out.tmp" "$out"
