@@ -47,6 +47,7 @@
 #define BACKOFF_MAX_MS	    2000
 #define CONNECT_TIMEOUT_MS  5000  /* TCP connect, then the server's hello */
 #define SETUP_TIMEOUT_MS    10000 /* from device_connect to the stream */
+#define CTRL_TIMEOUT_MS	    10000 /* a control request while bytes flow */
 #define MAX_ERRORS_IN_A_ROW 10
 
 enum conn_state {
@@ -78,7 +79,7 @@ struct redir_link {
 	struct watch sock;
 	uint32_t sock_events;
 	struct usbredirparser *parser;
-	uint64_t deadline_ms; /* of connecting, hello or set-up (0: none) */
+	uint64_t deadline_ms; /* of connecting, hello, set-up or a control request */
 	uint64_t retry_at_ms;
 	unsigned int backoff_ms;
 	unsigned int failures; /* connection attempts failed in a row */
@@ -213,6 +214,8 @@ static void send_ctrl(struct redir_link *l, enum ctrl_purpose purpose, const str
 	l->ctrl_purpose = purpose;
 	l->ctrl_len = req->length;
 	l->ctrl_busy = true;
+	if (l->dev == DEV_RUNNING) /* the set-up has a deadline of its own */
+		l->deadline_ms = loop_now_ms() + CTRL_TIMEOUT_MS;
 	usbredirparser_send_control_packet(l->parser, l->ctrl_id, &h, NULL, 0);
 }
 
@@ -464,6 +467,8 @@ static void on_control_packet(void *priv, uint64_t id, struct usb_redir_control_
 		drop_connection(l, "a control reply longer than asked");
 	} else {
 		l->ctrl_busy = false;
+		if (l->dev == DEV_RUNNING)
+			l->deadline_ms = 0;
 		if (l->ctrl_purpose == CTRL_CLEAR_HALT)
 			halt_cleared(l, ok);
 		else if (l->ctrl_purpose == CTRL_SETUP && l->dev == DEV_SETUP) {
@@ -758,7 +763,8 @@ static void after_events(struct link *base, bool timed_out)
 	if (l->deadline_ms && now >= l->deadline_ms) {
 		close_connection(l, l->conn == CONN_CONNECTING ? "no answer"
 				    : l->conn == CONN_HELLO    ? "no hello from the server"
-							       : "the handheld's set-up timed out");
+				    : l->dev == DEV_SETUP      ? "the handheld's set-up timed out"
+							  : "a control request went unanswered");
 		return;
 	}
 	if (l->conn == CONN_UP && (l->in_halted || l->out_halted)) {

@@ -11,7 +11,8 @@ endpoint information and device_connect (valid or damaged), answers to
 the client's control and bulk requests with wrong lengths, statuses and
 ids, oversized data, departures, unknown packet types and plain garbage,
 then hangs up.  The client must call again every round (reconnection
-with backoff) and never die: built with AddressSanitizer and UBSan in
+with backoff) and never die; and a server that offers a handheld and then
+never answers must be hung up on by the client itself: built with AddressSanitizer and UBSan in
 ./run-tests, any report ends it with a non-zero status.  Last, palm-sim
 takes over the socket, and the same client must move 64 KiB through it
 byte for byte: pilotd's transport still works after all that.
@@ -162,6 +163,24 @@ def hostile_round(conn, rng):
         return
 
 
+def silent_round(srv, client, log):
+    """A server that offers a handheld, then never answers: the client must
+    give up the set-up and hang up by itself (pilotd: 10 s), not wait for good."""
+    conn, _ = srv.accept()
+    with conn:
+        conn.sendall(hello() + interface_info() + ep_info(random.Random(0)) +
+                     device_connect(random.Random(1)))
+        start, deadline = time.monotonic(), time.monotonic() + 60
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([conn], [], [], 1)
+            if ready and not conn.recv(65536):
+                print(f"ok: a silent server was given up after {time.monotonic() - start:.1f} s")
+                return
+        log.seek(0)
+        sys.stderr.write(log.read().decode(errors="replace"))
+        sys.exit("FAIL: the client waited 60 s on a server that never answered")
+
+
 def start_client(client, sock, log):
     env = dict(os.environ, ASAN_OPTIONS="exitcode=66:detect_leaks=1",
                UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=67")
@@ -231,6 +250,7 @@ def main():
             sys.stderr.write(log.read().decode(errors="replace"))
             sys.exit(f"FAIL: round {seed}: redir-client died with status {client.returncode}")
     print(f"ok: {rounds} hostile rounds, the client called again after each")
+    silent_round(srv, client, log)
     srv.close()
     os.unlink(sock)
     simproc = run_sim(sim, sock, simlog)
