@@ -89,8 +89,7 @@ struct redir_link {
 
 	enum dev_state dev;
 	char name[128];
-	bool have_ep_info;
-	struct palm_endpoints eps;
+	struct palm_endpoints eps; /* from ep_info; zero until it comes */
 	struct palm_setup setup;
 	struct palm_hotsync hs;
 	size_t in_size;
@@ -122,7 +121,7 @@ static int parse_server(struct redir_link *l, const char *s)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res;
 	char host[256];
-	const char *colon, *port;
+	const char *host_start = s, *end, *port;
 	size_t hostlen;
 	int r;
 
@@ -137,24 +136,22 @@ static int parse_server(struct redir_link *l, const char *s)
 		return 0;
 	}
 	if (s[0] == '[') { /* [IPv6]:PORT */
-		const char *end = strchr(s, ']');
-
+		host_start = s + 1;
+		end = strchr(s, ']');
 		if (!end || end[1] != ':')
 			return -EINVAL;
-		hostlen = (size_t)(end - s - 1);
-		memcpy(host, s + 1, hostlen < sizeof(host) ? hostlen : 0);
 		port = end + 2;
-	} else {
-		colon = strrchr(s, ':');
-		if (!colon || strchr(s, ':') != colon)
+	} else { /* HOST:PORT, one colon */
+		end = strrchr(s, ':');
+		if (!end || strchr(s, ':') != end)
 			return -EINVAL;
-		hostlen = (size_t)(colon - s);
-		memcpy(host, s, hostlen < sizeof(host) ? hostlen : 0);
-		port = colon + 1;
+		port = end + 1;
 	}
+	hostlen = (size_t)(end - host_start);
 	if (hostlen == 0 || hostlen >= sizeof(host) || !*port ||
 	    strspn(port, "0123456789") != strlen(port) || atol(port) < 1 || atol(port) > 65535)
 		return -EINVAL;
+	memcpy(host, host_start, hostlen);
 	host[hostlen] = '\0';
 	r = getaddrinfo(host, port, &hints, &res);
 	if (r != 0) {
@@ -409,7 +406,6 @@ static void on_ep_info(void *priv, struct usb_redir_ep_info_header *info)
 		if (info->type[i] == usb_redir_type_bulk && info->interface[i] == 0)
 			palm_endpoints_add(&l->eps, addr, info->max_packet_size[i]);
 	}
-	l->have_ep_info = true;
 }
 
 static void on_device_connect(void *priv, struct usb_redir_device_connect_header *d)
@@ -426,7 +422,7 @@ static void on_device_connect(void *priv, struct usb_redir_device_connect_header
 			 l->server, d->vendor_id, d->product_id);
 		return;
 	}
-	if (!l->have_ep_info || !l->eps.first_in || !l->eps.first_out) {
+	if (!l->eps.first_in || !l->eps.first_out) {
 		log_err("%s: no bulk endpoints on interface 0; cannot sync with it", l->name);
 		return;
 	}
@@ -445,7 +441,7 @@ static void on_device_disconnect(void *priv)
 	struct redir_link *l = priv;
 
 	/* the parser acks it (usb_redir_cap_device_disconnect_ack) */
-	l->have_ep_info = false;
+	l->eps = (struct palm_endpoints){ 0 };
 	l->departed = true;
 	forget_device(l, "left the bus");
 	/* usbredirect serves no other device on this connection */
@@ -593,7 +589,7 @@ static void close_connection(struct redir_link *l, const char *why)
 		close(l->sock.fd);
 	}
 	l->sock.fd = -1;
-	l->have_ep_info = false;
+	l->eps = (struct palm_endpoints){ 0 };
 	l->drop = NULL;
 	l->deadline_ms = 0;
 	l->conn = CONN_WAITING;

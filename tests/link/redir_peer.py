@@ -139,12 +139,6 @@ def hostile_round(conn, rng):
                 if not data:
                     return  # the client dropped us: allowed
                 buf += data
-            # the client's hello has a 32-bit id, the rest 64-bit ids
-            if buf.startswith(struct.pack("<I", HELLO)) and len(buf) >= 12:
-                n = 12 + struct.unpack("<I", buf[4:8])[0]
-                if len(buf) < n:
-                    continue
-                buf = buf[n:]
             reqs, buf = requests(buf)
             out = []
             for ptype, ident, body in reqs:
