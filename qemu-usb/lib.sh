@@ -20,30 +20,18 @@ need_pkgs() {
 		die "could not install ${missing[*]}"
 }
 
-# Debian's udev package unpacked into the cache (downloaded once).
-udev_unpacked() {
-	local dir="$cache/udev"
-	if [ ! -x "$dir/root/bin/udevadm" ]; then
+# debs_unpacked NAME FILE PKG...: Debian's packages PKG downloaded (not
+# installed) into $cache/NAME once and unpacked into one root there; the
+# executable FILE, a path in that root, says it is done.  Prints the root.
+debs_unpacked() {
+	local dir="$cache/$1" file=$2 p
+	shift 2
+	if [ ! -x "$dir/root$file" ]; then
 		mkdir -p "$dir"
 		rm -rf "$dir/root" "$dir"/*.deb
-		(cd "$dir" && apt-get download udev >&2) ||
-			(apt-get update -q >&2 && cd "$dir" && apt-get download udev >&2) ||
-			die "cannot download Debian's udev package"
-		dpkg-deb -x "$dir"/udev_*.deb "$dir/root"
-	fi
-	echo "$dir/root"
-}
-
-# Debian's systemd, for the service guest: the packages unpacked into the
-# cache (downloaded once), in one root.
-systemd_unpacked() {
-	local dir="$cache/systemd" p
-	if [ ! -x "$dir/root/lib/systemd/systemd" ]; then
-		mkdir -p "$dir"
-		rm -rf "$dir/root" "$dir"/*.deb
-		(cd "$dir" && apt-get download systemd libsystemd-shared >&2) ||
-			(apt-get update -q >&2 && cd "$dir" && apt-get download systemd libsystemd-shared >&2) ||
-			die "cannot download Debian's systemd packages"
+		(cd "$dir" && apt-get download "$@" >&2) ||
+			(apt-get update -q >&2 && cd "$dir" && apt-get download "$@" >&2) ||
+			die "cannot download Debian's packages $*"
 		for p in "$dir"/*.deb; do
 			dpkg-deb -x "$p" "$dir/root"
 		done
@@ -51,23 +39,14 @@ systemd_unpacked() {
 	echo "$dir/root"
 }
 
-# Debian's usbredirect (the usbredir server of the machine with the
-# cradle) and its libusbredirhost, unpacked into the cache (downloaded
-# once); its other libraries are QEMU's, so on this machine already.
+# udevd for the guests
+udev_unpacked() { debs_unpacked udev /bin/udevadm udev; }
+# systemd as PID 1 of the service guest
+systemd_unpacked() { debs_unpacked systemd /lib/systemd/systemd systemd libsystemd-shared; }
+# usbredirect, the usbredir server of the machine with the cradle; its
+# other libraries are QEMU's, so on this machine already
 usbredirect_unpacked() {
-	local dir="$cache/usbredirect" p
-	if [ ! -x "$dir/root/usr/bin/usbredirect" ]; then
-		mkdir -p "$dir"
-		rm -rf "$dir/root" "$dir"/*.deb
-		(cd "$dir" && apt-get download usbredirect libusbredirhost1 >&2) ||
-			(apt-get update -q >&2 && cd "$dir" &&
-				apt-get download usbredirect libusbredirhost1 >&2) ||
-			die "cannot download Debian's usbredirect packages"
-		for p in "$dir"/*.deb; do
-			dpkg-deb -x "$p" "$dir/root"
-		done
-	fi
-	echo "$dir/root"
+	debs_unpacked usbredirect /usr/bin/usbredirect usbredirect libusbredirhost1
 }
 
 # add_usbredirect ROOT: Debian's usbredirect and its libraries into ROOT.
