@@ -175,7 +175,11 @@ static int setup(struct client *c, const char *server)
 {
 	const struct port_config cfg = { .rxq_size = 256 * 1024,
 					 .txq_size = 512 * 1024,
-					 .read_max = 128 * 1024 };
+					 .read_max = 128 * 1024,
+					 .files_max = PORT_FILES_MAX,
+					 .parked_max = PORT_PARKED_MAX,
+					 .parked_write_bytes = PORT_PARKED_WRITE_BYTES,
+					 .closing_wait_ms = PORT_CLOSING_WAIT_MS };
 	const struct port_hooks hooks = {
 		.ctx = c,
 		.answer_open = answer_open,
