@@ -20,7 +20,16 @@
  * doubling to 2 s): usbredirect serves one device for one client and
  * exits when either goes, so on the cradle's machine it runs in a loop
  * (README), and the next HotSync's handheld is served by a new one.
- * Names are resolved once, at start; no call here blocks.
+ * Names are resolved once, at start, and every address is tried in
+ * turn; no call here blocks.
+ *
+ * Teardown: parser callbacks and the port's hooks only note that the
+ * connection must go (drop_connection()); settle() closes it, hangs the
+ * port up and destroys the parser at the top of the loop, after
+ * usbredirparser_do_read() has returned.  Bounds per loop round: at most
+ * READ_BUDGET bytes are parsed, written out in READ_CHUNK steps; the
+ * queue towards the server holds at most WRITE_QUEUE_MAX bytes, or the
+ * server, which does not read, is dropped.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -37,18 +46,33 @@
 
 #include "core/log.h"
 #include "core/palm.h"
+#include "core/pump.h"
 #include "core/setup.h"
 #include "link.h"
 
-#define IN_REQUESTS	    32
-#define IN_BUFFER_MAX	    1024u /* the largest wMaxPacketSize of a bulk endpoint */
-#define OUT_PACKET_MAX	    (64u * 1024)
-#define BACKOFF_FIRST_MS    100
-#define BACKOFF_MAX_MS	    2000
-#define CONNECT_TIMEOUT_MS  5000  /* TCP connect, then the server's hello */
-#define SETUP_TIMEOUT_MS    10000 /* from device_connect to the stream */
-#define CTRL_TIMEOUT_MS	    10000 /* a control request while bytes flow */
-#define MAX_ERRORS_IN_A_ROW 10
+#define IN_BUFFER_MAX	   1024u /* the largest wMaxPacketSize of a bulk endpoint */
+#define OUT_PACKET_MAX	   (64u * 1024)
+#define OUT_PACKET_MAX_16  65535u /* a server without 32-bit bulk lengths */
+#define BACKOFF_FIRST_MS   100
+#define BACKOFF_MAX_MS	   2000
+#define CONNECT_TIMEOUT_MS 5000	 /* TCP connect, then the server's hello */
+#define SETUP_TIMEOUT_MS   10000 /* from device_connect to the stream */
+#define CTRL_TIMEOUT_MS	   10000 /* a control request while bytes flow */
+#define ADDRS_MAX	   8	 /* resolved addresses tried in turn */
+#define READ_CHUNK	   4096u /* parsed, then its answers written out */
+#define READ_BUDGET	   (64u * 1024) /* parsed per loop round at most */
+/* Our own packets never queue more than one OUT packet and small requests. */
+#define WRITE_QUEUE_MAX (OUT_PACKET_MAX + 64u * 1024)
+/*
+ * A server that falls silent (its machine lost power: no FIN, no RST) is
+ * a departure after KEEPALIVE_IDLE_S + KEEPALIVE_COUNT x
+ * KEEPALIVE_INTERVAL_S = 25 s with nothing unacknowledged, or
+ * USER_TIMEOUT_MS with data unacknowledged (tcp(7)).
+ */
+#define KEEPALIVE_IDLE_S     10
+#define KEEPALIVE_INTERVAL_S 5
+#define KEEPALIVE_COUNT	     3
+#define USER_TIMEOUT_MS	     25000
 
 enum conn_state {
 	CONN_WAITING,	 /* until retry_at_ms */
@@ -72,8 +96,11 @@ struct redir_link {
 	struct port *port;
 
 	const char *server; /* as given, for the log */
-	struct sockaddr_storage addr;
-	socklen_t addrlen;
+	struct sockaddr_storage addrs[ADDRS_MAX];
+	socklen_t addrlens[ADDRS_MAX];
+	unsigned int naddrs, addr_next; /* the one to call next */
+	unsigned int addr_first;	/* where this round of calls began */
+	struct sockaddr_storage *addr;	/* the one called */
 
 	enum conn_state conn;
 	struct watch sock;
@@ -83,16 +110,17 @@ struct redir_link {
 	uint64_t retry_at_ms;
 	unsigned int backoff_ms;
 	unsigned int failures; /* connection attempts failed in a row */
-	const char *drop;      /* set inside parser callbacks: drop after */
+	const char *drop;      /* noted inside callbacks: settle() drops it */
 	char drop_buf[96];
-	bool departed; /* device_disconnect came */
+	bool departed;	       /* device_disconnect came */
+	size_t read_budget;    /* bytes on_read may still hand the parser */
+	bool queued;	       /* packets queued since settle() last wrote */
 
 	enum dev_state dev;
 	char name[128];
 	struct palm_endpoints eps; /* from ep_info; zero until it comes */
 	struct palm_setup setup;
 	struct palm_hotsync hs;
-	size_t in_size;
 	uint32_t next_id;
 
 	bool ctrl_busy;
@@ -101,19 +129,13 @@ struct redir_link {
 	uint16_t ctrl_len;
 	uint8_t halt_ep; /* of the CLEAR_FEATURE in flight */
 
-	bool in_busy[IN_REQUESTS];
-	uint32_t in_id[IN_REQUESTS];
-	bool out_busy;
+	uint32_t in_id[PUMP_IN_MAX];
 	uint32_t out_id;
-	size_t out_len;
 	uint8_t *out_buf;
-
-	bool in_halted, out_halted;
-	unsigned int errors_in_a_row;
-	unsigned long long rx_bytes, tx_bytes;
+	struct pump pump;
 };
 
-static void flush(struct redir_link *l);
+static void settle(struct redir_link *l);
 
 /* ---- where the server is ---- */
 
@@ -126,13 +148,14 @@ static int parse_server(struct redir_link *l, const char *s)
 	int r;
 
 	if (strchr(s, '/')) { /* a Unix socket */
-		struct sockaddr_un *un = (struct sockaddr_un *)&l->addr;
+		struct sockaddr_un *un = (struct sockaddr_un *)&l->addrs[0];
 
 		if (strlen(s) >= sizeof(un->sun_path))
 			return -ENAMETOOLONG;
 		un->sun_family = AF_UNIX;
 		strcpy(un->sun_path, s);
-		l->addrlen = sizeof(*un);
+		l->addrlens[0] = sizeof(*un);
+		l->naddrs = 1;
 		return 0;
 	}
 	if (s[0] == '[') { /* [IPv6]:PORT */
@@ -158,10 +181,15 @@ static int parse_server(struct redir_link *l, const char *s)
 		log_err("usbredir server %s: %s", s, gai_strerror(r));
 		return -EHOSTUNREACH;
 	}
-	memcpy(&l->addr, res->ai_addr, res->ai_addrlen);
-	l->addrlen = res->ai_addrlen;
+	/* "localhost" is ::1 and 127.0.0.1: the server may listen on either */
+	for (struct addrinfo *ai = res; ai && l->naddrs < ADDRS_MAX; ai = ai->ai_next) {
+		if (ai->ai_addrlen > sizeof(l->addrs[0]))
+			continue;
+		memcpy(&l->addrs[l->naddrs], ai->ai_addr, ai->ai_addrlen);
+		l->addrlens[l->naddrs++] = ai->ai_addrlen;
+	}
 	freeaddrinfo(res);
-	return 0;
+	return l->naddrs ? 0 : -EHOSTUNREACH;
 }
 
 /* ---- the device on the connection ---- */
@@ -171,27 +199,22 @@ static uint32_t new_id(struct redir_link *l)
 	return ++l->next_id;
 }
 
-static int in_busy_count(const struct redir_link *l)
-{
-	int n = 0;
-
-	for (int i = 0; i < IN_REQUESTS; i++)
-		n += l->in_busy[i];
-	return n;
-}
-
-/* The server forgets a departed device's transfers; so do we. */
+/*
+ * The server forgets a departed device's transfers; so do we.  Only from
+ * settle() and stop(), never inside a callback: it hangs the port up.
+ */
 static void forget_device(struct redir_link *l, const char *why)
 {
 	if (l->dev == DEV_NONE)
 		return;
-	log_info("%s: %s (%llu bytes in, %llu out)", l->name, why, l->rx_bytes, l->tx_bytes);
+	log_info("%s: %s (%llu bytes in, %llu out)", l->name, why, l->pump.rx_bytes,
+		 l->pump.tx_bytes);
 	if (l->dev == DEV_RUNNING)
 		port_carrier_down(l->port); /* also discards what it did not take */
 	l->dev = DEV_NONE;
 	l->deadline_ms = 0; /* of its set-up */
-	l->ctrl_busy = l->out_busy = false;
-	memset(l->in_busy, 0, sizeof(l->in_busy));
+	l->ctrl_busy = false;
+	l->pump = (struct pump){ 0 };
 }
 
 static void send_ctrl(struct redir_link *l, enum ctrl_purpose purpose, const struct palm_ctrl *req)
@@ -214,24 +237,25 @@ static void send_ctrl(struct redir_link *l, enum ctrl_purpose purpose, const str
 	if (l->dev == DEV_RUNNING) /* the set-up has a deadline of its own */
 		l->deadline_ms = loop_now_ms() + CTRL_TIMEOUT_MS;
 	usbredirparser_send_control_packet(l->parser, l->ctrl_id, &h, NULL, 0);
+	l->queued = true;
 }
 
+/* Queue IN requests as the pump allows; the packets leave in settle(). */
 static void submit_in(struct redir_link *l)
 {
 	struct usb_redir_bulk_packet_header h = {
 		.endpoint = l->hs.in_ep,
-		.length = (uint16_t)l->in_size,
+		.length = (uint16_t)l->pump.in_size,
 	};
+	int i;
 
-	for (int i = 0; i < IN_REQUESTS && l->dev == DEV_RUNNING && !l->in_halted; i++) {
-		if (l->in_busy[i])
-			continue;
-		/* backpressure: the reader is behind, or nobody listens */
-		if (port_rx_room(l->port) < (size_t)(in_busy_count(l) + 1) * l->in_size)
-			return;
+	if (l->dev != DEV_RUNNING || l->drop)
+		return;
+	while ((i = pump_in_next(&l->pump)) >= 0) {
 		l->in_id[i] = new_id(l);
-		l->in_busy[i] = true;
+		pump_in_submitted(&l->pump, i);
 		usbredirparser_send_bulk_packet(l->parser, l->in_id[i], &h, NULL, 0);
+		l->queued = true;
 	}
 }
 
@@ -240,17 +264,24 @@ static void kick_tx(struct redir_link *l)
 	struct usb_redir_bulk_packet_header h = { .endpoint = l->hs.out_ep };
 	size_t n;
 
-	if (l->dev != DEV_RUNNING || l->out_busy || l->out_halted)
+	if (l->dev != DEV_RUNNING || l->drop)
 		return;
-	n = port_tx_take(l->port, l->out_buf, OUT_PACKET_MAX);
+	n = pump_out_take(&l->pump, l->out_buf);
 	if (n == 0)
 		return;
 	h.length = (uint16_t)(n & 0xffff);
 	h.length_high = (uint16_t)(n >> 16);
 	l->out_id = new_id(l);
-	l->out_len = n;
-	l->out_busy = true;
 	usbredirparser_send_bulk_packet(l->parser, l->out_id, &h, l->out_buf, (int)n);
+	l->queued = true;
+}
+
+/* Without 32-bit bulk lengths the parser refuses a packet of 65536. */
+static size_t out_packet_max(struct redir_link *l)
+{
+	return usbredirparser_peer_has_cap(l->parser, usb_redir_cap_32bits_bulk_length)
+		       ? OUT_PACKET_MAX
+		       : OUT_PACKET_MAX_16;
 }
 
 static void start_stream(struct redir_link *l)
@@ -258,13 +289,15 @@ static void start_stream(struct redir_link *l)
 	l->dev = DEV_RUNNING;
 	l->deadline_ms = 0;
 	l->hs = l->setup.hs;
-	l->in_size = palm_setup_in_size(&l->setup, IN_BUFFER_MAX);
+	pump_start(&l->pump, l->port, l->name, palm_setup_in_size(&l->setup, IN_BUFFER_MAX),
+		   out_packet_max(l));
 	log_info("%s: HotSync on bulk IN 0x%02x, OUT 0x%02x", l->name, l->hs.in_ep, l->hs.out_ep);
 	port_carrier_up(l->port);
 	submit_in(l);
 	kick_tx(l);
 }
 
+/* Note that the connection must go; settle() does it, after the events. */
 static void drop_connection(struct redir_link *l, const char *why)
 {
 	if (!l->drop) {
@@ -273,62 +306,39 @@ static void drop_connection(struct redir_link *l, const char *why)
 	}
 }
 
-static const char *status_name(uint8_t status)
+static enum pump_status status_of(uint8_t status)
 {
-	static const char *const names[] = {
-		[usb_redir_success] = "success", [usb_redir_cancelled] = "cancelled",
-		[usb_redir_inval] = "invalid",	 [usb_redir_ioerror] = "I/O error",
-		[usb_redir_stall] = "stall",	 [usb_redir_timeout] = "timeout",
-		[usb_redir_babble] = "babble",
-	};
-
-	return status < sizeof(names) / sizeof(names[0]) ? names[status] : "unknown status";
+	switch (status) {
+	case usb_redir_success: return PUMP_OK;
+	case usb_redir_cancelled: return PUMP_CANCELLED;
+	case usb_redir_timeout: return PUMP_TIMEOUT;
+	case usb_redir_stall: return PUMP_STALL;
+	case usb_redir_babble: return PUMP_BABBLE;
+	default: return PUMP_ERROR;
+	}
 }
 
-/* A transfer failed with the device still there: recover() clears the halt. */
-static void transfer_failed(struct redir_link *l, bool *halted, uint8_t ep, uint8_t status)
-{
-	if (*halted)
-		return;
-	log_warn("%s: bulk %s 0x%02x failed (%s); recovering", l->name, ep & 0x80 ? "IN" : "OUT",
-		 ep, status_name(status));
-	*halted = true;
-	if (++l->errors_in_a_row > MAX_ERRORS_IN_A_ROW)
-		drop_connection(l, "too many USB errors in a row");
-}
-
+/* A halted direction whose transfers are all back: CLEAR_FEATURE(HALT). */
 static void recover(struct redir_link *l)
 {
-	struct palm_ctrl req = { .reqtype = 0x02, .request = 0x01 }; /* CLEAR_FEATURE(HALT) */
+	struct palm_ctrl req = { .reqtype = 0x02, .request = 0x01 };
+	enum pump_clear which;
 
-	if (l->dev != DEV_RUNNING || l->ctrl_busy)
+	if (l->dev != DEV_RUNNING || l->ctrl_busy || l->drop)
 		return;
-	if (l->in_halted && in_busy_count(l) == 0)
-		req.index = l->hs.in_ep;
-	else if (l->out_halted && !l->out_busy)
-		req.index = l->hs.out_ep;
-	else
+	which = pump_recover(&l->pump);
+	if (which == PUMP_CLEAR_NONE)
 		return;
+	req.index = which == PUMP_CLEAR_IN ? l->hs.in_ep : l->hs.out_ep;
 	l->halt_ep = (uint8_t)req.index;
 	send_ctrl(l, CTRL_CLEAR_HALT, &req);
 }
 
 static void halt_cleared(struct redir_link *l, bool ok)
 {
-	bool in = l->halt_ep & 0x80;
-
-	if (!ok) {
-		drop_connection(l, "the endpoint halt could not be cleared");
-		return;
-	}
-	log_info("%s: bulk %s 0x%02x recovered", l->name, in ? "IN" : "OUT", l->halt_ep);
-	if (in) {
-		l->in_halted = false;
-		submit_in(l);
-	} else {
-		l->out_halted = false;
-		kick_tx(l);
-	}
+	pump_halt_cleared(&l->pump, l->halt_ep & 0x80 ? PUMP_CLEAR_IN : PUMP_CLEAR_OUT, ok);
+	submit_in(l);
+	kick_tx(l);
 }
 
 /* ---- what the server sends (parser callbacks; untrusted) ---- */
@@ -346,17 +356,22 @@ static void on_log(void *priv, int level, const char *msg)
 static int on_read(void *priv, uint8_t *data, int count)
 {
 	struct redir_link *l = priv;
-	ssize_t n = recv(l->sock.fd, data, (size_t)count, MSG_DONTWAIT);
+	size_t want = (size_t)count < l->read_budget ? (size_t)count : l->read_budget;
+	ssize_t n;
 	int one = 1;
 
+	if (want == 0 || l->drop)
+		return 0; /* this round's share is parsed, or we are leaving */
+	n = recv(l->sock.fd, data, want, MSG_DONTWAIT);
 	if (n > 0) {
+		l->read_budget -= (size_t)n;
 		/*
 		 * Acknowledge at once: usbredirect leaves Nagle on, so each
 		 * small reply of its waits for our ACK of the one before,
 		 * which delayed ACKs hold back for up to 40 ms (tcp(7)).
 		 * TCP_QUICKACK does not stick, so it is set after every read.
 		 */
-		if (l->addr.ss_family != AF_UNIX)
+		if (l->addr->ss_family != AF_UNIX)
 			setsockopt(l->sock.fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
 		return (int)n;
 	}
@@ -413,7 +428,13 @@ static void on_device_connect(void *priv, struct usb_redir_device_connect_header
 	struct redir_link *l = priv;
 	struct palm_ctrl req;
 
-	forget_device(l, "replaced by another device");
+	if (l->drop)
+		return;
+	if (l->dev != DEV_NONE) {
+		/* usbredirect never does this; a server that does is not trusted */
+		drop_connection(l, "a second device_connect without a disconnect");
+		return;
+	}
 	snprintf(l->name, sizeof(l->name), "handheld %04x:%04x (usbredir %s)", d->vendor_id,
 		 d->product_id, l->server);
 	if (!link_match_device(&l->match, d->vendor_id, d->product_id)) {
@@ -427,9 +448,7 @@ static void on_device_connect(void *priv, struct usb_redir_device_connect_header
 		return;
 	}
 	log_info("%s arrived", l->name);
-	l->rx_bytes = l->tx_bytes = 0;
-	l->in_halted = l->out_halted = false;
-	l->errors_in_a_row = 0;
+	l->pump = (struct pump){ 0 };
 	l->dev = DEV_SETUP;
 	l->deadline_ms = loop_now_ms() + SETUP_TIMEOUT_MS;
 	palm_setup_start(&l->setup, l->name, d->vendor_id, d->product_id, &l->eps, &req);
@@ -441,9 +460,9 @@ static void on_device_disconnect(void *priv)
 	struct redir_link *l = priv;
 
 	/* the parser acks it (usb_redir_cap_device_disconnect_ack) */
-	l->eps = (struct palm_endpoints){ 0 };
+	if (l->drop)
+		return;
 	l->departed = true;
-	forget_device(l, "left the bus");
 	/* usbredirect serves no other device on this connection */
 	drop_connection(l, "the handheld left");
 }
@@ -456,7 +475,9 @@ static void on_control_packet(void *priv, uint64_t id, struct usb_redir_control_
 	bool ok = h->status == usb_redir_success;
 	struct palm_ctrl next;
 
-	if (!l->ctrl_busy || id != l->ctrl_id || l->dev == DEV_NONE) {
+	if (l->drop) {
+		/* the connection is going: nothing more from it counts */
+	} else if (!l->ctrl_busy || id != l->ctrl_id || l->dev == DEV_NONE) {
 		log_debug("usbredir server %s: a control reply nobody asked for (id %llu)",
 			  l->server, (unsigned long long)id);
 	} else if (len > l->ctrl_len) {
@@ -480,37 +501,12 @@ static void on_control_packet(void *priv, uint64_t id, struct usb_redir_control_
 
 static void in_reply(struct redir_link *l, int i, uint8_t status, const uint8_t *data, size_t len)
 {
-	l->in_busy[i] = false;
-	if (len > l->in_size) {
+	if (len > l->pump.in_size) {
 		drop_connection(l, "a bulk IN reply longer than asked");
 		return;
 	}
-	if (len > 0) {
-		l->rx_bytes += len;
-		port_rx(l->port, data, len, loop_now_ms());
-	}
-	switch (status) {
-	case usb_redir_success: l->errors_in_a_row = 0; break;
-	case usb_redir_cancelled:
-	case usb_redir_timeout: break;
-	default: transfer_failed(l, &l->in_halted, l->hs.in_ep, status); break;
-	}
+	pump_in_done(&l->pump, i, status_of(status), data, len, loop_now_ms());
 	submit_in(l);
-}
-
-static void out_reply(struct redir_link *l, uint8_t status, size_t len)
-{
-	l->out_busy = false;
-	if (len > l->out_len)
-		len = l->out_len; /* never more than was sent */
-	/* Bytes the device took leave the queue; the rest are sent again. */
-	l->tx_bytes += len;
-	if (status == usb_redir_success)
-		l->errors_in_a_row = 0;
-	else
-		transfer_failed(l, &l->out_halted, l->hs.out_ep, status);
-	port_tx_done(l->port, len);
-	kick_tx(l);
 }
 
 static void on_bulk_packet(void *priv, uint64_t id, struct usb_redir_bulk_packet_header *h,
@@ -520,14 +516,18 @@ static void on_bulk_packet(void *priv, uint64_t id, struct usb_redir_bulk_packet
 	size_t len = data_len > 0 ? (size_t)data_len : 0;
 	int i = 0;
 
-	if (l->dev == DEV_RUNNING && h->endpoint == l->hs.in_ep) {
-		while (i < IN_REQUESTS && !(l->in_busy[i] && l->in_id[i] == id))
+	if (l->drop || l->dev != DEV_RUNNING) {
+		/* not for us, or the connection is going */
+	} else if (h->endpoint == l->hs.in_ep) {
+		while (i < PUMP_IN_MAX && !(l->pump.in_busy[i] && l->in_id[i] == id))
 			i++;
-		if (i < IN_REQUESTS)
+		if (i < PUMP_IN_MAX)
 			in_reply(l, i, h->status, data, len);
-	} else if (l->dev == DEV_RUNNING && l->out_busy && id == l->out_id &&
-		   h->endpoint == l->hs.out_ep) {
-		out_reply(l, h->status, ((size_t)h->length_high << 16) | h->length);
+	} else if (l->pump.out_busy && id == l->out_id && h->endpoint == l->hs.out_ep) {
+		/* what the device took leaves txq; the rest is sent again */
+		pump_out_done(&l->pump, status_of(h->status),
+			      ((size_t)h->length_high << 16) | h->length);
+		kick_tx(l);
 	}
 	if (data)
 		usbredirparser_free_packet_data(l->parser, data);
@@ -576,6 +576,7 @@ static void watch_socket(struct redir_link *l, uint32_t events)
 		l->sock_events = events;
 }
 
+/* Only from settle(), after_events() or sock_ready(): never in a callback. */
 static void close_connection(struct redir_link *l, const char *why)
 {
 	bool was_up = l->conn == CONN_UP;
@@ -591,6 +592,7 @@ static void close_connection(struct redir_link *l, const char *why)
 	l->sock.fd = -1;
 	l->eps = (struct palm_endpoints){ 0 };
 	l->drop = NULL;
+	l->queued = false;
 	l->deadline_ms = 0;
 	l->conn = CONN_WAITING;
 	/* A departure is not a failure: the next handheld is called at once. */
@@ -602,6 +604,12 @@ static void close_connection(struct redir_link *l, const char *why)
 			 l->server);
 		return;
 	}
+	/* every address in turn; the pause grows once all have failed */
+	if (!was_up && l->addr_next != l->addr_first) {
+		l->retry_at_ms = loop_now_ms();
+		log_debug("usbredir server %s: %s; trying its next address", l->server, why);
+		return;
+	}
 	/* one line for each outage, not for each attempt */
 	if (was_up || l->failures++ == 0)
 		log_info("usbredir server %s: %s; calling again every %.1f s at most", l->server,
@@ -610,6 +618,7 @@ static void close_connection(struct redir_link *l, const char *why)
 		log_debug("usbredir server %s: %s", l->server, why);
 	if (was_up)
 		l->failures = 1;
+	l->addr_first = l->addr_next;
 	l->retry_at_ms = loop_now_ms() + l->backoff_ms;
 	l->backoff_ms = l->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : l->backoff_ms * 2;
 }
@@ -648,27 +657,57 @@ static int create_parser(struct redir_link *l)
 	return 0;
 }
 
+/* A server that goes silent is noticed by TCP within USER_TIMEOUT_MS. */
+static void set_tcp_options(int fd)
+{
+	static const struct {
+		int level, name, value;
+	} opts[] = {
+		{ IPPROTO_TCP, TCP_NODELAY, 1 },
+		{ SOL_SOCKET, SO_KEEPALIVE, 1 },
+		{ IPPROTO_TCP, TCP_KEEPIDLE, KEEPALIVE_IDLE_S },
+		{ IPPROTO_TCP, TCP_KEEPINTVL, KEEPALIVE_INTERVAL_S },
+		{ IPPROTO_TCP, TCP_KEEPCNT, KEEPALIVE_COUNT },
+		{ IPPROTO_TCP, TCP_USER_TIMEOUT, USER_TIMEOUT_MS },
+	};
+
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (setsockopt(fd, opts[i].level, opts[i].name, &opts[i].value,
+			       sizeof(opts[i].value)) < 0)
+			log_warn("setsockopt %d/%d: %s", opts[i].level, opts[i].name,
+				 strerror(errno));
+}
+
 static void connected(struct redir_link *l)
 {
-	int one = 1;
-
-	if (l->addr.ss_family != AF_UNIX)
-		setsockopt(l->sock.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (l->addr->ss_family != AF_UNIX)
+		set_tcp_options(l->sock.fd);
 	if (create_parser(l) < 0) {
 		close_connection(l, "out of memory");
 		return;
 	}
 	l->conn = CONN_HELLO;
+	/* this address answers: call it first next time */
+	l->addr_next = l->addr_first = (unsigned int)(l->addr - l->addrs);
 	l->deadline_ms = loop_now_ms() + CONNECT_TIMEOUT_MS;
 	log_debug("usbredir server %s: connected, waiting for its hello", l->server);
-	flush(l);
+	settle(l);
 }
 
-/* Queued packets to the server; EPOLLOUT while some wait. */
-static void flush(struct redir_link *l)
+/*
+ * The top of the loop for this connection: drop it if a callback said
+ * so, else send what is queued (EPOLLOUT while some waits).  A server
+ * that does not take what we send is dropped once that passes
+ * WRITE_QUEUE_MAX, before the queue can grow without bound.
+ */
+static void settle(struct redir_link *l)
 {
+	l->queued = false;
 	if (l->parser && !l->drop && usbredirparser_has_data_to_write(l->parser))
 		usbredirparser_do_write(l->parser);
+	if (l->parser && !l->drop &&
+	    usbredirparser_get_bufferered_output_size(l->parser) > WRITE_QUEUE_MAX)
+		drop_connection(l, "it does not read what pilotd sends");
 	if (l->drop) {
 		close_connection(l, l->drop);
 		return;
@@ -676,6 +715,27 @@ static void flush(struct redir_link *l)
 	if (l->parser)
 		watch_socket(
 			l, EPOLLIN | (usbredirparser_has_data_to_write(l->parser) ? EPOLLOUT : 0));
+}
+
+/* Parse at most READ_BUDGET bytes, writing the answers after each chunk. */
+static void read_server(struct redir_link *l)
+{
+	for (size_t done = 0; done < READ_BUDGET && !l->drop; done += READ_CHUNK) {
+		int r;
+
+		l->read_budget = READ_CHUNK;
+		r = usbredirparser_do_read(l->parser);
+		if (r == usbredirparser_read_parse_error)
+			drop_connection(l, "it broke the usbredir protocol");
+		else if (r < 0)
+			drop_connection(l, "the connection failed");
+		if (l->read_budget > 0)
+			break; /* the socket is empty */
+		settle(l);
+		if (!l->parser)
+			return;
+	}
+	l->read_budget = 0;
 }
 
 static void sock_ready(void *ctx, uint32_t events)
@@ -693,23 +753,23 @@ static void sock_ready(void *ctx, uint32_t events)
 			connected(l);
 		return;
 	}
-	if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
-		int r = usbredirparser_do_read(l->parser);
-
-		if (r == usbredirparser_read_parse_error)
-			drop_connection(l, "it broke the usbredir protocol");
-		else if (r < 0)
-			drop_connection(l, "the connection failed");
-	}
+	if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+		read_server(l);
+	if (!l->parser)
+		return;
 	/* the port may have room or bytes now */
 	submit_in(l);
 	kick_tx(l);
-	flush(l);
+	settle(l);
 }
 
 static void call_server(struct redir_link *l)
 {
-	int fd = socket(l->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int fd;
+
+	l->addr = &l->addrs[l->addr_next];
+	l->addr_next = (l->addr_next + 1) % l->naddrs;
+	fd = socket(l->addr->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
 	if (fd < 0) {
 		/* a sandbox (RestrictAddressFamilies=) says EAFNOSUPPORT */
@@ -728,7 +788,7 @@ static void call_server(struct redir_link *l)
 	}
 	l->conn = CONN_CONNECTING;
 	l->deadline_ms = loop_now_ms() + CONNECT_TIMEOUT_MS;
-	if (connect(fd, (struct sockaddr *)&l->addr, l->addrlen) == 0)
+	if (connect(fd, (struct sockaddr *)l->addr, l->addrlens[l->addr - l->addrs]) == 0)
 		connected(l);
 	else if (errno != EINPROGRESS)
 		close_connection(l, strerror(errno));
@@ -742,6 +802,8 @@ static int timeout_ms(struct link *base)
 	uint64_t at = l->conn == CONN_WAITING ? l->retry_at_ms : l->deadline_ms;
 	uint64_t now = loop_now_ms();
 
+	if (l->drop || l->queued)
+		return 0; /* noted by the port's hooks at the end of the round */
 	if (at == 0)
 		return -1;
 	return at <= now ? 0 : (int)(at - now);
@@ -763,28 +825,26 @@ static void after_events(struct link *base, bool timed_out)
 							  : "a control request went unanswered");
 		return;
 	}
-	if (l->conn == CONN_UP && (l->in_halted || l->out_halted)) {
+	if (l->conn == CONN_UP && pump_verdict(&l->pump) == PUMP_GIVE_UP)
+		drop_connection(l, l->pump.why);
+	if (l->conn == CONN_UP) {
 		recover(l);
-		flush(l);
+		submit_in(l);
+		kick_tx(l);
 	}
+	if (l->conn == CONN_HELLO || l->conn == CONN_UP)
+		settle(l);
 }
 
+/* The port's hooks: queue packets only; settle() sends them after the round. */
 static void kick_tx_op(struct link *base)
 {
-	struct redir_link *l = (struct redir_link *)base;
-
-	kick_tx(l);
-	if (l->conn == CONN_UP)
-		flush(l);
+	kick_tx((struct redir_link *)base);
 }
 
 static void rx_room(struct link *base)
 {
-	struct redir_link *l = (struct redir_link *)base;
-
-	submit_in(l);
-	if (l->conn == CONN_UP)
-		flush(l);
+	submit_in((struct redir_link *)base);
 }
 
 /* The visor driver tells the handheld on every close of the port. */
@@ -792,18 +852,18 @@ static void last_close(struct link *base)
 {
 	struct redir_link *l = (struct redir_link *)base;
 
-	if (l->dev == DEV_RUNNING && !l->ctrl_busy) {
+	if (l->dev == DEV_RUNNING && !l->ctrl_busy && !l->drop)
 		send_ctrl(l, CTRL_CLOSE_NOTIFICATION, &palm_close_notification);
-		flush(l);
-	}
 }
 
 static void stop(struct link *base)
 {
 	struct redir_link *l = (struct redir_link *)base;
 
-	/* Give queued bytes up to 2 s to reach the handheld. */
-	for (int i = 0; i < 20 && l->dev == DEV_RUNNING && port_tx_queued(l->port); i++) {
+	/* Give queued bytes time to reach the handheld. */
+	for (int i = 0; i < PUMP_STOP_DRAIN_MS / 100 && l->parser && l->dev == DEV_RUNNING &&
+			port_tx_queued(l->port);
+	     i++) {
 		struct pollfd pfd = {
 			.fd = l->sock.fd,
 			.events = POLLIN |
@@ -813,8 +873,8 @@ static void stop(struct link *base)
 		if (poll(&pfd, 1, 100) > 0)
 			sock_ready(l, pfd.revents & (POLLIN | POLLHUP | POLLERR) ? EPOLLIN : 0);
 	}
-	for (int i = 0; i < IN_REQUESTS && l->dev == DEV_RUNNING; i++)
-		if (l->in_busy[i])
+	for (int i = 0; i < PUMP_IN_MAX && l->parser && l->dev == DEV_RUNNING; i++)
+		if (l->pump.in_busy[i])
 			usbredirparser_send_cancel_data_packet(l->parser, l->in_id[i]);
 	if (l->parser && !l->drop && usbredirparser_has_data_to_write(l->parser))
 		usbredirparser_do_write(l->parser);
