@@ -5,4 +5,5 @@ pilotd_deps=(
 	libfuse3-dev libusb-1.0-0-dev libusbredirparser-dev libsystemd-dev
 	qemu-system-x86 busybox-static cpio
 	linux-source-6.1 flex bison bc libelf-dev libssl-dev
+	clang libclang-rt-14-dev
 )
