@@ -424,6 +424,7 @@ static void open_arrived(struct usb_link *l)
 	log_info("%s arrived", l->name);
 	l->pump = (struct pump){ 0 };
 	l->failure = NULL;
+	l->departed = false;
 	l->state = LINK_HANDSHAKE;
 	palm_setup_start(&l->setup, l->name, d.idVendor, d.idProduct, &eps, &req);
 	submit_ctrl(l, &req);
@@ -432,6 +433,8 @@ static void open_arrived(struct usb_link *l)
 /* Let the handheld go if a callback or the pump said so. */
 static void act_on_notes(struct usb_link *l)
 {
+	if (l->state != LINK_HANDSHAKE && l->state != LINK_RUNNING)
+		return; /* none yet, or already going */
 	if (pump_verdict(&l->pump) == PUMP_DEPARTED)
 		l->departed = true;
 	if (l->departed)
@@ -460,6 +463,8 @@ static void link_progress(struct usb_link *l)
 	act_on_notes(l);
 	recover(l);
 	act_on_notes(l);
+	submit_in(l); /* after a recovery, or what a hook could not submit */
+	kick_tx(l);
 	if (l->state == LINK_CLOSING && busy_transfers(l) == 0)
 		finish_close(l);
 	if (l->state == LINK_IDLE && l->arrived)
