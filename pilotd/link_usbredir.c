@@ -16,32 +16,21 @@
  *
  * The connection is the handheld's cable: losing it, or the server's
  * device_disconnect, is a departure for the open files.  pilotd then
- * closes the connection and calls again with a growing delay (0.1 s
- * doubling to 2 s): usbredirect serves one device for one client and
- * exits when either goes, so on the cradle's machine it runs in a loop
- * (README), and the next HotSync's handheld is served by a new one.
- * Names are resolved once, at start, and every address is tried in
- * turn; no call here blocks.
+ * closes the connection and calls again (redir_conn.c: the socket, the
+ * addresses, the pauses, the bounds on reading and writing): usbredirect
+ * serves one device for one client and exits when either goes, so on the
+ * cradle's machine it runs in a loop (README), and the next HotSync's
+ * handheld is served by a new one.
  *
- * Teardown: parser callbacks and the port's hooks only note that the
- * connection must go (drop_connection()); settle() closes it, hangs the
- * port up and destroys the parser at the top of the loop, after
- * usbredirparser_do_read() has returned.  Bounds per loop round: at most
- * READ_BUDGET bytes are parsed, written out in READ_CHUNK steps; the
- * queue towards the server holds at most WRITE_QUEUE_MAX bytes, or the
- * server, which does not read, is dropped.
+ * Teardown: parser callbacks and the port's hooks only queue packets or
+ * note that the connection must go (redir_conn_drop()); the connection
+ * ends at the top of the loop, after usbredirparser_do_read() returned,
+ * and calls lost() here first, which hangs the port up.
  */
 #include <errno.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
 #include <usbredirparser.h>
 
 #include "core/log.h"
@@ -49,37 +38,13 @@
 #include "core/pump.h"
 #include "core/setup.h"
 #include "link.h"
+#include "redir_conn.h"
 
 #define IN_BUFFER_MAX	   1024u /* the largest wMaxPacketSize of a bulk endpoint */
 #define OUT_PACKET_MAX	   (64u * 1024)
 #define OUT_PACKET_MAX_16  65535u /* a server without 32-bit bulk lengths */
-#define BACKOFF_FIRST_MS   100
-#define BACKOFF_MAX_MS	   2000
-#define CONNECT_TIMEOUT_MS 5000	 /* TCP connect, then the server's hello */
 #define SETUP_TIMEOUT_MS   10000 /* from device_connect to the stream */
 #define CTRL_TIMEOUT_MS	   10000 /* a control request while bytes flow */
-#define ADDRS_MAX	   8	 /* resolved addresses tried in turn */
-#define READ_CHUNK	   4096u /* parsed, then its answers written out */
-#define READ_BUDGET	   (64u * 1024) /* parsed per loop round at most */
-/* Our own packets never queue more than one OUT packet and small requests. */
-#define WRITE_QUEUE_MAX (OUT_PACKET_MAX + 64u * 1024)
-/*
- * A server that falls silent (its machine lost power: no FIN, no RST) is
- * a departure after KEEPALIVE_IDLE_S + KEEPALIVE_COUNT x
- * KEEPALIVE_INTERVAL_S = 25 s with nothing unacknowledged, or
- * USER_TIMEOUT_MS with data unacknowledged (tcp(7)).
- */
-#define KEEPALIVE_IDLE_S     10
-#define KEEPALIVE_INTERVAL_S 5
-#define KEEPALIVE_COUNT	     3
-#define USER_TIMEOUT_MS	     25000
-
-enum conn_state {
-	CONN_WAITING,	 /* until retry_at_ms */
-	CONN_CONNECTING, /* a non-blocking connect in progress */
-	CONN_HELLO,	 /* connected; the server has not said hello */
-	CONN_UP,
-};
 
 enum dev_state {
 	DEV_NONE,
@@ -95,26 +60,8 @@ struct redir_link {
 	struct loop *loop;
 	struct port *port;
 
-	const char *server; /* as given, for the log */
-	struct sockaddr_storage addrs[ADDRS_MAX];
-	socklen_t addrlens[ADDRS_MAX];
-	unsigned int naddrs, addr_next; /* the one to call next */
-	unsigned int addr_first;	/* where this round of calls began */
-	struct sockaddr_storage *addr;	/* the one called */
-
-	enum conn_state conn;
-	struct watch sock;
-	uint32_t sock_events;
-	struct usbredirparser *parser;
-	uint64_t deadline_ms; /* of connecting, hello, set-up or a control request */
-	uint64_t retry_at_ms;
-	unsigned int backoff_ms;
-	unsigned int failures; /* connection attempts failed in a row */
-	const char *drop;      /* noted inside callbacks: settle() drops it */
-	char drop_buf[96];
-	bool departed;	       /* device_disconnect came */
-	size_t read_budget;    /* bytes on_read may still hand the parser */
-	bool queued;	       /* packets queued since settle() last wrote */
+	struct redir_conn conn;
+	uint64_t deadline_ms; /* of the set-up or a control request */
 
 	enum dev_state dev;
 	char name[128];
@@ -135,63 +82,6 @@ struct redir_link {
 	struct pump pump;
 };
 
-static void settle(struct redir_link *l);
-
-/* ---- where the server is ---- */
-
-static int parse_server(struct redir_link *l, const char *s)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res;
-	char host[256];
-	const char *host_start = s, *end, *port;
-	size_t hostlen;
-	int r;
-
-	if (strchr(s, '/')) { /* a Unix socket */
-		struct sockaddr_un *un = (struct sockaddr_un *)&l->addrs[0];
-
-		if (strlen(s) >= sizeof(un->sun_path))
-			return -ENAMETOOLONG;
-		un->sun_family = AF_UNIX;
-		strcpy(un->sun_path, s);
-		l->addrlens[0] = sizeof(*un);
-		l->naddrs = 1;
-		return 0;
-	}
-	if (s[0] == '[') { /* [IPv6]:PORT */
-		host_start = s + 1;
-		end = strchr(s, ']');
-		if (!end || end[1] != ':')
-			return -EINVAL;
-		port = end + 2;
-	} else { /* HOST:PORT, one colon */
-		end = strrchr(s, ':');
-		if (!end || strchr(s, ':') != end)
-			return -EINVAL;
-		port = end + 1;
-	}
-	hostlen = (size_t)(end - host_start);
-	if (hostlen == 0 || hostlen >= sizeof(host) || !*port ||
-	    strspn(port, "0123456789") != strlen(port) || atol(port) < 1 || atol(port) > 65535)
-		return -EINVAL;
-	memcpy(host, host_start, hostlen);
-	host[hostlen] = '\0';
-	r = getaddrinfo(host, port, &hints, &res);
-	if (r != 0) {
-		log_err("usbredir server %s: %s", s, gai_strerror(r));
-		return -EHOSTUNREACH;
-	}
-	/* "localhost" is ::1 and 127.0.0.1: the server may listen on either */
-	for (struct addrinfo *ai = res; ai && l->naddrs < ADDRS_MAX; ai = ai->ai_next) {
-		if (ai->ai_addrlen > sizeof(l->addrs[0]))
-			continue;
-		memcpy(&l->addrs[l->naddrs], ai->ai_addr, ai->ai_addrlen);
-		l->addrlens[l->naddrs++] = ai->ai_addrlen;
-	}
-	freeaddrinfo(res);
-	return l->naddrs ? 0 : -EHOSTUNREACH;
-}
-
 /* ---- the device on the connection ---- */
 
 static uint32_t new_id(struct redir_link *l)
@@ -201,7 +91,7 @@ static uint32_t new_id(struct redir_link *l)
 
 /*
  * The server forgets a departed device's transfers; so do we.  Only from
- * settle() and stop(), never inside a callback: it hangs the port up.
+ * the connection's lost(), never inside a callback: it hangs the port up.
  */
 static void forget_device(struct redir_link *l, const char *why)
 {
@@ -236,11 +126,11 @@ static void send_ctrl(struct redir_link *l, enum ctrl_purpose purpose, const str
 	l->ctrl_busy = true;
 	if (l->dev == DEV_RUNNING) /* the set-up has a deadline of its own */
 		l->deadline_ms = loop_now_ms() + CTRL_TIMEOUT_MS;
-	usbredirparser_send_control_packet(l->parser, l->ctrl_id, &h, NULL, 0);
-	l->queued = true;
+	usbredirparser_send_control_packet(l->conn.parser, l->ctrl_id, &h, NULL, 0);
+	redir_conn_queued(&l->conn);
 }
 
-/* Queue IN requests as the pump allows; the packets leave in settle(). */
+/* Queue IN requests as the pump allows; they leave at the connection's settle(). */
 static void submit_in(struct redir_link *l)
 {
 	struct usb_redir_bulk_packet_header h = {
@@ -249,13 +139,13 @@ static void submit_in(struct redir_link *l)
 	};
 	int i;
 
-	if (l->dev != DEV_RUNNING || l->drop)
+	if (l->dev != DEV_RUNNING || l->conn.drop)
 		return;
 	while ((i = pump_in_next(&l->pump)) >= 0) {
 		l->in_id[i] = new_id(l);
 		pump_in_submitted(&l->pump, i);
-		usbredirparser_send_bulk_packet(l->parser, l->in_id[i], &h, NULL, 0);
-		l->queued = true;
+		usbredirparser_send_bulk_packet(l->conn.parser, l->in_id[i], &h, NULL, 0);
+		redir_conn_queued(&l->conn);
 	}
 }
 
@@ -264,7 +154,7 @@ static void kick_tx(struct redir_link *l)
 	struct usb_redir_bulk_packet_header h = { .endpoint = l->hs.out_ep };
 	size_t n;
 
-	if (l->dev != DEV_RUNNING || l->drop)
+	if (l->dev != DEV_RUNNING || l->conn.drop)
 		return;
 	n = pump_out_take(&l->pump, l->out_buf);
 	if (n == 0)
@@ -272,14 +162,14 @@ static void kick_tx(struct redir_link *l)
 	h.length = (uint16_t)(n & 0xffff);
 	h.length_high = (uint16_t)(n >> 16);
 	l->out_id = new_id(l);
-	usbredirparser_send_bulk_packet(l->parser, l->out_id, &h, l->out_buf, (int)n);
-	l->queued = true;
+	usbredirparser_send_bulk_packet(l->conn.parser, l->out_id, &h, l->out_buf, (int)n);
+	redir_conn_queued(&l->conn);
 }
 
 /* Without 32-bit bulk lengths the parser refuses a packet of 65536. */
 static size_t out_packet_max(struct redir_link *l)
 {
-	return usbredirparser_peer_has_cap(l->parser, usb_redir_cap_32bits_bulk_length)
+	return usbredirparser_peer_has_cap(l->conn.parser, usb_redir_cap_32bits_bulk_length)
 		       ? OUT_PACKET_MAX
 		       : OUT_PACKET_MAX_16;
 }
@@ -295,15 +185,6 @@ static void start_stream(struct redir_link *l)
 	port_carrier_up(l->port);
 	submit_in(l);
 	kick_tx(l);
-}
-
-/* Note that the connection must go; settle() does it, after the events. */
-static void drop_connection(struct redir_link *l, const char *why)
-{
-	if (!l->drop) {
-		snprintf(l->drop_buf, sizeof(l->drop_buf), "%s", why);
-		l->drop = l->drop_buf;
-	}
 }
 
 static enum pump_status status_of(uint8_t status)
@@ -324,7 +205,7 @@ static void recover(struct redir_link *l)
 	struct palm_ctrl req = { .reqtype = 0x02, .request = 0x01 };
 	enum pump_clear which;
 
-	if (l->dev != DEV_RUNNING || l->ctrl_busy || l->drop)
+	if (l->dev != DEV_RUNNING || l->ctrl_busy || l->conn.drop)
 		return;
 	which = pump_recover(&l->pump);
 	if (which == PUMP_CLEAR_NONE)
@@ -348,61 +229,24 @@ static void on_log(void *priv, int level, const char *msg)
 	struct redir_link *l = priv;
 
 	if (level <= usbredirparser_warning)
-		log_warn("usbredir server %s: %s", l->server, msg);
+		log_warn("usbredir server %s: %s", l->conn.server, msg);
 	else if (level <= usbredirparser_info)
-		log_debug("usbredir server %s: %s", l->server, msg);
+		log_debug("usbredir server %s: %s", l->conn.server, msg);
 }
 
 static int on_read(void *priv, uint8_t *data, int count)
 {
-	struct redir_link *l = priv;
-	size_t want = (size_t)count < l->read_budget ? (size_t)count : l->read_budget;
-	ssize_t n;
-	int one = 1;
-
-	if (want == 0 || l->drop)
-		return 0; /* this round's share is parsed, or we are leaving */
-	n = recv(l->sock.fd, data, want, MSG_DONTWAIT);
-	if (n > 0) {
-		l->read_budget -= (size_t)n;
-		/*
-		 * Acknowledge at once: usbredirect leaves Nagle on, so each
-		 * small reply of its waits for our ACK of the one before,
-		 * which delayed ACKs hold back for up to 40 ms (tcp(7)).
-		 * TCP_QUICKACK does not stick, so it is set after every read.
-		 */
-		if (l->addr->ss_family != AF_UNIX)
-			setsockopt(l->sock.fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
-		return (int)n;
-	}
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return 0;
-	drop_connection(l, n == 0 ? "the server closed the connection" : strerror(errno));
-	return -1;
+	return redir_conn_read(&((struct redir_link *)priv)->conn, data, count);
 }
 
 static int on_write(void *priv, uint8_t *data, int count)
 {
-	struct redir_link *l = priv;
-	ssize_t n = send(l->sock.fd, data, (size_t)count, MSG_DONTWAIT | MSG_NOSIGNAL);
-
-	if (n >= 0)
-		return (int)n;
-	if (errno == EAGAIN || errno == EINTR)
-		return 0;
-	drop_connection(l, strerror(errno));
-	return -1;
+	return redir_conn_write(&((struct redir_link *)priv)->conn, data, count);
 }
 
 static void on_hello(void *priv, struct usb_redir_hello_header *hello)
 {
-	struct redir_link *l = priv;
-
-	l->conn = CONN_UP;
-	l->deadline_ms = 0;
-	l->failures = 0;
-	l->backoff_ms = BACKOFF_FIRST_MS;
-	log_info("usbredir server %s: connected (%.64s)", l->server, hello->version);
+	redir_conn_hello(&((struct redir_link *)priv)->conn, hello->version);
 }
 
 static void on_interface_info(void *priv, struct usb_redir_interface_info_header *info)
@@ -428,19 +272,19 @@ static void on_device_connect(void *priv, struct usb_redir_device_connect_header
 	struct redir_link *l = priv;
 	struct palm_ctrl req;
 
-	if (l->drop)
+	if (l->conn.drop)
 		return;
 	if (l->dev != DEV_NONE) {
 		/* usbredirect never does this; a server that does is not trusted */
-		drop_connection(l, "a second device_connect without a disconnect");
+		redir_conn_drop(&l->conn, "a second device_connect without a disconnect");
 		return;
 	}
 	snprintf(l->name, sizeof(l->name), "handheld %04x:%04x (usbredir %s)", d->vendor_id,
-		 d->product_id, l->server);
+		 d->product_id, l->conn.server);
 	if (!link_match_device(&l->match, d->vendor_id, d->product_id)) {
 		log_warn("usbredir server %s: device %04x:%04x is not a handheld pilotd takes; "
 			 "waiting for another",
-			 l->server, d->vendor_id, d->product_id);
+			 l->conn.server, d->vendor_id, d->product_id);
 		return;
 	}
 	if (!l->eps.first_in || !l->eps.first_out) {
@@ -460,11 +304,10 @@ static void on_device_disconnect(void *priv)
 	struct redir_link *l = priv;
 
 	/* the parser acks it (usb_redir_cap_device_disconnect_ack) */
-	if (l->drop)
+	if (l->conn.drop)
 		return;
-	l->departed = true;
 	/* usbredirect serves no other device on this connection */
-	drop_connection(l, "the handheld left");
+	redir_conn_departed(&l->conn);
 }
 
 static void on_control_packet(void *priv, uint64_t id, struct usb_redir_control_packet_header *h,
@@ -475,13 +318,13 @@ static void on_control_packet(void *priv, uint64_t id, struct usb_redir_control_
 	bool ok = h->status == usb_redir_success;
 	struct palm_ctrl next;
 
-	if (l->drop) {
+	if (l->conn.drop) {
 		/* the connection is going: nothing more from it counts */
 	} else if (!l->ctrl_busy || id != l->ctrl_id || l->dev == DEV_NONE) {
 		log_debug("usbredir server %s: a control reply nobody asked for (id %llu)",
-			  l->server, (unsigned long long)id);
+			  l->conn.server, (unsigned long long)id);
 	} else if (len > l->ctrl_len) {
-		drop_connection(l, "a control reply longer than asked");
+		redir_conn_drop(&l->conn, "a control reply longer than asked");
 	} else {
 		l->ctrl_busy = false;
 		if (l->dev == DEV_RUNNING)
@@ -496,13 +339,13 @@ static void on_control_packet(void *priv, uint64_t id, struct usb_redir_control_
 		}
 	}
 	if (data)
-		usbredirparser_free_packet_data(l->parser, data);
+		usbredirparser_free_packet_data(l->conn.parser, data);
 }
 
 static void in_reply(struct redir_link *l, int i, uint8_t status, const uint8_t *data, size_t len)
 {
 	if (len > l->pump.in_size) {
-		drop_connection(l, "a bulk IN reply longer than asked");
+		redir_conn_drop(&l->conn, "a bulk IN reply longer than asked");
 		return;
 	}
 	pump_in_done(&l->pump, i, status_of(status), data, len, loop_now_ms());
@@ -516,7 +359,7 @@ static void on_bulk_packet(void *priv, uint64_t id, struct usb_redir_bulk_packet
 	size_t len = data_len > 0 ? (size_t)data_len : 0;
 	int i = 0;
 
-	if (l->drop || l->dev != DEV_RUNNING) {
+	if (l->conn.drop || l->dev != DEV_RUNNING) {
 		/* not for us, or the connection is going */
 	} else if (h->endpoint == l->hs.in_ep) {
 		while (i < PUMP_IN_MAX && !(l->pump.in_busy[i] && l->in_id[i] == id))
@@ -530,7 +373,7 @@ static void on_bulk_packet(void *priv, uint64_t id, struct usb_redir_bulk_packet
 		kick_tx(l);
 	}
 	if (data)
-		usbredirparser_free_packet_data(l->parser, data);
+		usbredirparser_free_packet_data(l->conn.parser, data);
 }
 
 /* Packets a usb-guest never asked for: freed, and otherwise ignored. */
@@ -538,9 +381,9 @@ static void on_unasked_data(void *priv, uint8_t *data)
 {
 	struct redir_link *l = priv;
 
-	log_debug("usbredir server %s: an unasked data packet ignored", l->server);
+	log_debug("usbredir server %s: an unasked data packet ignored", l->conn.server);
 	if (data)
-		usbredirparser_free_packet_data(l->parser, data);
+		usbredirparser_free_packet_data(l->conn.parser, data);
 }
 
 static void on_iso_packet(void *priv, uint64_t id, struct usb_redir_iso_packet_header *h,
@@ -568,63 +411,11 @@ static void on_filter_filter(void *priv, struct usbredirfilter_rule *rules, int 
 	free(rules); /* ours to free (usbredirparser.h) */
 }
 
-/* ---- the connection ---- */
+/* ---- the connection's calls ---- */
 
-static void watch_socket(struct redir_link *l, uint32_t events)
+static struct usbredirparser *new_parser(void *ctx)
 {
-	if (events != l->sock_events && loop_mod(l->loop, &l->sock, events) == 0)
-		l->sock_events = events;
-}
-
-/* Only from settle(), after_events() or sock_ready(): never in a callback. */
-static void close_connection(struct redir_link *l, const char *why)
-{
-	bool was_up = l->conn == CONN_UP;
-
-	forget_device(l, why);
-	if (l->parser)
-		usbredirparser_destroy(l->parser);
-	l->parser = NULL;
-	if (l->sock.fd >= 0) {
-		loop_del(l->loop, &l->sock);
-		close(l->sock.fd);
-	}
-	l->sock.fd = -1;
-	l->eps = (struct palm_endpoints){ 0 };
-	l->drop = NULL;
-	l->queued = false;
-	l->deadline_ms = 0;
-	l->conn = CONN_WAITING;
-	/* A departure is not a failure: the next handheld is called at once. */
-	if (l->departed) {
-		l->departed = false;
-		l->retry_at_ms = loop_now_ms() + BACKOFF_FIRST_MS;
-		log_info("usbredir server %s: disconnected after the handheld left; calling "
-			 "again for the next",
-			 l->server);
-		return;
-	}
-	/* every address in turn; the pause grows once all have failed */
-	if (!was_up && l->addr_next != l->addr_first) {
-		l->retry_at_ms = loop_now_ms();
-		log_debug("usbredir server %s: %s; trying its next address", l->server, why);
-		return;
-	}
-	/* one line for each outage, not for each attempt */
-	if (was_up || l->failures++ == 0)
-		log_info("usbredir server %s: %s; calling again every %.1f s at most", l->server,
-			 why, BACKOFF_MAX_MS / 1000.0);
-	else
-		log_debug("usbredir server %s: %s", l->server, why);
-	if (was_up)
-		l->failures = 1;
-	l->addr_first = l->addr_next;
-	l->retry_at_ms = loop_now_ms() + l->backoff_ms;
-	l->backoff_ms = l->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : l->backoff_ms * 2;
-}
-
-static int create_parser(struct redir_link *l)
-{
+	struct redir_link *l = ctx;
 	uint32_t caps[USB_REDIR_CAPS_SIZE] = { 0 };
 	struct usbredirparser *p = usbredirparser_create();
 	static const int wanted[] = {
@@ -634,7 +425,7 @@ static int create_parser(struct redir_link *l)
 	};
 
 	if (!p)
-		return -ENOMEM;
+		return NULL;
 	p->priv = l;
 	p->log_func = on_log;
 	p->read_func = on_read;
@@ -653,190 +444,66 @@ static int create_parser(struct redir_link *l)
 	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
 		usbredirparser_caps_set_cap(caps, wanted[i]);
 	usbredirparser_init(p, "pilotd " PILOTD_VERSION, caps, USB_REDIR_CAPS_SIZE, 0);
-	l->parser = p;
-	return 0;
+	return p;
 }
 
-/* A server that goes silent is noticed by TCP within USER_TIMEOUT_MS. */
-static void set_tcp_options(int fd)
-{
-	static const struct {
-		int level, name, value;
-	} opts[] = {
-		{ IPPROTO_TCP, TCP_NODELAY, 1 },
-		{ SOL_SOCKET, SO_KEEPALIVE, 1 },
-		{ IPPROTO_TCP, TCP_KEEPIDLE, KEEPALIVE_IDLE_S },
-		{ IPPROTO_TCP, TCP_KEEPINTVL, KEEPALIVE_INTERVAL_S },
-		{ IPPROTO_TCP, TCP_KEEPCNT, KEEPALIVE_COUNT },
-		{ IPPROTO_TCP, TCP_USER_TIMEOUT, USER_TIMEOUT_MS },
-	};
-
-	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
-		if (setsockopt(fd, opts[i].level, opts[i].name, &opts[i].value,
-			       sizeof(opts[i].value)) < 0)
-			log_warn("setsockopt %d/%d: %s", opts[i].level, opts[i].name,
-				 strerror(errno));
-}
-
-static void connected(struct redir_link *l)
-{
-	if (l->addr->ss_family != AF_UNIX)
-		set_tcp_options(l->sock.fd);
-	if (create_parser(l) < 0) {
-		close_connection(l, "out of memory");
-		return;
-	}
-	l->conn = CONN_HELLO;
-	/* this address answers: call it first next time */
-	l->addr_next = l->addr_first = (unsigned int)(l->addr - l->addrs);
-	l->deadline_ms = loop_now_ms() + CONNECT_TIMEOUT_MS;
-	log_debug("usbredir server %s: connected, waiting for its hello", l->server);
-	settle(l);
-}
-
-/*
- * The top of the loop for this connection: drop it if a callback said
- * so, else send what is queued (EPOLLOUT while some waits).  A server
- * that does not take what we send is dropped once that passes
- * WRITE_QUEUE_MAX, before the queue can grow without bound.
- */
-static void settle(struct redir_link *l)
-{
-	l->queued = false;
-	if (l->parser && !l->drop && usbredirparser_has_data_to_write(l->parser))
-		usbredirparser_do_write(l->parser);
-	if (l->parser && !l->drop &&
-	    usbredirparser_get_bufferered_output_size(l->parser) > WRITE_QUEUE_MAX)
-		drop_connection(l, "it does not read what pilotd sends");
-	if (l->drop) {
-		close_connection(l, l->drop);
-		return;
-	}
-	if (l->parser)
-		watch_socket(
-			l, EPOLLIN | (usbredirparser_has_data_to_write(l->parser) ? EPOLLOUT : 0));
-}
-
-/* Parse at most READ_BUDGET bytes, writing the answers after each chunk. */
-static void read_server(struct redir_link *l)
-{
-	for (size_t done = 0; done < READ_BUDGET && !l->drop; done += READ_CHUNK) {
-		int r;
-
-		l->read_budget = READ_CHUNK;
-		r = usbredirparser_do_read(l->parser);
-		if (r == usbredirparser_read_parse_error)
-			drop_connection(l, "it broke the usbredir protocol");
-		else if (r < 0)
-			drop_connection(l, "the connection failed");
-		if (l->read_budget > 0)
-			break; /* the socket is empty */
-		settle(l);
-		if (!l->parser)
-			return;
-	}
-	l->read_budget = 0;
-}
-
-static void sock_ready(void *ctx, uint32_t events)
+/* The connection ends: a departure, if a handheld was on it. */
+static void conn_lost(void *ctx, const char *why)
 {
 	struct redir_link *l = ctx;
 
-	if (l->conn == CONN_CONNECTING) {
-		int err = 0;
-		socklen_t len = sizeof(err);
+	forget_device(l, why);
+	l->eps = (struct palm_endpoints){ 0 };
+}
 
-		getsockopt(l->sock.fd, SOL_SOCKET, SO_ERROR, &err, &len);
-		if (err)
-			close_connection(l, strerror(err));
-		else
-			connected(l);
-		return;
-	}
-	if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
-		read_server(l);
-	if (!l->parser)
-		return;
-	/* the port may have room or bytes now */
+/* After the server's packets: the port may have room or bytes now. */
+static void conn_parsed(void *ctx)
+{
+	struct redir_link *l = ctx;
+
 	submit_in(l);
 	kick_tx(l);
-	settle(l);
 }
 
-static void call_server(struct redir_link *l)
-{
-	int fd;
-
-	l->addr = &l->addrs[l->addr_next];
-	l->addr_next = (l->addr_next + 1) % l->naddrs;
-	fd = socket(l->addr->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-
-	if (fd < 0) {
-		/* a sandbox (RestrictAddressFamilies=) says EAFNOSUPPORT */
-		close_connection(l, errno == EAFNOSUPPORT
-					    ? "this address family is not allowed here"
-					    : strerror(errno));
-		return;
-	}
-	l->sock = (struct watch){ .fd = fd, .ready = sock_ready, .ctx = l };
-	l->sock_events = EPOLLOUT;
-	if (loop_add(l->loop, &l->sock, EPOLLOUT) < 0) {
-		close(fd);
-		l->sock.fd = -1;
-		close_connection(l, "cannot watch the socket");
-		return;
-	}
-	l->conn = CONN_CONNECTING;
-	l->deadline_ms = loop_now_ms() + CONNECT_TIMEOUT_MS;
-	if (connect(fd, (struct sockaddr *)l->addr, l->addrlens[l->addr - l->addrs]) == 0)
-		connected(l);
-	else if (errno != EINPROGRESS)
-		close_connection(l, strerror(errno));
-}
+static const struct redir_conn_ops conn_ops = {
+	.new_parser = new_parser,
+	.lost = conn_lost,
+	.parsed = conn_parsed,
+};
 
 /* ---- the transport's ops ---- */
 
 static int timeout_ms(struct link *base)
 {
 	struct redir_link *l = (struct redir_link *)base;
-	uint64_t at = l->conn == CONN_WAITING ? l->retry_at_ms : l->deadline_ms;
+	int t = redir_conn_timeout_ms(&l->conn);
 	uint64_t now = loop_now_ms();
+	int dev;
 
-	if (l->drop || l->queued)
-		return 0; /* noted by the port's hooks at the end of the round */
-	if (at == 0)
-		return -1;
-	return at <= now ? 0 : (int)(at - now);
+	if (!l->deadline_ms)
+		return t;
+	dev = l->deadline_ms <= now ? 0 : (int)(l->deadline_ms - now);
+	return t < 0 || dev < t ? dev : t;
 }
 
 static void after_events(struct link *base, bool timed_out)
 {
 	struct redir_link *l = (struct redir_link *)base;
-	uint64_t now = loop_now_ms();
 
-	if (l->conn == CONN_WAITING && now >= l->retry_at_ms) {
-		call_server(l);
-		return;
-	}
-	if (l->deadline_ms && now >= l->deadline_ms) {
-		close_connection(l, l->conn == CONN_CONNECTING ? "no answer"
-				    : l->conn == CONN_HELLO    ? "no hello from the server"
-				    : l->dev == DEV_SETUP      ? "the handheld's set-up timed out"
-							  : "a control request went unanswered");
-		return;
-	}
-	if (l->conn == CONN_UP && pump_verdict(&l->pump) == PUMP_GIVE_UP)
-		drop_connection(l, l->pump.why);
-	if (l->conn == CONN_UP) {
+	if (l->deadline_ms && loop_now_ms() >= l->deadline_ms)
+		redir_conn_drop(&l->conn, l->dev == DEV_SETUP ? "the handheld's set-up timed out"
+							     : "a control request went unanswered");
+	if (pump_verdict(&l->pump) == PUMP_GIVE_UP)
+		redir_conn_drop(&l->conn, l->pump.why);
+	if (l->conn.state == REDIR_UP && !l->conn.drop) {
 		recover(l);
 		submit_in(l);
 		kick_tx(l);
 	}
-	if (l->conn == CONN_HELLO || l->conn == CONN_UP)
-		settle(l);
+	redir_conn_after_events(&l->conn);
 }
 
-/* The port's hooks: queue packets only; settle() sends them after the round. */
+/* The port's hooks: queue packets only; they leave after the round. */
 static void kick_tx_op(struct link *base)
 {
 	kick_tx((struct redir_link *)base);
@@ -852,8 +519,15 @@ static void last_close(struct link *base)
 {
 	struct redir_link *l = (struct redir_link *)base;
 
-	if (l->dev == DEV_RUNNING && !l->ctrl_busy && !l->drop)
+	if (l->dev == DEV_RUNNING && !l->ctrl_busy && !l->conn.drop)
 		send_ctrl(l, CTRL_CLOSE_NOTIFICATION, &palm_close_notification);
+}
+
+static bool all_sent(void *ctx)
+{
+	struct redir_link *l = ctx;
+
+	return l->dev != DEV_RUNNING || !port_tx_queued(l->port);
 }
 
 static void stop(struct link *base)
@@ -861,30 +535,11 @@ static void stop(struct link *base)
 	struct redir_link *l = (struct redir_link *)base;
 
 	/* Give queued bytes time to reach the handheld. */
-	for (int i = 0; i < PUMP_STOP_DRAIN_MS / 100 && l->parser && l->dev == DEV_RUNNING &&
-			port_tx_queued(l->port);
-	     i++) {
-		struct pollfd pfd = {
-			.fd = l->sock.fd,
-			.events = POLLIN |
-				  (usbredirparser_has_data_to_write(l->parser) ? POLLOUT : 0),
-		};
-
-		if (poll(&pfd, 1, 100) > 0)
-			sock_ready(l, pfd.revents & (POLLIN | POLLHUP | POLLERR) ? EPOLLIN : 0);
-	}
-	for (int i = 0; i < PUMP_IN_MAX && l->parser && l->dev == DEV_RUNNING; i++)
+	redir_conn_drain(&l->conn, PUMP_STOP_DRAIN_MS, all_sent);
+	for (int i = 0; i < PUMP_IN_MAX && l->conn.parser && l->dev == DEV_RUNNING; i++)
 		if (l->pump.in_busy[i])
-			usbredirparser_send_cancel_data_packet(l->parser, l->in_id[i]);
-	if (l->parser && !l->drop && usbredirparser_has_data_to_write(l->parser))
-		usbredirparser_do_write(l->parser);
-	forget_device(l, "released: pilotd is stopping");
-	if (l->parser)
-		usbredirparser_destroy(l->parser);
-	if (l->sock.fd >= 0) {
-		loop_del(l->loop, &l->sock);
-		close(l->sock.fd);
-	}
+			usbredirparser_send_cancel_data_packet(l->conn.parser, l->in_id[i]);
+	redir_conn_close(&l->conn, "released: pilotd is stopping");
 	free(l->out_buf);
 	free(l);
 }
@@ -911,13 +566,11 @@ int link_usbredir_start(struct link **out, const struct link_match *m, const cha
 	l->match = *m;
 	l->loop = loop;
 	l->port = port;
-	l->server = server;
-	l->sock.fd = -1;
-	l->backoff_ms = BACKOFF_FIRST_MS;
+	l->conn.sock.fd = -1;
 	l->out_buf = malloc(OUT_PACKET_MAX);
 	if (!l->out_buf)
 		return -ENOMEM;
-	r = parse_server(l, server);
+	r = redir_conn_init(&l->conn, server, loop, &conn_ops, l);
 	if (r < 0) {
 		if (r != -EHOSTUNREACH)
 			log_err("bad --usbredir '%s': expected HOST:PORT, [IPv6]:PORT or a socket "
@@ -926,6 +579,6 @@ int link_usbredir_start(struct link **out, const struct link_match *m, const cha
 		return r;
 	}
 	log_info("handhelds from usbredir server %s", server);
-	call_server(l);
+	redir_conn_call(&l->conn);
 	return 0;
 }
