@@ -552,6 +552,7 @@ static void flush_queues(struct port *p, const struct port_file *f, unsigned int
 	}
 	if (which & TTY_FLUSH_OUT) {
 		/* bytes already handed to the handheld cannot be called back */
+		p->stats.tx_flushed += byteq_len(&p->txq) - p->tx_inflight;
 		byteq_truncate(&p->txq, p->tx_inflight);
 		serve_writes(p);
 	}

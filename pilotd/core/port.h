@@ -118,6 +118,7 @@ struct port_config {
 struct port_stats {
 	uint64_t rx_bytes, tx_bytes;	     /* this handheld's, TIOCGICOUNT */
 	uint64_t rx_discarded, tx_discarded; /* by the rules above, in all */
+	uint64_t tx_flushed;		     /* by tcflush(TCOFLUSH), in all */
 	uint64_t hangups;
 	uint64_t refused; /* requests refused at a bound */
 };

@@ -17,6 +17,9 @@
  *     them discarded;
  *   - what the transport takes to send is exactly the next bytes written
  *     in this handheld's session, in order, never those of another.
+ *     Parked writes go into txq in the order they parked, though their
+ *     answers may come in another order (a hook may serve the next one
+ *     before the first is answered): the model follows the queue.
  */
 #include <asm/ioctls.h>
 #include <asm/termbits.h>
@@ -39,6 +42,8 @@ struct req {
 	int file;		 /* the harness's file slot, for reads */
 	uint8_t data[WRITEMAX];	 /* a write's payload */
 	size_t len;
+	bool parked, pushed; /* a write waiting; its bytes in txq already */
+	bool lost;	     /* waiting when the handheld left: its bytes are gone */
 };
 
 /* A FIFO of bytes with the session they belong to. */
@@ -64,6 +69,9 @@ static struct fuzz {
 	struct model_q rxm, txm; /* accepted from the handheld; written for it */
 	size_t tx_ahead;	 /* sent before their write was answered */
 	size_t inflight;	 /* what the transport holds from tx_take */
+	uint64_t tx_cut;	 /* txq's tail cut by flushes and the closing wait, seen */
+	int waiting[NREQ];	 /* parked writes, in the order they parked */
+	int nwaiting;
 	uint8_t reenter;	 /* which hooks call back, and how */
 	int depth;
 } fz;
@@ -139,18 +147,57 @@ static void h_data(void *ctx, void *r, const void *buf, size_t len)
 	mq_pop(&fz.rxm, len);
 }
 
+/* q's len bytes went into txq; some may already be sent and done. */
+static void model_pushed(struct req *q, size_t len)
+{
+	size_t skip = len < fz.tx_ahead ? len : fz.tx_ahead;
+
+	fz.tx_ahead -= skip;
+	mq_push(&fz.txm, q->data + skip, len - skip);
+	q->pushed = true;
+}
+
+/* A parked write left the list: answered, or refused. */
+static void unwait(struct req *q)
+{
+	int i = 0;
+
+	while (i < fz.nwaiting && &fz.reqs[fz.waiting[i]] != q)
+		i++;
+	FUZZ_CHECK(i < fz.nwaiting);
+	memmove(&fz.waiting[i], &fz.waiting[i + 1], (size_t)(fz.nwaiting - i - 1) * sizeof(int));
+	fz.nwaiting--;
+	q->parked = false;
+}
+
 static void h_written(void *ctx, void *r, size_t len)
 {
 	struct req *q = req_of(r);
-	size_t skip;
 
 	FUZZ_CHECK(q->kind == R_WRITE && len <= q->len);
-	if (!fz.carrier)
-		return; /* no handheld: accepted and discarded */
-	/* bytes the transport already took and finished before this answer */
-	skip = len < fz.tx_ahead ? len : fz.tx_ahead;
-	fz.tx_ahead -= skip;
-	mq_push(&fz.txm, q->data + skip, len - skip);
+	if (q->lost) { /* taken into txq just before a departure discarded it */
+		unwait(q);
+		return;
+	}
+	if (!fz.carrier) {
+		FUZZ_CHECK(!q->parked); /* no handheld: accepted and discarded */
+		return;
+	}
+	if (!q->parked) {
+		model_pushed(q, len);
+		return;
+	}
+	/* the parked writes before it went into txq before it */
+	FUZZ_CHECK(len == q->len);
+	for (int i = 0; i < fz.nwaiting; i++) {
+		struct req *w = &fz.reqs[fz.waiting[i]];
+
+		if (!w->pushed)
+			model_pushed(w, w->len);
+		if (w == q)
+			break;
+	}
+	unwait(q);
 }
 
 static void h_ioctl(void *ctx, void *r, const void *out, size_t len)
@@ -165,8 +212,13 @@ static void h_fetch(void *ctx, void *r, uintptr_t arg, size_t in, size_t out)
 
 static void h_err(void *ctx, void *r, int err)
 {
-	req_of(r);
+	struct req *q = req_of(r);
+
 	FUZZ_CHECK(err > 0);
+	if (q->kind == R_WRITE && q->parked) {
+		FUZZ_CHECK(!q->pushed); /* an error answer takes no bytes */
+		unwait(q);
+	}
 }
 
 static void nothing(void *ctx, void *p)
@@ -231,34 +283,50 @@ static void sync_rx(void)
 	FUZZ_CHECK(q == fz.rxm.len);
 }
 
-/* txq lost its tail (a flush, the closing wait) or all of it (a departure). */
-static void sync_tx(void)
+/* What cut txq's tail: tcflush(TCOFLUSH), and the closing wait's end
+ * (a discard while a handheld is attached; a departure clears it all). */
+static uint64_t tx_cut_now(void)
 {
-	size_t q = port_tx_queued(&fz.port);
-
-	if (q < fz.txm.len)
-		fz.txm.len = q;
+	return fz.port.stats.tx_flushed + (fz.carrier ? fz.port.stats.tx_discarded : 0);
 }
 
+/* txq lost its tail: so does the model (what is cut was never sent). */
+static void sync_tx(void)
+{
+	uint64_t cut = tx_cut_now() - fz.tx_cut;
+
+	FUZZ_CHECK(cut <= fz.txm.len);
+	fz.txm.len -= cut;
+	fz.tx_cut += cut;
+}
+
+/* The models follow an arrival or a departure before the port's hooks run. */
 static void carrier_up(void)
 {
 	fz.carrier = true;
 	fz.session++;
+	fz.txm.len = 0; /* empty already: a departure discarded it */
+	fz.tx_ahead = fz.inflight = 0;
+	fz.tx_cut = tx_cut_now();
+	fz.rxm.len = 0; /* the departed handheld's bytes go */
+	fz.rxm.session = fz.session;
 	port_carrier_up(&fz.port);
 	sync_rx();
-	fz.rxm.session = fz.session;
-	fz.txm.len = 0;
-	fz.tx_ahead = fz.inflight = 0;
 }
 
 static void carrier_down(void)
 {
 	fz.carrier = false;
-	port_carrier_down(&fz.port);
-	sync_rx();
+	for (int i = 0; i < fz.nwaiting; i++)
+		fz.reqs[fz.waiting[i]].lost = true;
 	fz.txm.len = 0;
 	fz.tx_ahead = fz.inflight = 0;
+	fz.tx_cut = tx_cut_now();
+	port_carrier_down(&fz.port);
+	/* parked writes: EIO; a batch being served is answered after the hook */
+	FUZZ_CHECK(fz.depth > 0 || fz.nwaiting == 0);
 	FUZZ_CHECK(port_tx_queued(&fz.port) == 0);
+	sync_rx();
 }
 
 static void rx_some(size_t n)
@@ -289,6 +357,7 @@ static void tx_some(size_t max, size_t done)
 
 	if (max > sizeof(buf))
 		max = sizeof(buf);
+	sync_tx();
 	n = port_tx_take(&fz.port, buf, max);
 	fz.inflight = n;
 	/* the head of what was written in this session, in order */
@@ -389,6 +458,10 @@ static void step(uint8_t op)
 				q->data[i] = fz.tx_counter++;
 			port_write(&fz.port, q, fz.files[f].fh, q->data, q->len,
 				   input_u8(&fz.in) & 1);
+			if (q->answers == 0) {
+				q->parked = true;
+				fz.waiting[fz.nwaiting++] = r;
+			}
 		}
 		break;
 	case 6:
