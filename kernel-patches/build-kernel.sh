@@ -155,11 +155,16 @@ build_selftest() {
 }
 # END SELFTEST
 
+# cached VERSION: whether both images and the selftest of VERSION are.
+cached() {
+	use_version "$1"
+	[ -f "$patched" ] && [ -f "$unpatched" ] && [ -f "$selftest" ]
+}
+
 # build_version VERSION: both images and the selftest of VERSION, unless
 # cached.
 build_version() {
-	use_version "$1"
-	[ -f "$patched" ] && [ -f "$unpatched" ] && [ -f "$selftest" ] && return 0
+	cached "$1" && return 0
 	unpack
 	revert_series
 	if [ ! -f "$unpatched" ]; then
@@ -214,7 +219,10 @@ case "${1:-}" in
 	log "the series of $patchdir applies to linux-source-$ver $srcver"
 	exit 0 ;;
 esac
-flock 9
+# Cached images need no lock: a build elsewhere may hold it for long.
+for v in $versions; do
+	cached "$v" || { flock 9; break; }
+done
 
 for v in $versions; do
 	build_version "$v"

@@ -49,15 +49,19 @@ debian_deb() {
 		-o Dir::Etc::sourceparts=- -o Dir::State::Lists="$dir/lists"
 		-o Dir::Cache="$dir/apt-cache" -o APT::Architecture=amd64
 		-o APT::Sandbox::User=root)
-	deb=$(ls "$dir/$pkg"_*.deb 2>/dev/null | tail -1)
-	if [ -z "$deb" ]; then
-		mkdir -p "$dir/lists/partial" "$dir/apt-cache/archives/partial"
-		echo "deb http://deb.debian.org/debian $suite main" > "$dir/sources.list"
-		apt-get "${apt[@]}" update >&2 &&
-			(cd "$dir" && apt-get "${apt[@]}" download "$pkg" >&2) ||
-			die "cannot download $pkg from Debian's $suite"
-		deb=$(ls "$dir/$pkg"_*.deb | tail -1)
-	fi
+	mkdir -p "$dir"
+	{
+		flock 8 # one download at a time into $dir
+		deb=$(ls "$dir/$pkg"_*.deb 2>/dev/null | tail -1)
+		if [ -z "$deb" ]; then
+			mkdir -p "$dir/lists/partial" "$dir/apt-cache/archives/partial"
+			echo "deb http://deb.debian.org/debian $suite main" > "$dir/sources.list"
+			apt-get "${apt[@]}" update >&2 &&
+				(cd "$dir" && apt-get "${apt[@]}" download "$pkg" >&2) ||
+				die "cannot download $pkg from Debian's $suite"
+			deb=$(ls "$dir/$pkg"_*.deb | tail -1)
+		fi
+	} 8> "$dir/lock"
 	echo "$deb"
 }
 
@@ -71,9 +75,9 @@ kernel_source() {
 	tarball="${deb%/*}/linux-source-$ver.tar.xz"
 	if [ ! -f "$tarball" ] || [ "$deb" -nt "$tarball" ]; then
 		dpkg-deb --fsys-tarfile "$deb" |
-			tar -xO "./usr/src/linux-source-$ver.tar.xz" > "$tarball.tmp" ||
+			tar -xO "./usr/src/linux-source-$ver.tar.xz" > "$tarball.tmp.$$" ||
 			die "no linux-source-$ver.tar.xz in $deb"
-		mv "$tarball.tmp" "$tarball"
+		mv "$tarball.tmp.$$" "$tarball"
 	fi
 	echo "$(dpkg-deb -f "$deb" Version) $tarball"
 }
