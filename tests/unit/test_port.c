@@ -230,7 +230,9 @@ static void *do_write(struct port *p, uint64_t fh, const char *s, bool nonblock)
 static void *do_ioctl(struct port *p, uint64_t fh, unsigned int cmd, const void *in, size_t in_len,
 		      size_t out_len)
 {
-	struct tty_ioctl io = { .cmd = cmd, .in = in, .in_len = in_len, .out_len = out_len };
+	/* TCSBRK here is tcdrain(), whose argument is 1; 0 would ask for a break */
+	struct tty_ioctl io = { .cmd = cmd, .arg = cmd == TCSBRK, .in = in, .in_len = in_len,
+				.out_len = out_len };
 	void *req = new_req();
 
 	port_ioctl(p, req, fh, &io);
