@@ -11,6 +11,7 @@
  */
 #include <asm/ioctls.h>
 #include <errno.h>
+#include <linux/serial.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,8 @@ int port_init(struct port *p, const struct port_config *cfg, const struct port_h
 {
 	*p = (struct port){ .h = *h, .cfg = *cfg };
 	tty_init(&p->tty);
+	if (cfg->closing_wait_ms) /* TIOCSSERIAL may change it later */
+		p->tty.closing_wait = (uint16_t)(cfg->closing_wait_ms / 10);
 	p->readbuf = malloc(cfg->read_max);
 	if (!p->readbuf || byteq_init(&p->rxq, cfg->rxq_size) < 0 ||
 	    byteq_init(&p->txq, cfg->txq_size) < 0) {
@@ -282,9 +285,9 @@ static void end_closing(struct port *p, bool timed_out)
 	size_t unsent = byteq_len(&p->txq) - p->tx_inflight;
 
 	if (timed_out && unsent) {
-		log_warn("discarded %zu bytes the handheld did not take within %llu ms of "
-			 "the last close",
-			 unsent, (unsigned long long)p->cfg.closing_wait_ms);
+		log_warn("discarded %zu bytes the handheld did not take in the closing wait "
+			 "(%u cs) after the last close",
+			 unsent, p->tty.closing_wait);
 		p->stats.tx_discarded += unsent;
 		byteq_truncate(&p->txq, p->tx_inflight);
 	}
@@ -680,6 +683,21 @@ static uint64_t earliest(uint64_t a, uint64_t b)
 	return !a ? b : !b ? a : a < b ? a : b;
 }
 
+/*
+ * When the closing drain ends: after TIOCSSERIAL's closing_wait
+ * (centiseconds), at once with ASYNC_CLOSING_WAIT_NONE, and only when the
+ * output is out or the handheld leaves with ASYNC_CLOSING_WAIT_INF, as
+ * tty_port_close_start() waits.
+ */
+static uint64_t closing_deadline(const struct port *p, uint64_t now)
+{
+	if (p->tty.closing_wait == ASYNC_CLOSING_WAIT_NONE)
+		return now;
+	if (p->tty.closing_wait == ASYNC_CLOSING_WAIT_INF)
+		return UINT64_MAX;
+	return now + p->tty.closing_wait * 10ull;
+}
+
 uint64_t port_after_events(struct port *p, uint64_t now)
 {
 	uint64_t deadline = 0;
@@ -694,13 +712,13 @@ uint64_t port_after_events(struct port *p, uint64_t now)
 		answer_interrupted(p, &p->opens);
 	}
 	if (p->closing && !p->closing_deadline)
-		p->closing_deadline = now + p->cfg.closing_wait_ms;
+		p->closing_deadline = closing_deadline(p, now);
 	if (p->closing && now >= p->closing_deadline)
 		end_closing(p, true);
 	if (p->reads.head)
 		read_ready(p, rx_avail(p, file_find(p, p->reads.head->fh)), p->reads.head->size,
 			   p->reads.head->started_ms, now, &deadline);
-	if (p->closing)
+	if (p->closing && p->closing_deadline != UINT64_MAX)
 		deadline = earliest(deadline, p->closing_deadline);
 	for (struct port_file *f = p->files; f; f = f->next) {
 		unsigned int ev = current_events(p, f);

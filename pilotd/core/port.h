@@ -99,7 +99,8 @@ struct port_file {
  * desktop opens one or two.  Parked requests: one per blocked thread.
  * Write bytes: what the parked writes' payloads hold, eight of the
  * kernel's largest CUSE writes.  The closing wait is usb-serial's
- * default closing_wait (tty_port_init(): 30 s).
+ * default closing_wait (tty_port_init(): 30 s); root may change it with
+ * TIOCSSERIAL (setserial closing_wait), as on a ttyUSB.
  */
 #define PORT_FILES_MAX		64u
 #define PORT_PARKED_MAX		256u
@@ -112,7 +113,7 @@ struct port_config {
 	unsigned int files_max;	   /* open files at once */
 	unsigned int parked_max;   /* requests waiting, of all kinds */
 	size_t parked_write_bytes; /* the payloads of waiting writes, in all */
-	uint64_t closing_wait_ms;  /* unsent output after the last close */
+	uint64_t closing_wait_ms;  /* a fresh port's closing_wait (TIOCSSERIAL) */
 };
 
 struct port_stats {

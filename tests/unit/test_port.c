@@ -852,6 +852,19 @@ static void test_closing_wait(void)
 	CHECK(ans(o)->kind == OPEN);
 	port_release(&p, ans(o)->fh);
 
+	/* setserial closing_wait none: the rest goes at once */
+	p.tty.closing_wait = 65535;
+	fh = do_open(&p, false);
+	do_write(&p, fh, "dropped", false);
+	port_release(&p, fh);
+	o = new_req();
+	port_open(&p, o, &blocking);
+	CHECK_EQ(ans(o)->count, 0);
+	port_after_events(&p, 40000);
+	CHECK(ans(o)->kind == OPEN && port_tx_queued(&p) == 0);
+	port_release(&p, ans(o)->fh);
+	p.tty.closing_wait = 3000;
+
 	/* a departure ends the wait too, and the bytes with it */
 	fh = do_open(&p, false);
 	do_write(&p, fh, "gone", false);
