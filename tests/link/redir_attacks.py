@@ -52,8 +52,8 @@ import tempfile
 import threading
 import time
 
-from redir_peer import (BULK_PACKET, CONTROL_PACKET, DEVICE_CONNECT, DEVICE_DISCONNECT, HELLO,
-                        ep_index, hello, interface_info, packet, run_sim)
+from redir_peer import (BULK_PACKET, CONTROL_PACKET, DEVICE_CONNECT, DEVICE_DISCONNECT, EP_INFO,
+                        HELLO, ep_index, hello, interface_info, packet, run_sim)
 
 INTERRUPT_PACKET = 103
 SO_SNDBUFFORCE = getattr(socket, "SO_SNDBUFFORCE", 32)
@@ -91,7 +91,7 @@ class Packet:
         return packet(self.ptype, self.body, self.ident)
 
     def bulk(self):
-        """(endpoint, length) of a bulk packet."""
+        """(endpoint, length) of a bulk packet (its low 16 bits)."""
         ep, _, length = struct.unpack_from("<BBH", self.body)
         return ep, length
 
@@ -105,19 +105,21 @@ class Framer:
         self.after_hello = False
 
     def feed(self, data):
-        self.buf += data
-        out = []
+        buf, at, out = self.buf + data, 0, []
         while True:
             hlen = 16 if self.after_hello else 12
-            if len(self.buf) < hlen:
-                return out
-            ptype, length = struct.unpack_from("<II", self.buf)
-            if len(self.buf) < hlen + length:
-                return out
-            ident = struct.unpack_from("<Q" if self.after_hello else "<I", self.buf, 8)[0]
-            out.append(Packet(ptype, ident, self.buf[hlen:hlen + length], not self.after_hello))
-            self.buf = self.buf[hlen + length:]
+            if len(buf) - at < hlen:
+                break
+            ptype, length = struct.unpack_from("<II", buf, at)
+            if len(buf) - at < hlen + length:
+                break
+            ident = struct.unpack_from("<Q" if self.after_hello else "<I", buf, at + 8)[0]
+            body = buf[at + hlen:at + hlen + length]
+            out.append(Packet(ptype, ident, body, not self.after_hello))
+            at += hlen + length
             self.after_hello = True
+        self.buf = buf[at:]
+        return out
 
 
 def without_32bit_lengths(hello_pkt):
@@ -133,7 +135,7 @@ def palm_ep_info():
     types, mps = [255] * 32, [0] * 32
     for addr in (0x81, 0x01, 0x82, 0x02):
         types[ep_index(addr)], mps[ep_index(addr)] = 2, 64
-    return packet(5, bytes(types) + bytes(32) + bytes(32) + struct.pack("<32H", *mps))
+    return packet(EP_INFO, bytes(types) + bytes(32) + bytes(32) + struct.pack("<32H", *mps))
 
 
 def palm_device_connect():
