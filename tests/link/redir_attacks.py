@@ -305,13 +305,25 @@ class Relay:
             sock = os.path.join(self.tmp, f"sim-{self.connections}.sock")
             simproc = run_sim(self.sim, sock, self.simlog)
             try:
-                with conn, socket.socket(socket.AF_UNIX) as to_sim:
-                    to_sim.connect(sock)
+                with conn, connect_unix(sock) as to_sim:
                     attack = self.attacks.pop(0) if self.attacks else PassOn()
                     Session([conn, to_sim], attack).run(self.stopping)
             finally:
                 simproc.terminate()
                 simproc.wait()
+
+
+def connect_unix(path):
+    """palm-sim's socket exists from bind(), takes calls from listen()."""
+    for _ in range(200):
+        sock = socket.socket(socket.AF_UNIX)
+        try:
+            sock.connect(path)
+            return sock
+        except ConnectionRefusedError:
+            sock.close()
+            time.sleep(0.01)
+    raise Fail(f"palm-sim does not take calls on {path}")
 
 
 def unix_listener(path):
