@@ -147,10 +147,15 @@ static void h_data(void *ctx, void *r, const void *buf, size_t len)
 	mq_pop(&fz.rxm, len);
 }
 
+static void sync_tx(void);
+
 /* q's len bytes went into txq; some may already be sent and done. */
 static void model_pushed(struct req *q, size_t len)
 {
-	size_t skip = len < fz.tx_ahead ? len : fz.tx_ahead;
+	size_t skip;
+
+	sync_tx(); /* a flush that came first cut what was there before them */
+	skip = len < fz.tx_ahead ? len : fz.tx_ahead;
 
 	fz.tx_ahead -= skip;
 	mq_push(&fz.txm, q->data + skip, len - skip);
