@@ -120,6 +120,16 @@ int redir_conn_read(struct redir_conn *c, uint8_t *data, int count)
 
 	if (want == 0 || c->drop)
 		return 0; /* this step's share is parsed, or we are leaving */
+	/*
+	 * libusbredirparser asks for the rest of one packet at a time, and
+	 * has allocated it already (up to 128 MiB): a packet larger than any
+	 * answer pilotd can get ends the connection before its bytes fill
+	 * that buffer.
+	 */
+	if ((size_t)count > REDIR_PACKET_MAX) {
+		redir_conn_drop(c, "it sent a packet larger than any pilotd asks for");
+		return 0;
+	}
 	n = recv(c->sock.fd, data, want, MSG_DONTWAIT);
 	if (n > 0) {
 		c->read_budget -= (size_t)n;

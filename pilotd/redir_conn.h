@@ -24,6 +24,9 @@
 #define REDIR_READ_CHUNK       4096u	     /* parsed, then its answers written out */
 #define REDIR_READ_BUDGET      (64u * 1024) /* parsed per loop round at most */
 #define REDIR_WRITE_QUEUE_MAX  (128u * 1024) /* towards the server, unread by it */
+/* No packet pilotd asks for is larger: its largest is a 64 KiB OUT packet's
+ * answer, which carries no data back, or a 1 KiB IN packet. */
+#define REDIR_PACKET_MAX       (64u * 1024 + 1024)
 #define REDIR_CONNECT_TIMEOUT_MS 5000	     /* TCP connect, then the server's hello */
 #define REDIR_BACKOFF_FIRST_MS 100
 #define REDIR_BACKOFF_MAX_MS   2000

@@ -29,6 +29,7 @@ struct parked {
 	uintptr_t arg;
 	size_t out_size;
 	bool compat;
+	uint32_t caller_uid;
 };
 
 struct parked_list {

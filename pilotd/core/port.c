@@ -298,15 +298,23 @@ static void end_closing(struct port *p, bool timed_out)
 }
 
 /*
- * The last close: what a tty keeps in its tty_struct goes with it
- * (stopped output, TIOCEXCL, the window size); termios stays with the
- * device, as usb-serial keeps it.  Unsent output may drain first.
+ * What a tty keeps in its tty_struct goes with it (stopped output,
+ * TIOCEXCL, the window size); termios stays with the device, as
+ * usb-serial keeps it.  At the last close, and at a departure: the
+ * hung-up files' tty is gone (a new device gets a new tty), so a file
+ * kept open cannot carry them to the next handheld.
  */
-static void last_close(struct port *p)
+static void drop_tty_session(struct port *p)
 {
 	p->tty.exclusive = false;
 	p->tty.output_stopped = false;
 	memset(p->tty.winsize, 0, sizeof(p->tty.winsize));
+}
+
+/* The last close: unsent output may drain first (the closing wait). */
+static void last_close(struct port *p)
+{
+	drop_tty_session(p);
 	if (p->carrier && byteq_len(&p->txq) > 0) {
 		p->closing = true; /* its deadline starts at this round's end */
 		due(p, PORT_DUE_TX);
@@ -598,6 +606,7 @@ static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_i
 			e->arg = io->arg;
 			e->out_size = io->out_len;
 			e->compat = io->compat;
+			e->caller_uid = io->caller_uid;
 		}
 		return true;
 	case TTY_ANSWER: break;
@@ -639,6 +648,7 @@ static void serve_drains(struct port *p)
 			.in_len = e->size,
 			.out_len = e->out_size,
 			.compat = e->compat,
+			.caller_uid = e->caller_uid,
 		};
 
 		unpark(p, &p->ioctls, e);
@@ -792,6 +802,7 @@ static void hang_up(struct port *p)
 		byteq_drop(&p->txq, byteq_len(&p->txq));
 	}
 	p->tx_inflight = 0;
+	drop_tty_session(p);
 	/* bytes no open file of their session can read are nobody's */
 	if (byteq_len(&p->rxq) && !rxq_has_reader(p))
 		drop_rxq(p);

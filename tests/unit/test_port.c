@@ -773,6 +773,23 @@ static void test_stopped_output_dropped_at_last_close(void)
 	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 4);
 	CHECK(memcmp(buf, "next", 4) == 0 && ans(req)->kind == IOCTL);
 	port_release(&p, fh);
+
+	/* nor the departure of the handheld, with the file kept open */
+	fh = do_open(&p, false);
+	req = new_req();
+	port_ioctl(&p, req, fh, &off);
+	do_ioctl(&p, fh, TIOCEXCL, NULL, 0, 0);
+	port_carrier_down(&p);
+	port_carrier_up(&p);
+	CHECK(!p.tty.output_stopped && !p.tty.exclusive);
+	{
+		uint64_t other = do_open(&p, false); /* not EBUSY */
+
+		do_write(&p, other, "out", false);
+		CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 3);
+		port_release(&p, other);
+	}
+	port_release(&p, fh);
 	check_all_answered_once();
 	port_free(&p);
 }
