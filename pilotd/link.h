@@ -35,6 +35,7 @@ struct link_ops {
 	/* After every round of the loop; timed_out when nothing else woke it. */
 	void (*after_events)(struct link *l, bool timed_out);
 	void (*kick_tx)(struct link *l); /* the port has bytes to send */
+	void (*abort_tx)(struct link *l); /* cancel the OUT transfer in flight */
 	void (*rx_room)(struct link *l); /* the port has room again */
 	void (*last_close)(struct link *l);
 	/* Let queued bytes go out (up to 2 s), let go of the handheld, free. */

@@ -279,6 +279,15 @@ static void kick_tx_op(struct link *base)
 	kick_tx((struct usb_link *)base);
 }
 
+/* The port gave up on the bytes in flight; what comes back is settled. */
+static void abort_tx(struct link *base)
+{
+	struct usb_link *l = (struct usb_link *)base;
+
+	if (l->state == LINK_RUNNING && l->pump.out_busy)
+		libusb_cancel_transfer(l->out);
+}
+
 static void out_done(struct libusb_transfer *t)
 {
 	struct usb_link *l = t->user_data;
@@ -575,6 +584,7 @@ static const struct link_ops libusb_ops = {
 	.timeout_ms = timeout_ms,
 	.after_events = after_events,
 	.kick_tx = kick_tx_op,
+	.abort_tx = abort_tx,
 	.rx_room = rx_room,
 	.last_close = last_close,
 	.stop = stop,

@@ -519,6 +519,17 @@ static void rx_room(struct link *base)
 	submit_in((struct redir_link *)base);
 }
 
+/* The port gave up on the bytes in flight: ask the server to cancel them. */
+static void abort_tx(struct link *base)
+{
+	struct redir_link *l = (struct redir_link *)base;
+
+	if (l->dev == DEV_RUNNING && l->pump.out_busy && !l->conn.drop) {
+		usbredirparser_send_cancel_data_packet(l->conn.parser, l->out_id);
+		redir_conn_queued(&l->conn);
+	}
+}
+
 /* The visor driver tells the handheld on every close of the port. */
 static void last_close(struct link *base)
 {
@@ -553,6 +564,7 @@ static const struct link_ops usbredir_ops = {
 	.timeout_ms = timeout_ms,
 	.after_events = after_events,
 	.kick_tx = kick_tx_op,
+	.abort_tx = abort_tx,
 	.rx_room = rx_room,
 	.last_close = last_close,
 	.stop = stop,

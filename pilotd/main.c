@@ -81,6 +81,14 @@ static void hook_tx_ready(void *ctx)
 		pd->link->ops->kick_tx(pd->link);
 }
 
+static void hook_tx_abort(void *ctx)
+{
+	struct pilotd *pd = ctx;
+
+	if (pd->link)
+		pd->link->ops->abort_tx(pd->link);
+}
+
 static void hook_rx_room(void *ctx)
 {
 	struct pilotd *pd = ctx;
@@ -120,6 +128,7 @@ static int port_start(struct pilotd *pd)
 		.notify_poll = hook_notify_poll,
 		.drop_poll_handle = hook_drop_poll_handle,
 		.tx_ready = hook_tx_ready,
+		.tx_abort = hook_tx_abort,
 		.rx_room = hook_rx_room,
 		.last_close = hook_last_close,
 	};

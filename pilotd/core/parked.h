@@ -23,6 +23,7 @@ struct parked {
 	size_t size;   /* bytes asked for (read) or offered (write) */
 	uint8_t *data; /* a write's or an ioctl's payload, owned by the entry */
 	bool interrupted;
+	uint32_t uid; /* whose request: its file's opener, or the opener */
 	uint64_t started_ms; /* reads: when the read began (VTIME) */
 	/* ioctls waiting for the output to drain or the carrier to change */
 	unsigned int cmd;

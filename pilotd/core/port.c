@@ -60,6 +60,8 @@ static void run_due_hooks(struct port *p)
 		unsigned int what = p->due;
 
 		p->due = 0;
+		if ((what & PORT_DUE_TX_ABORT) && p->h.tx_abort)
+			p->h.tx_abort(p->h.ctx);
 		if (what & PORT_DUE_LAST_CLOSE)
 			p->h.last_close(p->h.ctx);
 		if (what & PORT_DUE_RX_ROOM)
@@ -145,17 +147,48 @@ static void refuse(struct port *p, void *req, int err, const char *bound, size_t
 	p->h.answer_err(p->h.ctx, req, err);
 }
 
-static struct parked *park(struct port *p, struct parked_list *l, void *req, uint64_t fh,
-			   const void *data, size_t size)
+/* One user other than root holds a quarter of a bound at most. */
+static size_t share(uint32_t uid, size_t bound)
 {
+	return uid == 0 ? bound : bound / 4;
+}
+
+/* What uid has parked: requests, and the bytes of its writes. */
+static size_t parked_by(const struct port *p, uint32_t uid, size_t *write_bytes)
+{
+	const struct parked_list *lists[] = { &p->reads, &p->writes, &p->ioctls, &p->opens };
+	size_t n = 0;
+
+	*write_bytes = 0;
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		for (const struct parked *e = lists[i]->head; e; e = e->next) {
+			if (e->uid != uid)
+				continue;
+			n++;
+			if (lists[i] == &p->writes)
+				*write_bytes += e->size;
+		}
+	}
+	return n;
+}
+
+static struct parked *park(struct port *p, struct parked_list *l, void *req, uint64_t fh,
+			   uint32_t uid, const void *data, size_t size)
+{
+	size_t bytes, n = parked_by(p, uid, &bytes);
+	size_t write_size = l == &p->writes ? size : 0;
 	struct parked *e;
 
-	if (port_parked_count(p) >= p->cfg.parked_max) {
-		refuse(p, req, ENOBUFS, "waiting requests", p->cfg.parked_max);
+	if (port_parked_count(p) >= p->cfg.parked_max ||
+	    n >= share(uid, p->cfg.parked_max)) {
+		refuse(p, req, ENOBUFS, "waiting requests (a quarter for one user)",
+		       p->cfg.parked_max);
 		return NULL;
 	}
-	if (l == &p->writes && p->parked_write_bytes + size > p->cfg.parked_write_bytes) {
-		refuse(p, req, ENOBUFS, "bytes of waiting writes", p->cfg.parked_write_bytes);
+	if (p->parked_write_bytes + write_size > p->cfg.parked_write_bytes ||
+	    bytes + write_size > share(uid, p->cfg.parked_write_bytes)) {
+		refuse(p, req, ENOBUFS, "bytes of waiting writes (a quarter for one user)",
+		       p->cfg.parked_write_bytes);
 		return NULL;
 	}
 	e = parked_add(l, req, fh, data, size);
@@ -163,6 +196,7 @@ static struct parked *park(struct port *p, struct parked_list *l, void *req, uin
 		p->h.answer_err(p->h.ctx, req, ENOMEM);
 		return NULL;
 	}
+	e->uid = uid;
 	if (l == &p->writes)
 		p->parked_write_bytes += size;
 	p->h.parked(p->h.ctx, req); /* may mark it interrupted at once */
@@ -220,12 +254,21 @@ void port_interrupt(struct port *p, void *req)
 
 static void release_file(struct port *p, uint64_t fh);
 
-static void open_now(struct port *p, void *req)
+static unsigned int files_of(const struct port *p, uint32_t uid)
+{
+	unsigned int n = 0;
+
+	for (const struct port_file *f = p->files; f; f = f->next)
+		n += f->uid == uid;
+	return n;
+}
+
+static void open_now(struct port *p, void *req, uint32_t uid)
 {
 	struct port_file *f;
 
-	if (p->nfiles >= p->cfg.files_max) {
-		refuse(p, req, ENFILE, "open files", p->cfg.files_max);
+	if (p->nfiles >= p->cfg.files_max || files_of(p, uid) >= share(uid, p->cfg.files_max)) {
+		refuse(p, req, ENFILE, "open files (a quarter for one user)", p->cfg.files_max);
 		return;
 	}
 	f = calloc(1, sizeof(*f));
@@ -234,6 +277,7 @@ static void open_now(struct port *p, void *req)
 		return;
 	}
 	f->fh = ++p->next_fh;
+	f->uid = uid;
 	/* opened with no handheld: it belongs to the next one */
 	f->session = p->carrier ? p->session : p->session + 1;
 	f->next = p->files;
@@ -258,7 +302,7 @@ static void serve_opens(struct port *p)
 
 	while ((e = p->opens.head) && open_may_go(p)) {
 		unpark(p, &p->opens, e);
-		open_now(p, e->req);
+		open_now(p, e->req, e->uid);
 		parked_free(e);
 	}
 }
@@ -269,13 +313,13 @@ void port_open(struct port *p, void *req, const struct port_open_args *a)
 	if (p->tty.exclusive && a->uid != 0)
 		p->h.answer_err(p->h.ctx, req, EBUSY);
 	else if (open_may_go(p))
-		open_now(p, req);
+		open_now(p, req, a->uid);
 	else if (a->nonblock && p->closing)
 		p->h.answer_err(p->h.ctx, req, EAGAIN); /* the last session's output drains */
 	else if (a->nonblock)
-		open_now(p, req);
+		open_now(p, req, a->uid);
 	else
-		park(p, &p->opens, req, PARKED_ANY_FH, NULL, 0);
+		park(p, &p->opens, req, PARKED_ANY_FH, a->uid, NULL, 0);
 	run_due_hooks(p);
 }
 
@@ -290,6 +334,12 @@ static void end_closing(struct port *p, bool timed_out)
 			 unsent, p->tty.closing_wait);
 		p->stats.tx_discarded += unsent;
 		byteq_truncate(&p->txq, p->tx_inflight);
+	}
+	if (timed_out && p->tx_inflight) {
+		/* as usb-serial kills its write URBs: whatever the transfer in
+		 * flight did not deliver is never sent again */
+		p->tx_stale = p->tx_inflight;
+		due(p, PORT_DUE_TX_ABORT);
 	}
 	p->closing = false;
 	p->closing_deadline = 0;
@@ -376,6 +426,13 @@ static void answer_read(struct port *p, void *req, size_t size, size_t avail)
 		due(p, PORT_DUE_RX_ROOM);
 }
 
+static uint32_t uid_of(struct port *p, uint64_t fh)
+{
+	struct port_file *f = file_find(p, fh);
+
+	return f ? f->uid : 0;
+}
+
 static bool is_hung_up(struct port *p, uint64_t fh)
 {
 	struct port_file *f = file_find(p, fh);
@@ -408,7 +465,7 @@ static void read_now(struct port *p, void *req, uint64_t fh, size_t size, bool n
 			p->h.answer_err(p->h.ctx, req, EAGAIN);
 		return;
 	}
-	e = park(p, &p->reads, req, fh, NULL, size);
+	e = park(p, &p->reads, req, fh, f ? f->uid : 0, NULL, size);
 	if (e)
 		e->started_ms = now;
 }
@@ -478,7 +535,7 @@ void port_write(struct port *p, void *req, uint64_t fh, const void *buf, size_t 
 		else
 			write_now(p, req, buf, n);
 	} else {
-		park(p, &p->writes, req, fh, buf, size);
+		park(p, &p->writes, req, fh, uid_of(p, fh), buf, size);
 	}
 	run_due_hooks(p);
 }
@@ -600,7 +657,7 @@ static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_i
 	case TTY_WAIT_MODEM:
 		if (parked)
 			return false;
-		e = park(p, &p->ioctls, req, fh, io->in, io->in_len);
+		e = park(p, &p->ioctls, req, fh, f ? f->uid : 0, io->in, io->in_len);
 		if (e) {
 			e->cmd = io->cmd;
 			e->arg = io->arg;
@@ -801,7 +858,7 @@ static void hang_up(struct port *p)
 		p->stats.tx_discarded += byteq_len(&p->txq);
 		byteq_drop(&p->txq, byteq_len(&p->txq));
 	}
-	p->tx_inflight = 0;
+	p->tx_inflight = p->tx_stale = 0;
 	drop_tty_session(p);
 	/* bytes no open file of their session can read are nobody's */
 	if (byteq_len(&p->rxq) && !rxq_has_reader(p))
@@ -855,7 +912,14 @@ void port_tx_done(struct port *p, size_t sent)
 {
 	if (p->carrier) { /* else txq was discarded at hangup */
 		sent = min_size(sent, p->tx_inflight);
-		byteq_drop(&p->txq, sent);
+		if (p->tx_stale) {
+			/* a closed session's: the rest is not sent again */
+			p->stats.tx_discarded += p->tx_stale - min_size(sent, p->tx_stale);
+			byteq_drop(&p->txq, p->tx_stale);
+			p->tx_stale = 0;
+		} else {
+			byteq_drop(&p->txq, sent);
+		}
 		p->stats.tx_bytes += sent;
 		p->tx_inflight = 0;
 		serve_writes(p);

@@ -47,9 +47,11 @@
  * the same outer loop, never nested.
  *
  * Bounds (struct port_config, docs/design.md "Bounds"): open files,
- * parked requests and the bytes of parked writes in total.  A request
- * beyond one is refused at once (ENFILE for an open, ENOBUFS for a read,
- * write or ioctl that would have to wait) with a log line.
+ * parked requests and the bytes of parked writes in total, and a quarter
+ * of each for the files of one user other than root, so that one user
+ * cannot lock the others out.  A request beyond one is refused at once
+ * (ENFILE for an open, ENOBUFS for a read, write or ioctl that would
+ * have to wait) with a log line.
  */
 #ifndef PILOTD_PORT_H
 #define PILOTD_PORT_H
@@ -81,6 +83,8 @@ struct port_hooks {
 
 	/* Calls to the transport. */
 	void (*tx_ready)(void *ctx); /* txq gained bytes, or output restarted */
+	/* Optional: cancel the transfer in flight, if any; its bytes are stale */
+	void (*tx_abort)(void *ctx);
 	void (*rx_room)(void *ctx);  /* port_rx_room() grew */
 	void (*last_close)(void *ctx);
 };
@@ -92,6 +96,7 @@ struct port_file {
 	unsigned int polled_events;
 	bool hung_up; /* its handheld left: EOF, EIO, POLLHUP */
 	uint64_t session; /* the handheld session whose bytes it may read */
+	uint32_t uid;	  /* its opener's */
 };
 
 /*
@@ -128,6 +133,7 @@ struct port_stats {
 #define PORT_DUE_TX	    1u
 #define PORT_DUE_RX_ROOM    2u
 #define PORT_DUE_LAST_CLOSE 4u
+#define PORT_DUE_TX_ABORT   8u
 
 struct port {
 	struct port_hooks h;
@@ -135,6 +141,7 @@ struct port {
 	struct tty tty;
 	struct byteq rxq, txq;
 	size_t tx_inflight; /* head of txq handed to the transport */
+	size_t tx_stale;    /* ... of a closed session whose closing wait ended */
 	uint8_t *readbuf;
 
 	struct port_file *files;

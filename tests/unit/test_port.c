@@ -201,14 +201,20 @@ static void check_all_answered_once(void)
 		}
 }
 
-static uint64_t do_open(struct port *p, bool nonblock)
+static uint64_t do_open_as(struct port *p, uint32_t uid, bool nonblock)
 {
-	struct port_open_args a = { .uid = 1000, .nonblock = nonblock };
+	struct port_open_args a = { .uid = uid, .nonblock = nonblock };
 	void *req = new_req();
 
 	port_open(p, req, &a);
 	CHECK(ans(req)->count == 1 && ans(req)->kind == OPEN);
 	return ans(req)->fh;
+}
+
+/* An open by a user of its own: no quarter of a bound is reached. */
+static uint64_t do_open(struct port *p, bool nonblock)
+{
+	return do_open_as(p, 1000 + (uint32_t)fk.next_req, nonblock);
 }
 
 static void *do_read(struct port *p, uint64_t fh, size_t size, bool nonblock, uint64_t now)
@@ -697,20 +703,30 @@ static void test_poll_notify(void)
 /* Bounds: open files, parked requests, bytes of parked writes. */
 static void test_bounds(void)
 {
-	struct port_open_args a = { .uid = 1000 };
-	uint64_t fh[8];
+	struct port_open_args a = { .uid = 0 };
+	uint64_t fh[8], mine[2];
 	char big[3000], buf[4096];
 	void *req, *w1, *w2;
 	struct port p;
 
 	setup(&p);
+	/* one user other than root: a quarter of the 8 files */
+	mine[0] = do_open_as(&p, 1000, false);
+	mine[1] = do_open_as(&p, 1000, false);
+	a.uid = 1000;
+	req = new_req();
+	port_open(&p, req, &a);
+	CHECK(is_err(req, ENFILE));
+	port_release(&p, mine[0]);
+	port_release(&p, mine[1]);
+	a.uid = 0;
 	for (int i = 0; i < 8; i++)
-		fh[i] = do_open(&p, false);
+		fh[i] = do_open_as(&p, 0, false);
 	req = new_req();
 	port_open(&p, req, &a);
 	CHECK(is_err(req, ENFILE)); /* the ninth */
 	port_release(&p, fh[7]);
-	fh[7] = do_open(&p, false); /* room again */
+	fh[7] = do_open_as(&p, 0, false); /* room again */
 	port_carrier_up(&p);
 
 	/* 64 requests may wait; the 65th is refused at once */
@@ -740,9 +756,27 @@ static void test_bounds(void)
 		handheld_takes(&p, buf, sizeof(buf));
 	CHECK(ans(w1)->kind == WRITTEN && ans(w2)->kind == WRITTEN);
 	CHECK_EQ(p.parked_write_bytes, 0);
-	CHECK(p.stats.refused == 4);
+	CHECK_EQ(p.stats.refused, 5);
 	for (int i = 0; i < 8; i++)
 		port_release(&p, fh[i]);
+
+	/* one user other than root: a quarter of the waiting requests and bytes */
+	mine[0] = do_open_as(&p, 1000, false);
+	mine[1] = do_open_as(&p, 1001, false);
+	for (int i = 0; i < 16; i++)
+		do_read(&p, mine[0], 1, false, 0);
+	CHECK(is_err(do_read(&p, mine[0], 1, false, 0), ENOBUFS));
+	req = do_read(&p, mine[1], 1, false, 0); /* another user still waits */
+	CHECK_EQ(ans(req)->count, 0);
+	for (int i = 0; i < 4096 / 8; i++)
+		do_write(&p, mine[1], "abcdefgh", false);
+	w1 = new_req();
+	port_write(&p, w1, mine[1], big, 2000, false);
+	req = new_req();
+	port_write(&p, req, mine[1], big, 100, false); /* 2100 > 8192 / 4 */
+	CHECK(ans(w1)->count == 0 && is_err(req, ENOBUFS));
+	port_release(&p, mine[0]);
+	port_release(&p, mine[1]);
 	check_all_answered_once();
 	port_free(&p);
 }
@@ -868,6 +902,21 @@ static void test_closing_wait(void)
 	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 5);
 	CHECK(ans(o)->kind == OPEN);
 	port_release(&p, ans(o)->fh);
+
+	/* a transfer still in flight when the wait ends is never sent again */
+	fh = do_open(&p, false);
+	do_write(&p, fh, "A-SECRET", false);
+	CHECK_EQ(port_tx_take(&p, buf, sizeof(buf)), 8); /* in flight */
+	port_release(&p, fh);
+	port_after_events(&p, 50000);
+	port_after_events(&p, 80000);
+	CHECK(!p.closing);
+	fh = do_open(&p, false);
+	do_write(&p, fh, "B", false);
+	port_tx_done(&p, 0); /* the transfer failed, or was cancelled */
+	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 1);
+	CHECK_EQ(buf[0], 'B');
+	port_release(&p, fh);
 
 	/* setserial closing_wait none: the rest goes at once */
 	p.tty.closing_wait = 65535;
