@@ -324,8 +324,12 @@ static void signal_char(struct rx *rx, uint8_t c)
 		echo_char(rx, c);
 }
 
-/* A byte that is data: into the line or to readers, with its echo. */
-static void data_char(struct rx *rx, uint8_t c)
+/*
+ * A byte that is data: into the line or to readers, with its echo.  A
+ * newline that ICRNL made echoes as a newline even with ECHOCTL (n_tty's
+ * special-character path); one that came as such shows as ^J.
+ */
+static void data_char(struct rx *rx, uint8_t c, bool mapped_newline)
 {
 	struct ldisc *l = rx->l;
 	bool canonical = rx->t->c_lflag & ICANON;
@@ -336,7 +340,10 @@ static void data_char(struct rx *rx, uint8_t c)
 	if (rx->t->c_lflag & ECHO) {
 		if (canonical && l->line_len == 0)
 			l->line_column = l->column;
-		echo_char(rx, c);
+		if (mapped_newline)
+			echo_raw(rx, c);
+		else
+			echo_char(rx, c);
 	}
 	for (int i = 0; i <= mark; i++) {
 		if (canonical)
@@ -404,6 +411,7 @@ static bool canonical_char(struct rx *rx, uint8_t c)
 static void receive_byte(struct rx *rx, uint8_t c)
 {
 	const struct termios2 *t = rx->t;
+	bool mapped_newline = false;
 
 	if (t->c_iflag & ISTRIP)
 		c &= 0x7f;
@@ -411,7 +419,7 @@ static void receive_byte(struct rx *rx, uint8_t c)
 		c = (uint8_t)(c + ('a' - 'A'));
 	if (rx->l->lnext) {
 		rx->l->lnext = false;
-		data_char(rx, c);
+		data_char(rx, c, false);
 		return;
 	}
 	if (t->c_iflag & IXON) {
@@ -432,14 +440,16 @@ static void receive_byte(struct rx *rx, uint8_t c)
 	if (c == '\r') {
 		if (t->c_iflag & IGNCR)
 			return;
-		if (t->c_iflag & ICRNL)
+		if (t->c_iflag & ICRNL) {
 			c = '\n';
+			mapped_newline = true;
+		}
 	} else if (c == '\n' && (t->c_iflag & INLCR)) {
 		c = '\r';
 	}
 	if ((t->c_lflag & ICANON) && canonical_char(rx, c))
 		return;
-	data_char(rx, c);
+	data_char(rx, c, mapped_newline);
 }
 
 void ldisc_receive(struct ldisc *l, const struct termios2 *t, const uint8_t *in, size_t len,

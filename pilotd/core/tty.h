@@ -44,9 +44,8 @@ struct tty_ioctl {
 	size_t out_len; /* room given for the answer */
 	bool compat;	/* a 32-bit caller */
 	/*
-	 * The caller's uid: TIOCSSERIAL changes need 0, as usb-serial needs
-	 * CAP_SYS_ADMIN.  The CUSE edge does not fill it in yet, so every
-	 * caller counts as root (issue 19).
+	 * The caller's uid (the CUSE edge: fuse_req_ctx()): TIOCSSERIAL changes
+	 * need 0, as usb-serial needs CAP_SYS_ADMIN.
 	 */
 	uint32_t caller_uid;
 };

@@ -164,6 +164,8 @@ static void test_input_as_n_tty(void)
 		  S("a\x03"
 		    "b"),
 		  "a|b|", "", "" },
+		/* ICRNL's newline echoes as one, a newline that came as such as ^J */
+		{ "echo_nl", ICRNL, OF_ONLCR, ECHO | ECHOCTL, S("\r\n"), "\n\n|", "\r\n^J", "" },
 		{ "ixany", IXON | IXANY, 0, 0,
 		  S("\x13"
 		    "x"),
