@@ -141,10 +141,16 @@ static void defaults(int pilot)
 	if ((t.c_cflag & CSIZE) != CS8 || !(t.c_cflag & CREAD) || cfgetospeed(&t) != B9600 ||
 	    !(t.c_lflag & ICANON) || t.c_cc[VMIN] != 1)
 		fail("a fresh /dev/pilot is not 9600 8N1 cooked like a fresh ttyUSB");
-	/* usb-serial keeps 8N1 for visor, and tcsetattr() still succeeds */
+	/*
+	 * usb-serial keeps 8N1 for visor; TCSETS succeeds, but glibc's
+	 * tcsetattr() reads the settings back and says EINVAL when the
+	 * character size or parity did not take, on ttyUSB as here.
+	 */
 	t.c_cflag = (t.c_cflag & ~(tcflag_t)CSIZE) | CS7 | PARENB | PARODD;
-	if (tcsetattr(pilot, TCSANOW, &t) < 0)
-		fail("tcsetattr 7O1: %s", strerror(errno));
+	errno = 0;
+	if (tcsetattr(pilot, TCSANOW, &t) == 0 || errno != EINVAL)
+		fail("tcsetattr 7O1: %s, where glibc says EINVAL on ttyUSB",
+		     errno ? strerror(errno) : "succeeded");
 	if (tcgetattr(pilot, &t) < 0 || (t.c_cflag & (CSIZE | PARENB)) != CS8)
 		fail("7O1 changed the character size or parity; ttyUSB keeps 8N1");
 	note("isatty, ttyUSB defaults, 7O1 asked for and 8N1 kept");
