@@ -83,11 +83,3 @@ struct parked *parked_first_interrupted(const struct parked_list *l)
 			return p;
 	return NULL;
 }
-
-struct parked *parked_first_cmd(const struct parked_list *l, unsigned int cmd)
-{
-	for (struct parked *p = l->head; p; p = p->next)
-		if (p->cmd == cmd)
-			return p;
-	return NULL;
-}

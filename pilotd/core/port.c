@@ -729,13 +729,22 @@ void port_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_ioctl *
 	run_due_hooks(p);
 }
 
-/* TIOCMIWAIT: the carrier (TIOCM_CD, DSR, CTS) changed. */
+/* A TIOCMIWAIT whose mask asks for the carrier lines, or NULL. */
+static struct parked *first_carrier_waiter(const struct parked_list *l)
+{
+	for (struct parked *e = l->head; e; e = e->next)
+		if (e->cmd == TIOCMIWAIT && tty_modem_wait_wakes(e->arg, TTY_CARRIER_LINES))
+			return e;
+	return NULL;
+}
+
+/* An arrival: CD, DSR and CTS came on.  (A departure answers EIO.) */
 static void wake_modem_waiters(struct port *p)
 {
 	struct parked *e;
 
 	p->carrier_changes++;
-	while ((e = parked_first_cmd(&p->ioctls, TIOCMIWAIT))) {
+	while ((e = first_carrier_waiter(&p->ioctls))) {
 		unpark(p, &p->ioctls, e);
 		p->h.answer_ioctl(p->h.ctx, e->req, NULL, 0);
 		parked_free(e);
@@ -850,7 +859,8 @@ static void hang_up(struct port *p)
 		parked_free(e);
 	}
 	answer_all(p, &p->writes, PARKED_ANY_FH, EIO);
-	wake_modem_waiters(p);
+	/* TIOCMIWAIT too: usb-serial's answers EIO once the device is gone */
+	p->carrier_changes++;
 	answer_all(p, &p->ioctls, PARKED_ANY_FH, EIO);
 	if (byteq_len(&p->txq)) {
 		log_warn("discarded %zu bytes that were queued for the handheld",

@@ -82,6 +82,7 @@ void tty_ioctl(struct tty *t, const struct tty_ioctl *io, const struct tty_conte
  * changes (usb_serial_generic_msr_changed() compares per line).
  */
 bool tty_modem_wait_wakes(uintptr_t mask, uint32_t changed);
+#define TTY_CARRIER_LINES 0x160u /* TIOCM_CD | TIOCM_DSR | TIOCM_CTS */
 
 /* The speeds the kernel derives from c_cflag (tty_termios_baud_rate()). */
 uint32_t tty_output_speed(const struct termios2 *t);

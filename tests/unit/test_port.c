@@ -351,7 +351,7 @@ static void test_hangup(void)
 	port_carrier_down(&p);
 	CHECK(is_data(r, ""));		 /* end of file */
 	CHECK(is_err(w, EIO));
-	CHECK(ans(m)->kind == IOCTL);	 /* TIOCMIWAIT: the carrier changed */
+	CHECK(is_err(m, EIO));		 /* TIOCMIWAIT: as usb-serial's, the device is gone */
 	CHECK(ans(d)->count == 1);	 /* the drain ends, as the queue is gone */
 	CHECK_EQ(p.stats.tx_discarded, 4096);
 	CHECK_EQ(port_rx_room(&p), 0);
@@ -471,6 +471,30 @@ static void test_clocal(void)
 	CHECK_EQ(ans(o3)->count, 0);
 	port_shutdown(&p);
 	CHECK(is_err(o3, EIO));
+	check_all_answered_once();
+	port_free(&p);
+}
+
+/* TIOCMIWAIT wakes only for the lines its mask names; a departure is EIO. */
+static void test_modem_wait_mask(void)
+{
+	struct tty_ioctl cd = { .cmd = TIOCMIWAIT, .arg = 0x040 }, ring = { .cmd = TIOCMIWAIT,
+									   .arg = 0x080 };
+	struct port p;
+	void *a, *b;
+	uint64_t fh;
+
+	setup(&p);
+	fh = do_open(&p, false);
+	a = new_req();
+	port_ioctl(&p, a, fh, &cd);
+	b = new_req();
+	port_ioctl(&p, b, fh, &ring);
+	port_carrier_up(&p);
+	CHECK(ans(a)->kind == IOCTL && ans(b)->count == 0); /* RI never changes */
+	port_carrier_down(&p);
+	CHECK(is_err(b, EIO));
+	port_release(&p, fh);
 	check_all_answered_once();
 	port_free(&p);
 }
@@ -1099,6 +1123,7 @@ int main(void)
 	test_hung_up_does_not_steal();
 	test_clocal();
 	test_opener_gone();
+	test_modem_wait_mask();
 	test_vtime();
 	test_interrupt_races_data();
 	test_backpressure_and_drain();
