@@ -114,6 +114,8 @@ static void file_remove(struct port *p, uint64_t fh)
 		p->nfiles--;
 		if (!f->hung_up)
 			p->live_files--;
+		if (!f->hung_up && f->listening)
+			p->listening--;
 		if (f->poll_handle)
 			p->h.drop_poll_handle(p->h.ctx, f->poll_handle);
 		free(f);
@@ -283,8 +285,7 @@ static void open_now(struct port *p, void *req, uint32_t uid)
 	f->next = p->files;
 	p->files = f;
 	p->nfiles++;
-	if (p->live_files++ == 0)
-		due(p, PORT_DUE_RX_ROOM); /* somebody listens: take bytes again */
+	p->live_files++;
 	if (p->h.answer_open(p->h.ctx, req, f->fh) < 0)
 		release_file(p, f->fh); /* the opener was interrupted */
 }
@@ -422,7 +423,7 @@ static void answer_read(struct port *p, void *req, size_t size, size_t avail)
 	size_t n = byteq_pop(&p->rxq, p->readbuf, min_size(min_size(size, avail), p->cfg.read_max));
 
 	p->h.answer_data(p->h.ctx, req, p->readbuf, n);
-	if (n && p->live_files)
+	if (n && p->listening)
 		due(p, PORT_DUE_RX_ROOM);
 }
 
@@ -431,6 +432,20 @@ static uint32_t uid_of(struct port *p, uint64_t fh)
 	struct port_file *f = file_find(p, fh);
 
 	return f ? f->uid : 0;
+}
+
+/*
+ * f read, polled or asked FIONREAD: from now on bytes are taken for it.
+ * Not at open: a desktop's tcflush() right after open must not discard
+ * what the handheld said before anyone asked (docs/tty-differences.md).
+ */
+static void start_listening(struct port *p, struct port_file *f)
+{
+	if (!f || f->listening || f->hung_up)
+		return;
+	f->listening = true;
+	if (p->listening++ == 0)
+		due(p, PORT_DUE_RX_ROOM);
 }
 
 static bool is_hung_up(struct port *p, uint64_t fh)
@@ -448,6 +463,7 @@ static void read_now(struct port *p, void *req, uint64_t fh, size_t size, bool n
 	uint64_t deadline;
 	struct parked *e;
 
+	start_listening(p, f);
 	if (size == 0 || (f && f->hung_up)) {
 		/* A hung-up file reads what its handheld sent, then end of file. */
 		answer_read(p, req, size, avail);
@@ -573,9 +589,14 @@ static unsigned int current_events(const struct port *p, const struct port_file 
 {
 	unsigned int ev = 0;
 
-	/* What a hung-up tty reports (drivers/tty/tty_io.c hung_up_tty_poll) */
+	/*
+	 * What a hung-up tty reports (drivers/tty/tty_io.c hung_up_tty_poll),
+	 * but without POLLERR while its handheld's last bytes wait unread: a
+	 * poll loop that closes on POLLERR (libuv) reads them first.
+	 */
 	if (f && f->hung_up)
-		return POLLIN | POLLOUT | POLLERR | POLLHUP | POLLRDNORM | POLLWRNORM;
+		return POLLIN | POLLOUT | POLLHUP | POLLRDNORM | POLLWRNORM |
+		       (rx_avail(p, f) ? 0 : POLLERR);
 	if (rx_avail(p, f) > 0)
 		ev |= POLLIN | POLLRDNORM;
 	if (!p->carrier || (byteq_space(&p->txq) > 0 && !p->writes.head))
@@ -597,9 +618,11 @@ unsigned int port_poll(struct port *p, uint64_t fh, void *poll_handle)
 			p->h.drop_poll_handle(p->h.ctx, poll_handle);
 		}
 	}
+	start_listening(p, f);
 	ev = current_events(p, f);
 	if (f)
 		f->polled_events = ev;
+	run_due_hooks(p);
 	return ev;
 }
 
@@ -615,7 +638,7 @@ static void flush_queues(struct port *p, const struct port_file *f, unsigned int
 {
 	if ((which & TTY_FLUSH_IN) && rx_avail(p, f)) {
 		byteq_drop(&p->rxq, byteq_len(&p->rxq));
-		if (p->live_files)
+		if (p->listening)
 			due(p, PORT_DUE_RX_ROOM);
 	}
 	if (which & TTY_FLUSH_OUT) {
@@ -634,8 +657,15 @@ static void flush_queues(struct port *p, const struct port_file *f, unsigned int
 static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_ioctl *io,
 		      bool parked)
 {
-	const struct port_file *f = file_find(p, fh);
-	struct tty_context ctx = {
+	struct port_file *f = file_find(p, fh);
+	struct tty_context ctx;
+	bool was_stopped = p->tty.output_stopped;
+	struct tty_reply r;
+	struct parked *e;
+
+	if (io->cmd == FIONREAD)
+		start_listening(p, f);
+	ctx = (struct tty_context){
 		.rx_queued = rx_avail(p, f),
 		.tx_queued = byteq_len(&p->txq),
 		.carrier = p->carrier,
@@ -644,10 +674,6 @@ static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_i
 		.rx_bytes = p->stats.rx_bytes,
 		.tx_bytes = p->stats.tx_bytes,
 	};
-	bool was_stopped = p->tty.output_stopped;
-	struct tty_reply r;
-	struct parked *e;
-
 	tty_ioctl(&p->tty, io, &ctx, &r);
 	switch (r.action) {
 	case TTY_FETCH:
@@ -851,7 +877,7 @@ static void hang_up(struct port *p)
 			n++;
 		}
 	}
-	p->live_files = 0;
+	p->live_files = p->listening = 0;
 	/* A parked read means nothing is there for it: end of file. */
 	while ((e = p->reads.head)) {
 		unpark(p, &p->reads, e);
@@ -890,7 +916,7 @@ void port_carrier_down(struct port *p)
 
 size_t port_rx_room(const struct port *p)
 {
-	return p->live_files && p->carrier ? byteq_space(&p->rxq) : 0;
+	return p->listening && p->carrier ? byteq_space(&p->rxq) : 0;
 }
 
 void port_rx(struct port *p, const void *buf, size_t len, uint64_t now)
@@ -902,7 +928,7 @@ void port_rx(struct port *p, const void *buf, size_t len, uint64_t now)
 		/* nobody listens (or, never by the transport's rules, rxq is full) */
 		p->stats.rx_discarded += len - n;
 		log_debug("discarded %zu received bytes: %s", len - n,
-			  p->live_files ? "no room" : "no file is open");
+			  p->listening ? "no room" : "nobody listens");
 	}
 	/* Waiting reads are answered after the round (port_after_events()),
 	 * so that every packet that came in one round goes in one answer. */

@@ -10,12 +10,14 @@
  *     is live; when the handheld leaves every open file is hung up (the
  *     bytes already received, then end of file; writes and ioctls EIO;
  *     POLLHUP), and only files opened later see the next handheld;
- *   - bytes are taken from the handheld only while a live file is open
- *     (port_rx_room() is 0 otherwise): what a handheld says before
- *     anyone listens stays in the handheld, as with the kernel's visor
- *     driver, whose port submits no read until it is opened; bytes that
- *     still arrive with no live file open are discarded, never kept for
- *     a later opener;
+ *   - bytes are taken from the handheld only while a live file listens:
+ *     once it has read, polled or asked FIONREAD (port_rx_room() is 0
+ *     otherwise).  What a handheld says before anyone listens stays in
+ *     the handheld, as with the kernel's visor driver, whose port submits
+ *     no read until it is opened; and, better than a tty, a tcflush()
+ *     right after open cannot discard it (docs/tty-differences.md).
+ *     Bytes that still arrive with nobody listening are discarded, never
+ *     kept for a later opener;
  *   - bytes written while no handheld is attached are accepted and
  *     discarded, as a serial line without a device loses them: they never
  *     reach the next handheld.  poll reports POLLOUT, TIOCOUTQ 0;
@@ -97,6 +99,7 @@ struct port_file {
 	bool hung_up; /* its handheld left: EOF, EIO, POLLHUP */
 	uint64_t session; /* the handheld session whose bytes it may read */
 	uint32_t uid;	  /* its opener's */
+	bool listening;	  /* it read, polled or asked FIONREAD: take bytes for it */
 };
 
 /*
@@ -147,6 +150,7 @@ struct port {
 	struct port_file *files;
 	unsigned int nfiles;
 	unsigned int live_files; /* open and not hung up */
+	unsigned int listening;	 /* live files that listen (port_file.listening) */
 	uint64_t session;	 /* counts arrivals: the handheld's session */
 	uint64_t rxq_session;	 /* whose bytes rxq holds */
 	size_t parked_write_bytes;

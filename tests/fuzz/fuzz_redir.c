@@ -159,6 +159,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (loop_init(&fz.loop) < 0 || port_init(&fz.port, &cfg, &hooks) < 0)
 		abort();
 	port_open(&fz.port, &fz.req, &open_args);
+	port_poll(&fz.port, fz.fh, NULL); /* it listens: IN requests go out */
 	if (link_usbredir_start(&fz.link, &match, sock_path, &fz.loop, &fz.port) < 0)
 		abort();
 	conn = accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);

@@ -208,6 +208,7 @@ static uint64_t do_open_as(struct port *p, uint32_t uid, bool nonblock)
 
 	port_open(p, req, &a);
 	CHECK(ans(req)->count == 1 && ans(req)->kind == OPEN);
+	port_poll(p, ans(req)->fh, NULL); /* a desktop listens: bytes are taken */
 	return ans(req)->fh;
 }
 
@@ -292,6 +293,57 @@ static void test_rx_with_no_file_open(void)
 	fh = do_open(&p, false);
 	CHECK(is_err(do_read(&p, fh, 64, true, 3), EAGAIN));
 	CHECK_EQ(p.stats.rx_discarded, 11);
+	port_release(&p, fh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
+/* Bytes are taken from the handheld once a file listens (reads, polls,
+ * FIONREAD), not at open: a tcflush() right after open cannot discard
+ * what the handheld said first (issue 19 item 4). */
+static void test_listening_starts_at_first_read(void)
+{
+	struct tty_ioctl flush = { .cmd = TCFLSH, .arg = TCIOFLUSH };
+	struct port_open_args a = { .uid = 1000 };
+	struct port p;
+	void *req, *q;
+	uint64_t fh;
+
+	setup(&p);
+	port_carrier_up(&p);
+	req = new_req();
+	port_open(&p, req, &a);
+	fh = ans(req)->fh;
+	CHECK(port_rx_room(&p) == 0 && fk.rx_room == 0); /* the wakeup waits in the handheld */
+	req = new_req();
+	port_ioctl(&p, req, fh, &flush);
+	CHECK(ans(req)->kind == IOCTL);
+	q = do_ioctl(&p, fh, FIONREAD, NULL, 0, 4); /* a first question: now it listens */
+	CHECK(ans(q)->kind == IOCTL && ans(q)->data[0] == 0);
+	CHECK(port_rx_room(&p) == 4096 && fk.rx_room == 1);
+	port_rx(&p, "wakeup", 6, 1);
+	CHECK(is_data(do_read(&p, fh, 64, true, 1), "wakeup"));
+	port_release(&p, fh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
+/* A hung-up file with unread bytes polls POLLIN | POLLHUP; POLLERR once
+ * they are read (issue 19 item 4: libuv closes on POLLERR). */
+static void test_hung_up_poll(void)
+{
+	struct port p;
+	uint64_t fh;
+
+	setup(&p);
+	fh = do_open(&p, false);
+	port_carrier_up(&p);
+	port_rx(&p, "bye", 3, 0);
+	port_carrier_down(&p);
+	CHECK_EQ(port_poll(&p, fh, NULL),
+		 POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM | POLLHUP);
+	CHECK(is_data(do_read(&p, fh, 64, false, 1), "bye"));
+	CHECK(port_poll(&p, fh, NULL) & POLLERR);
 	port_release(&p, fh);
 	check_all_answered_once();
 	port_free(&p);
@@ -1118,6 +1170,8 @@ int main(void)
 {
 	test_rx_with_no_file_open();
 	test_tx_without_handheld();
+	test_listening_starts_at_first_read();
+	test_hung_up_poll();
 	test_hangup();
 	test_hung_up_reads_the_rest();
 	test_hung_up_does_not_steal();

@@ -76,6 +76,7 @@ static uint64_t setup(struct port *p, size_t rxq)
 	CHECK_EQ(port_init(p, &cfg, &hooks), 0);
 	port_carrier_up(p);
 	port_open(p, &req, &a);
+	port_poll(p, p->next_fh, NULL); /* a desktop that listens */
 	return p->next_fh;
 }
 
