@@ -3,13 +3,16 @@
  * libFuzzer target: the simulated handheld's DLP server (fixtures/palm-sim)
  * fed a whole sync of malformed requests.  An input is a DLP version byte
  * (1.1 to 1.4) and then requests, each `len16 bytes` (big-endian), served
- * in order against one store, so that open handles, record indexes and
- * edits carry from one request to the next as in a real sync.  Every
- * request must get exactly one answer that decodes as a response to the
- * same command; AddressSanitizer and UBSan catch the rest.
+ * in order against one store and one card, so that open handles, record
+ * indexes, open files and edits carry from one request to the next as in
+ * a real sync.  Every request must get exactly one answer that decodes as
+ * a response to the same command (VFSFileWrite's data, the message after
+ * the call, an answer to VFSFileWrite); AddressSanitizer and UBSan catch
+ * the rest.
  *
  *   fuzz-dlp-server CORPUS_DIR tests/fuzz/seeds/dlp_server -max_total_time=600
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dlp_server_init(&srv, &st, (uint16_t)(0x0101 + data[0] % 4));
 	while (pos + 2 <= size) {
 		size_t len = (size_t)data[pos] << 8 | data[pos + 1];
+		bool file_data = dlp_server_wants_data(&srv);
 		struct dlp_msg m;
 
 		pos += 2;
@@ -72,8 +76,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (dlp_serve(&srv, data + pos, len, &resp) < 0)
 			abort(); /* only memory may run out, and it does not here */
 		if (dlp_decode(resp.data, resp.len, &m) < 0 || !m.response ||
-		    m.cmd != (len ? data[pos] & 0x7f : 0))
+		    m.cmd != (file_data ? DLP_VFS_FILE_WRITE : len ? data[pos] & 0x7f : 0))
 			abort(); /* an answer that is not one */
+		srv.card.read_out.len = 0; /* VFSFileRead's bytes: sent, as the link would */
 		pos += len;
 	}
 	dlp_server_free(&srv);

@@ -322,10 +322,106 @@ static const struct step steps[] = {
 	  B("\0\5\0\0\0\0") },
 };
 
-static void test_calls(void)
+/* The card as pilot-link's dlp_VFS... and dlp_Exp... functions use it */
+static const struct step card_steps[] = {
+	{ "ExpSlotEnumerate", 0x0103, 0x3c, 0x20, NULL, 0, 0, 0x20, B("\0\1\0\1") },
+	{ "ExpSlotEnumerate at 1.2", 0x0102, 0x3c, 0x20, NULL, 0, DLP_ERR_NOT_SUPPORTED,
+	  NO_ANSWER },
+	{ "ExpCardPresent 1", 0x0103, 0x3d, 0x20, B("\0\1"), 0, NO_ANSWER },
+	{ "ExpCardPresent 2", 0x0103, 0x3d, 0x20, B("\0\2"), 0x2904, NO_ANSWER },
+	{ "ExpCardInfo", 0x0103, 0x3e, 0x20, B("\0\1"), 0, 0x20,
+	  B("\0\0\0\1\4\0\0\0palm-sim\0SD 16 MB\0SD card\0PSIM-0001\0") },
+	{ "ExpSlotMediaType at 1.3", 0x0103, 0x5d, 0x20, B("\0\1"), DLP_ERR_NOT_SUPPORTED,
+	  NO_ANSWER },
+	{ "ExpSlotMediaType", 0x0104, 0x5d, 0x20, B("\0\1"), 0, 0x20, B("sdig") },
+	{ "VFSVolumeEnumerate", 0x0103, 0x55, 0x20, NULL, 0, 0, 0x20, B("\0\1\0\1") },
+	{ "VFSVolumeInfo", 0x0103, 0x56, 0x20, B("\0\1"), 0, 0x20,
+	  B("\0\0\0\1vfatvfatlibs\0\2\0\1sdig\0\0\0\0") },
+	{ "VFSVolumeInfo, volume 2", 0x0103, 0x56, 0x20, B("\0\2"), 0x2a09, NO_ANSWER },
+	{ "VFSVolumeGetLabel", 0x0103, 0x57, 0x20, B("\0\1"), 0, 0x20, B("PALMSIM\0") },
+	{ "VFSVolumeSetLabel", 0x0103, 0x58, 0x20, B("\0\1CARD\0"), 0, NO_ANSWER },
+	{ "VFSVolumeSetLabel, too long", 0x0103, 0x58, 0x20, B("\0\1TWELVE CHARS\0"), 0x2a0e,
+	  NO_ANSWER },
+	{ "VFSVolumeGetLabel, set", 0x0103, 0x57, 0x20, B("\0\1"), 0, 0x20, B("CARD\0") },
+	{ "VFSGetDefaultDir .prc", 0x0103, 0x40, 0x20, B("\0\1.prc\0"), 0, 0x20,
+	  B("\0\x10/PALM/Launcher/\0") },
+	{ "VFSGetDefaultDir .jpg", 0x0103, 0x40, 0x20, B("\0\1.jpg\0"), 0x2a08, NO_ANSWER },
+	{ "VFSDirCreate", 0x0103, 0x50, 0x20, B("\0\1/PALM/Docs\0"), 0, NO_ANSWER },
+	{ "VFSDirCreate again", 0x0103, 0x50, 0x20, B("\0\1/PALM/Docs\0"), 0x2a06, NO_ANSWER },
+	{ "VFSDirCreate, no parent", 0x0103, 0x50, 0x20, B("\0\1/No/Such\0"), 0x2a13,
+	  NO_ANSWER },
+	{ "VFSFileCreate", 0x0103, 0x43, 0x20, B("\0\1/PALM/Docs/a.txt\0"), 0, NO_ANSWER },
+	{ "VFSFileOpen rw", 0x0103, 0x44, 0x20, B("\0\1\0\7/PALM/Docs/a.txt\0"), 0, 0x20,
+	  B("\0\0\x10\1") },
+	{ "VFSFileOpen, not there", 0x0103, 0x44, 0x20, B("\0\1\0\2/PALM/none\0"), 0x2a08,
+	  NO_ANSWER },
+	{ "VFSFileWrite 5", 0x0103, 0x46, 0x20, B("\0\0\x10\1\0\0\0\5"), 0, NO_ANSWER },
+};
+
+/* After VFSFileWrite's data went in */
+static const struct step card_steps2[] = {
+	{ "VFSFileTell", 0x0103, 0x4b, 0x20, B("\0\0\x10\1"), 0, 0x20, B("\0\0\0\5") },
+	{ "VFSFileSize", 0x0103, 0x5c, 0x20, B("\0\0\x10\1"), 0, 0x20, B("\0\0\0\5") },
+	{ "VFSFileEOF, at the end", 0x0103, 0x4a, 0x20, B("\0\0\x10\1"), 0x2a07, NO_ANSWER },
+	{ "VFSFileSeek to 1", 0x0103, 0x5a, 0x20, B("\0\0\x10\1\0\0\0\0\0\1"), 0, NO_ANSWER },
+	{ "VFSFileEOF", 0x0103, 0x4a, 0x20, B("\0\0\x10\1"), 0, NO_ANSWER },
+	{ "VFSFileRead 16", 0x0103, 0x47, 0x20, B("\0\0\x10\1\0\0\0\x10"), 0, 0x20,
+	  B("\0\0\0\4") },
+};
+
+static const struct step card_steps3[] = {
+	{ "VFSFileRead at the end", 0x0103, 0x47, 0x20, B("\0\0\x10\1\0\0\0\x10"), 0x2a07,
+	  NO_ANSWER },
+	{ "VFSFileSetAttributes", 0x0103, 0x4d, 0x20, B("\0\0\x10\1\0\0\0\x20"), 0, NO_ANSWER },
+	{ "VFSFileGetAttributes", 0x0103, 0x4c, 0x20, B("\0\0\x10\1"), 0, 0x20,
+	  B("\0\0\0\x20") },
+	{ "VFSFileSetDate created", 0x0103, 0x4f, 0x20, B("\0\0\x10\1\0\1\xbc\x19\x8f\x80"), 0,
+	  NO_ANSWER },
+	{ "VFSFileGetDate created", 0x0103, 0x4e, 0x20, B("\0\0\x10\1\0\1"), 0, 0x20,
+	  B("\xbc\x19\x8f\x80") },
+	{ "VFSFileResize 2", 0x0103, 0x5b, 0x20, B("\0\0\x10\1\0\0\0\2"), 0, NO_ANSWER },
+	{ "VFSFileClose", 0x0103, 0x45, 0x20, B("\0\0\x10\1"), 0, NO_ANSWER },
+	{ "VFSFileClose again", 0x0103, 0x45, 0x20, B("\0\0\x10\1"), 0x2a03, NO_ANSWER },
+	{ "VFSVolumeSize", 0x0103, 0x59, 0x20, B("\0\1"), 0, 0x20, B("\0\0\0\2\1\0\0\0") },
+	{ "VFSFileOpen the directory", 0x0103, 0x44, 0x20, B("\0\1\0\2/PALM/Docs\0"), 0, 0x20,
+	  B("\0\0\x10\2") },
+	{ "VFSDirEntryEnumerate", 0x0103, 0x51, 0x20, B("\0\0\x10\2\0\0\0\0\0\0\4\0"), 0,
+	  0x20, B("\xff\xff\xff\xff\0\0\0\1\0\0\0\x20" "a.txt\0") },
+	{ "VFSFileRename", 0x0103, 0x49, 0x20, B("\0\1\0\2/PALM/Docs/a.txt\0b.txt\0"), 0,
+	  NO_ANSWER },
+	{ "VFSFileDelete, open directory", 0x0103, 0x48, 0x20, B("\0\1/PALM/Docs\0"), 0x2a04,
+	  NO_ANSWER },
+	{ "VFSFileClose the directory", 0x0103, 0x45, 0x20, B("\0\0\x10\2"), 0, NO_ANSWER },
+	{ "VFSFileDelete, not empty", 0x0103, 0x48, 0x20, B("\0\1/PALM/Docs\0"), 0x2a0d,
+	  NO_ANSWER },
+	{ "VFSFileDelete a.txt, renamed", 0x0103, 0x48, 0x20, B("\0\1/PALM/Docs/a.txt\0"), 0x2a08,
+	  NO_ANSWER },
+	{ "VFSFileDelete b.txt", 0x0103, 0x48, 0x20, B("\0\1/PALM/Docs/b.txt\0"), 0, NO_ANSWER },
+	{ "VFSFileDelete the directory", 0x0103, 0x48, 0x20, B("\0\1/PALM/Docs\0"), 0, NO_ANSWER },
+	/* databases to and from the card */
+	{ "VFSExportDatabaseToFile MemoDB", 0x0103, 0x42, 0x20,
+	  B("\0\1\0\0\0\0\0\1/PALM/Launcher/MemoDB.pdb\0"), 0, NO_ANSWER },
+	{ "VFSExportDatabaseToFile again", 0x0103, 0x42, 0x20,
+	  B("\0\1\0\0\0\0\0\1/PALM/Launcher/MemoDB.pdb\0"), 0x2a06, NO_ANSWER },
+	{ "VFSImportDatabaseFromFile, in RAM already", 0x0103, 0x41, 0x20,
+	  B("\0\1/PALM/Launcher/MemoDB.pdb\0"), 0x0219, NO_ANSWER },
+	{ "DeleteDB MemoDB", 0x0103, 0x1a, 0x20, B("\0\0MemoDB\0"), 0, NO_ANSWER },
+	{ "VFSImportDatabaseFromFile", 0x0103, 0x41, 0x20, B("\0\1/PALM/Launcher/MemoDB.pdb\0"),
+	  0, 0x20, B("\0\0\0\0\0\4") },
+	{ "VFSFileCreate junk", 0x0103, 0x43, 0x20, B("\0\1/junk.pdb\0"), 0, NO_ANSWER },
+	{ "VFSImportDatabaseFromFile, not a database", 0x0103, 0x41, 0x20, B("\0\1/junk.pdb\0"),
+	  0x2a0c, NO_ANSWER },
+	{ "VFSCustomControl", 0x0103, 0x3f, 0x20, B("vfat\0\1"), 0x2901, NO_ANSWER },
+	{ "VFSVolumeFormat", 0x0103, 0x54, 0x20, B("\0\2\0\x0c\0\0\0\1\0\0libs\0\2\0\1"), 0,
+	  NO_ANSWER },
+	{ "VFSFileDelete, formatted away", 0x0103, 0x48, 0x20, B("\0\1/junk.pdb\0"), 0x2a08,
+	  NO_ANSWER },
+};
+
+static void run_steps(const struct step *steps_, size_t count)
 {
-	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		const struct step *t = &steps[i];
+	for (size_t i = 0; i < count; i++) {
+		const struct step *t = &steps_[i];
 		uint8_t buf[512];
 		struct dlp_msg m = { .cmd = t->cmd, .argc = t->req ? 1 : 0 };
 		const struct dlp_arg *a;
@@ -349,6 +445,27 @@ static void test_calls(void)
 			CHECK(!"the answer as laid out");
 		}
 	}
+}
+
+static void test_calls(void)
+{
+	run_steps(steps, sizeof(steps) / sizeof(steps[0]));
+}
+
+/* The card: VFSFileWrite's data and VFSFileRead's are messages of their own. */
+static void test_card(void)
+{
+	run_steps(card_steps, sizeof(card_steps) / sizeof(card_steps[0]));
+	CHECK(dlp_server_wants_data(&srv));
+	CHECK_EQ(dlp_serve(&srv, (const uint8_t *)"hello", 5, &resp), 0);
+	CHECK(dlp_decode(resp.data, resp.len, &got) == 0 && got.cmd == DLP_VFS_FILE_WRITE &&
+	      got.err == 0);
+	CHECK(memcmp(arg_data(DLP_ARG_FIRST, 4), "\0\0\0\5", 4) == 0);
+	CHECK(!dlp_server_wants_data(&srv));
+	run_steps(card_steps2, sizeof(card_steps2) / sizeof(card_steps2[0]));
+	CHECK(srv.card.read_out.len == 4 && memcmp(srv.card.read_out.data, "ello", 4) == 0);
+	srv.card.read_out.len = 0; /* sent by dlp_server_answer */
+	run_steps(card_steps3, sizeof(card_steps3) / sizeof(card_steps3[0]));
 }
 
 /* What the table cannot say: dates read back, arguments left out, RPC. */
@@ -415,6 +532,7 @@ int main(void)
 	test_answers();
 	test_calls();
 	test_calls_more();
+	test_card();
 	test_malformed();
 	dlp_server_free(&srv);
 	store_free(&store);
