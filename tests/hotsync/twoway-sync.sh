@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# palm-sync's two-way record sync, clock and device information against
-# the handheld's protocol code on a pty, on the host.  Handheld edits are
+# palm-sync's two-way record sync, clock, device information and card
+# commands against the handheld's protocol code on a pty, on the host.  Handheld edits are
 # made in the exported store file (records marked dirty and deleted, as
 # Palm OS marks them), desktop edits in the desktop's copy; after the
 # second sync both hold the same database and no flags.
@@ -58,5 +58,23 @@ grep -q '^netsync	off	desktop	192.168.165.30	255.255.255.0$' "$tmp/out" ||
 	fail "info (DLP 1.1): $(cat "$tmp/out")"
 grep -q '^databases' "$tmp/out" && fail "a DLP 1.1 handheld gave database counts"
 
-[ $fails = 0 ] && echo "two-way sync, clock and info: passed"
+# the card (DLP 1.3): files in; a fresh card lists its default directory
+# empty; DLP 1.2 handhelds know no card
+for st in "" --slp; do
+	"$pty" $st --dlp-version 1.3 --store "$fx/MemoDB.pdb" -- "${client[@]}" card-install \
+		"$fx/NotesToGo.pdb" "$fx/ToolBox.prc" > "$tmp/out" 2> "$tmp/err" ||
+		fail "card-install $st: $(cat "$tmp/err")"
+	grep -q 'ToolBox.prc	/PALM/Launcher/ToolBox.prc	3367 bytes' "$tmp/out" ||
+		fail "card-install $st: $(cat "$tmp/out")"
+done
+"$pty" --dlp-version 1.4 --store "$fx/MemoDB.pdb" -- "${client[@]}" card-list /PALM \
+	> "$tmp/out" 2> "$tmp/err" || fail "card-list: $(cat "$tmp/err")"
+[ "$(grep -v '^pty-handheld' "$tmp/out")" = /PALM/Launcher/ ] || fail "card-list: $(cat "$tmp/out")"
+if "$pty" --store "$fx/MemoDB.pdb" -- "${client[@]}" card-list / > "$tmp/out" 2> "$tmp/err"; then
+	fail "a DLP 1.2 handheld listed its card"
+fi
+grep -q 'knows no expansion cards' "$tmp/err" || fail "card-list (DLP 1.2): $(cat "$tmp/err")"
+grep -q 'end_of_sync=1' "$tmp/out" || fail "card-list (DLP 1.2) did not end the sync"
+
+[ $fails = 0 ] && echo "two-way sync, clock, info and card: passed"
 exit $((fails > 0))
