@@ -76,8 +76,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (dlp_serve(&srv, data + pos, len, &resp) < 0)
 			abort(); /* only memory may run out, and it does not here */
 		if (dlp_decode(resp.data, resp.len, &m) < 0 || !m.response ||
-		    m.cmd != (file_data ? DLP_VFS_FILE_WRITE : len ? data[pos] & 0x7f : 0))
-			abort(); /* an answer that is not one */
+		    m.cmd != (file_data ? DLP_VFS_FILE_WRITE
+			      : len	? data[pos] & 0x7f
+					: 0))
+			abort();	   /* an answer that is not one */
 		srv.card.read_out.len = 0; /* VFSFileRead's bytes: sent, as the link would */
 		pos += len;
 	}
