@@ -51,7 +51,7 @@ want='7 00a001:c3:23:- 00a003:c2:22:- 00a005:c1:51:- 00a006:c2:65:- 00a100:c0:20
 grep -q '^handheld	1000000000	2001-09-09T01:46:40' "$tmp/out" || fail "set-time: $(cat "$tmp/out")"
 "$pty" --store "$fx/MemoDB.pdb" -- "${client[@]}" info > "$tmp/out" 2> "$tmp/err" ||
 	fail "info: $(cat "$tmp/err")"
-grep -q '^databases	rom	0	ram	1$' "$tmp/out" || fail "info: no database counts: $(cat "$tmp/out")"
+grep -q '^databases	rom	9	ram	1$' "$tmp/out" || fail "info: no database counts: $(cat "$tmp/out")"
 grep -q '^netsync	off	desktop	192.168.165.30	255.255.255.0$' "$tmp/out" ||
 	fail "info: NetSync: $(cat "$tmp/out")"
 "$pty" --dlp-version 1.1 --store "$fx/MemoDB.pdb" -- "${client[@]}" info > "$tmp/out" 2>&1 ||

@@ -203,8 +203,31 @@ struct step {
 static const struct step steps[] = {
 	/* storage: the extended argument of Palm OS 3 and later */
 	{ "ReadStorageInfo 1.4", 0x0104, 0x15, 0x20, B("\0\0"), 0, 0x21,
-	  B("\0\0\0\4\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0") },
+	  B("\0\x09\0\4\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0") },
 	{ "ReadStorageInfo card 1", 0x0104, 0x15, 0x20, B("\1\0"), DLP_ERR_NOT_FOUND, NO_ANSWER },
+	/* the ROM's applications: listed apart, or after RAM's; read only */
+	{ "ReadDBList ROM from 8", 0x0104, 0x16, 0x20, B("\x40\0\0\x08"), 0, 0x20,
+	  B("\0\x08\0\1"
+	    "\x36\0\0\3appllnch\0\5\0\0\0\0"
+	    "\x07\xd2\x0a\x15\0\0\0\0\x07\xd2\x0a\x15\0\0\0\0\x07\x70\1\1\0\0\0\0"
+	    "\0\x08Launcher\0\0") },
+	{ "ReadDBList ROM from 9", 0x0104, 0x16, 0x20, B("\x40\0\0\x09"), DLP_ERR_NOT_FOUND,
+	  NO_ANSWER },
+	{ "ReadDBList RAM and ROM from 12: ROM's last", 0x0104, 0x16, 0x20, B("\xc0\0\0\x0c"), 0,
+	  0x20,
+	  B("\0\x0c\0\1"
+	    "\x36\0\0\3appllnch\0\5\0\0\0\0"
+	    "\x07\xd2\x0a\x15\0\0\0\0\x07\xd2\x0a\x15\0\0\0\0\x07\x70\1\1\0\0\0\0"
+	    "\0\x0cLauncher\0\0") },
+	{ "OpenDB Memo Pad to write", 0x0104, 0x17, 0x20, B("\0\xc0Memo Pad\0"), DLP_ERR_READ_ONLY,
+	  NO_ANSWER },
+	{ "DeleteDB Memo Pad", 0x0104, 0x1a, 0x20, B("\0\0Memo Pad\0"), DLP_ERR_READ_ONLY,
+	  NO_ANSWER },
+	{ "CreateDB Memo Pad", 0x0104, 0x18, 0x20, B("memoappl\0\0\0\1\0\1Memo Pad\0"),
+	  DLP_ERR_EXISTS, NO_ANSWER },
+	{ "CallApplication (OS 2+) memo, in ROM", 0x0104, 0x28, 0x21,
+	  B("memoappl\x80\0\0\0\0\0\0\0\0\0\0\0\0\0"), 0, 0x21,
+	  B("\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0") },
 	/* a record sync of ToDoDB, opened read-write (handle 1) */
 	{ "OpenDB rw", 0x0104, 0x17, 0x20, B("\0\xc0ToDoDB\0"), 0, 0x20, B("\1") },
 	{ "ReadRecordIDList", 0x0104, 0x31, 0x20, B("\1\0\0\0\0\x0a"), 0, 0x20,
