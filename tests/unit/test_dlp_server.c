@@ -505,7 +505,24 @@ static void test_card(void)
 /* What the table cannot say: dates read back, arguments left out, RPC. */
 static void test_calls_more(void)
 {
-	static const uint8_t rpc[16] = { 0x2d, 1, 0, 0, 0xa3, 0x40 };
+	static const uint8_t get_token[] = {
+		0x2d, 1, 0,   0,   0xa3, 0x40, 0, 0, 0, 0,
+		0,    0, 0,   0,   0,	 4,    1, 2, 0, 0, /* sizeP, by reference */
+		1,    4, 0,   0,   0,	 0,		   /* dataP, by reference */
+		0,    4, 's', 'n', 'u',	 'm',		   /* token */
+		0,    2, 0,   0,			   /* cardNo */
+	};
+	static const uint8_t token_answer[] = {
+		0xad, 1, 0,  0, 0, 0,	 0xa3, 0x40, 0,	   0, 0, 0,   0,   0,	0,   0, 0, 4, 1,
+		2,    0, 12, 1, 4, 0x10, 0xc0, 0xff, 0xf0, 0, 4, 's', 'n', 'u', 'm', 0, 2, 0, 0,
+	};
+	static const uint8_t mem_move[] = {
+		0x2d, 1,  0,	0,    0xa0, 0x26, 0, 0,	 0, 0, 0, 0, 0, 0,
+		0,    3,  0,	4,    0,    0,	  0, 12,		   /* numBytes */
+		0,    4,  0x10, 0xc0, 0xff, 0xf0,			   /* src */
+		1,    12, 0,	0,    0,    0,	  0, 0,	 0, 0, 0, 0, 0, 0, /* dst, by reference */
+	};
+	static const uint8_t other_trap[16] = { 0x2d, 1, 0, 0, 0xa0, 0xa0 };
 	const uint8_t *d;
 
 	srv.version = 0x0104;
@@ -515,10 +532,15 @@ static void test_calls_more(void)
 	srv.version = 0x0101; /* Palm OS 2 sends no database counts */
 	CHECK_EQ(call(DLP_READ_STORAGE_INFO, 0, "\0\0", 2), 0);
 	CHECK(dlp_find_arg(&got, DLP_ARG_FIRST + 1) == NULL);
-	/* ProcessRPC: no argument wrappers; the trap is not run */
-	CHECK_EQ(serve(rpc, sizeof(rpc)), DLP_ERR_NOT_SUPPORTED);
-	CHECK_EQ(serve(rpc, 6), DLP_ERR_ARGUMENT);
-	CHECK(srv.calls[DLP_PROCESS_RPC] == 2);
+	/* ProcessRPC, no argument wrappers: pilot-link's dlp_GetROMToken, the
+	 * serial number's address and size, then MemMove from there */
+	CHECK_EQ(serve(get_token, sizeof(get_token)), 0);
+	CHECK(resp.len == sizeof(get_token) + 2 && memcmp(resp.data, token_answer, resp.len) == 0);
+	CHECK_EQ(serve(mem_move, sizeof(mem_move)), 0);
+	CHECK(resp.len == sizeof(mem_move) + 2 && memcmp(resp.data + 32, "PSIM00000001", 12) == 0);
+	CHECK_EQ(serve(other_trap, sizeof(other_trap)), DLP_ERR_NOT_SUPPORTED);
+	CHECK_EQ(serve(get_token, 6), DLP_ERR_ARGUMENT);
+	CHECK(srv.calls[DLP_PROCESS_RPC] == 4);
 }
 
 /* Every request cut short, and random ones: always one answer, never a crash. */
