@@ -3,88 +3,83 @@
 #
 # Build the guest kernels for the pilotd QEMU rig, outside the checkout.
 #
-# Unpacks Debian's linux-source-6.1 into a cache directory, configures it
-# from guest.config, builds bzImage without our patches (the comparison
-# kernel), then applies the series and rebuilds incrementally.  Both images
-# are cached under keys hashed from everything that went into them, so a
-# second run costs a few hashes.
+# Two kernels, each with and without the series: Debian's linux-source-7.3
+# (trixie-backports, the base the series is written against) and
+# linux-source-6.1 (Debian 12, this machine's, with the backport in 6.1/).
+# Each tree is configured from guest.config and built without the patches
+# first (the comparison kernel), then the series is applied and the tree
+# rebuilt incrementally, and the series' selftest (cuse_stream_test) is
+# compiled from the patched tree.  Everything is cached under keys hashed
+# from what went into it, one work tree per kernel version, so a second
+# run costs a few hashes.
 #
-# Usage: build-kernel.sh [--install DIR | --checkpatch]
-# Prints, on success, the two image paths as "patched=PATH" and
-# "unpatched=PATH"; --install also copies them to DIR/bzImage and
-# DIR/bzImage-unpatched.  --checkpatch runs the tree's checkpatch.pl on
-# every patch of the series instead.
+# Usage: build-kernel.sh [--only VERSION] [--install DIR | --checkpatch |
+#                                          --check-apply VERSION]
+# Prints, on success, the image paths as "VERSION-patched=PATH" and
+# "VERSION-unpatched=PATH".  --install also copies them into DIR:
+# bzImage and bzImage-unpatched (6.1), bzImage-7.3 and bzImage-7.3-unpatched,
+# cuse_stream_test-6.1 and cuse_stream_test-7.3.  --checkpatch runs
+# checkpatch.pl of the 7.3 tree on every patch of the series and of its
+# backports (6.1/, 6.12/).  --check-apply 6.12 checks that 6.12/series
+# applies to Debian 13's linux-source-6.12 without building.
+# --only 6.1 or --only 7.3 builds or checks that version alone.
 # Cache root: $PILOTD_CACHE (default /var/cache/pilotd).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-tarball=/usr/src/linux-source-6.1.tar.xz
 jobs=${PILOTD_JOBS:-$(nproc)}
-# die, log, need_pkgs and $cache
+# die, log, need_pkgs, kernel_source and $cache
 . "$here/../qemu-usb/lib.sh"
 
 need_pkgs linux-source-6.1 build-essential flex bison bc libelf-dev libssl-dev cpio
 
-srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 ccver=$(${CC:-gcc} --version | head -1)
-series=$(grep -v '^#' "$here/series" | sed '/^$/d')
-
 hash() { sha256sum | cut -c1-16; }
-base_key=$( { echo "$srcver"; echo "$ccver"; cat "$here/guest.config";
-	      sed -n '/^# BEGIN BUILD/,/^# END BUILD/p' "$0"; } | hash)
-patch_key=$( { echo "$base_key"; echo "$series";
-	       for p in $series; do cat "$here/$p"; done; } | hash)
 
-unpatched="$cache/kernel/unpatched-$base_key/bzImage"
-patched="$cache/kernel/patched-$patch_key/bzImage"
-
-install_dir=
-case "${1:-}" in
---install) install_dir=${2:?--install needs a directory} ;;
---checkpatch) ;;
-"") ;;
-*) die "unknown argument: $1" ;;
-esac
-
-emit() {
-	echo "patched=$patched"
-	echo "unpatched=$unpatched"
-	if [ -n "$install_dir" ]; then
-		cp "$patched" "$install_dir/bzImage"
-		cp "$unpatched" "$install_dir/bzImage-unpatched"
-	fi
+# use_version VERSION: the source, the series and the cache paths of one
+# kernel version: $ver $srcver $tarball $patchdir $series $src $tree
+# $unpatched $patched $selftest.
+use_version() {
+	ver=$1
+	case "$ver" in
+	6.1)
+		tarball=/usr/src/linux-source-6.1.tar.xz
+		srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+		patchdir=$here/6.1 ;;
+	6.12)
+		read -r srcver tarball < <(kernel_source trixie 6.12)
+		patchdir=$here/6.12 ;;
+	7.3)
+		read -r srcver tarball < <(kernel_source trixie-backports 7.3)
+		patchdir=$here ;;
+	*) die "unknown kernel version: $ver" ;;
+	esac
+	[ -n "$srcver" ] || die "no linux-source-$ver"
+	series=$(grep -v '^#' "$patchdir/series" | sed '/^$/d')
+	local base_key patch_key
+	base_key=$( { echo "$ver $srcver"; echo "$ccver"; cat "$here/guest.config";
+		      sed -n '/^# BEGIN BUILD/,/^# END BUILD/p' "$0"; } | hash)
+	patch_key=$( { echo "$base_key"; echo "$series";
+		       for p in $series; do cat "$patchdir/$p"; done;
+		       sed -n '/^# BEGIN SELFTEST/,/^# END SELFTEST/p' "$0"; } | hash)
+	tree="$cache/kernel/$ver/tree-$base_key"
+	src="$tree/linux-source-$ver"
+	unpatched="$cache/kernel/$ver/unpatched-$base_key/bzImage"
+	patched="$cache/kernel/$ver/patched-$patch_key/bzImage"
+	selftest="$cache/kernel/$ver/patched-$patch_key/cuse_stream_test"
 }
 
-# The Debian tarball has no git history, so checkpatch cannot look up the
-# commits that a message cites (UNKNOWN_COMMIT_ID); everything else is
-# checked.  In a kernel git tree the check passes without that exception.
-checkpatch() {
-	local tree=$1 rc=0 p
-	for p in $series; do
-		perl "$tree/scripts/checkpatch.pl" --no-tree --strict --ignore UNKNOWN_COMMIT_ID \
-			"$here/$p" || rc=1
-	done
-	return $rc
-}
-
-if [ "${1:-}" != --checkpatch ] && [ -f "$patched" ] && [ -f "$unpatched" ]; then
-	emit
-	exit 0
-fi
-
-mkdir -p "$cache/kernel"
-exec 9>"$cache/kernel/lock"
-flock 9
-tree="$cache/kernel/tree-$base_key"
-src="$tree/linux-source-6.1"
-if [ ! -f "$tree/.unpacked" ]; then
+# The pristine tree of $ver, one per version: trees of other
+# configurations of the same version only fill the disk.
+unpack() {
+	[ -f "$tree/.unpacked" ] && return 0
 	log "unpacking $tarball into $tree"
-	# One work tree at a time: trees of other configurations only fill the disk.
-	rm -rf "$cache"/kernel/tree-*
+	mkdir -p "$cache/kernel/$ver"
+	rm -rf "$cache/kernel/$ver"/tree-*
 	mkdir -p "$tree"
 	tar -xf "$tarball" -C "$tree"
 	touch "$tree/.unpacked"
-fi
+}
 
 # Return the tree to the pristine source: reverse whatever was applied.
 revert_series() {
@@ -97,18 +92,34 @@ revert_series() {
 	rm -rf "$applied"
 }
 
+# apply_series [--dry-run]
 apply_series() {
 	local applied="$tree/applied"
 	mkdir -p "$applied"
 	: > "$applied/series"
 	for p in $series; do
-		[ -f "$here/$p" ] || die "series names $p, which does not exist"
-		patch -d "$src" -p1 -s -N --no-backup-if-mismatch --dry-run < "$here/$p" >&2 ||
-			die "$p does not apply to linux-source-6.1 $srcver"
-		patch -d "$src" -p1 -s -N --no-backup-if-mismatch < "$here/$p" >&2
-		cp "$here/$p" "$applied/$p"
+		[ -f "$patchdir/$p" ] || die "series names $p, which does not exist"
+		patch -d "$src" -p1 -s -N -t --no-backup-if-mismatch --dry-run \
+			< "$patchdir/$p" >&2 ||
+			die "$p does not apply to linux-source-$ver $srcver"
+		[ "${1:-}" = --dry-run ] && continue
+		patch -d "$src" -p1 -s -N --no-backup-if-mismatch < "$patchdir/$p" >&2
+		cp "$patchdir/$p" "$applied/$p"
 		echo "$p" >> "$applied/series"
 	done
+}
+
+# checkpatch PATCH...: checkpatch.pl --strict of the 7.3 tree, the newest.
+# The Debian tarball has no git history, so checkpatch cannot look up the
+# commits that a message cites (UNKNOWN_COMMIT_ID); everything else is
+# checked.  In a kernel git tree the check passes without that exception.
+checkpatch() {
+	local rc=0 p
+	for p in "$@"; do
+		perl "$src/scripts/checkpatch.pl" --no-tree --strict \
+			--ignore UNKNOWN_COMMIT_ID "$p" || rc=1
+	done
+	return $rc
 }
 
 # BEGIN BUILD: configure() and build() are part of the base cache key.
@@ -132,17 +143,95 @@ build() {
 }
 # END BUILD
 
-if [ "${1:-}" = --checkpatch ]; then
-	checkpatch "$src"
-	exit
-fi
+# BEGIN SELFTEST: part of the patched cache key.
+# The series' selftest, compiled as its Makefile would (the kselftest
+# harness of the same tree), for the guest.
+build_selftest() {
+	local dir="$src/tools/testing/selftests/filesystems/cuse"
+	[ -f "$dir/cuse_stream_test.c" ] || die "the series adds no $dir/cuse_stream_test.c"
+	${CC:-gcc} -Wall -O2 -g -I"$src/tools/testing/selftests" -o "$selftest.tmp" \
+		"$dir/cuse_stream_test.c"
+	mv "$selftest.tmp" "$selftest"
+}
+# END SELFTEST
 
-revert_series
-if [ ! -f "$unpatched" ]; then
+# cached VERSION: whether both images and the selftest of VERSION are.
+cached() {
+	use_version "$1"
+	[ -f "$patched" ] && [ -f "$unpatched" ] && [ -f "$selftest" ]
+}
+
+# build_version VERSION: both images and the selftest of VERSION, unless
+# cached.
+build_version() {
+	cached "$1" && return 0
+	unpack
+	revert_series
+	if [ ! -f "$unpatched" ]; then
+		configure
+		build "$unpatched"
+	fi
+	apply_series
 	configure
-	build "$unpatched"
+	build "$patched"
+	build_selftest
+}
+
+# install_if_changed SRC DEST: a copy that keeps DEST's time when equal,
+# so that what depends on it is not rebuilt.
+install_if_changed() {
+	cmp -s "$1" "$2" || cp "$1" "$2"
+}
+
+versions="6.1 7.3" install_dir=
+if [ "${1:-}" = --only ]; then
+	versions=${2:?--only needs a kernel version}
+	shift 2
 fi
-apply_series
-configure
-build "$patched"
-emit
+case "${1:-}" in
+--install) install_dir=${2:?--install needs a directory} ;;
+--checkpatch | --check-apply | "") ;;
+*) die "unknown argument: $1" ;;
+esac
+
+mkdir -p "$cache/kernel"
+exec 9>"$cache/kernel/lock"
+
+case "${1:-}" in
+--checkpatch)
+	# Every patch of the series and of its backports.
+	use_version 7.3
+	[ -f "$tree/.unpacked" ] || { flock 9; unpack; }
+	mapfile -t patches < <(for d in "$here" "$here/6.1" "$here/6.12"; do
+		grep -v '^#' "$d/series" | sed "/^\$/d; s|^|$d/|"
+	done | xargs realpath | sort -u)
+	checkpatch "${patches[@]}"
+	exit ;;
+--check-apply)
+	use_version "${2:?--check-apply needs a kernel version}"
+	mkdir -p "$cache/kernel/$ver"
+	tree=$(mktemp -d "$cache/kernel/$ver/apply.XXXXXX")
+	src="$tree/linux-source-$ver"
+	trap 'rm -rf "$tree"' EXIT
+	tar -xf "$tarball" -C "$tree" "linux-source-$ver/MAINTAINERS" \
+		"linux-source-$ver/fs/fuse" "linux-source-$ver/tools/testing/selftests"
+	apply_series --dry-run
+	log "the series of $patchdir applies to linux-source-$ver $srcver"
+	exit 0 ;;
+esac
+# Cached images need no lock: a build elsewhere may hold it for long.
+for v in $versions; do
+	cached "$v" || { flock 9; break; }
+done
+
+for v in $versions; do
+	build_version "$v"
+	echo "$v-patched=$patched"
+	echo "$v-unpatched=$unpatched"
+	[ -n "$install_dir" ] || continue
+	suffix=-$v
+	[ "$v" = 6.1 ] && suffix=
+	install_if_changed "$patched" "$install_dir/bzImage$suffix"
+	install_if_changed "$unpatched" "$install_dir/bzImage$suffix-unpatched"
+	install_if_changed "$selftest" "$install_dir/cuse_stream_test-$v"
+done

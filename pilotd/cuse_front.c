@@ -143,6 +143,7 @@ static void pilot_ioctl(fuse_req_t req, int cmd, void *arg, struct fuse_file_inf
 		.in_len = in_bufsz,
 		.out_len = out_bufsz,
 		.compat = flags & FUSE_IOCTL_COMPAT,
+		.caller_uid = fuse_req_ctx(req)->uid, /* TIOCSSERIAL's closing_wait */
 	};
 
 	port_ioctl(port_of(req), req, fi->fh, &io);

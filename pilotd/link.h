@@ -5,7 +5,11 @@
  *
  *   link_libusb.c    a handheld on this machine's USB bus (libusb)
  *   link_usbredir.c  a handheld exported by a usbredir server, such as
- *                    usbredirect on the machine with the cradle
+ *                    usbredirect on the machine with the cradle (its
+ *                    connection to the server: redir_conn.c)
+ *
+ * What both move alike (what to submit, backpressure, errors and
+ * recovery) is core/pump.h.
  *
  * Both report to the port the same way: arrival (port_carrier_up),
  * departure (port_carrier_down), what came (port_rx), and take what to

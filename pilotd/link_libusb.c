@@ -7,10 +7,13 @@
  * Nothing here blocks the event loop: hotplug callbacks only note what
  * happened (libusb forbids most calls inside them), the connection-info
  * handshake runs as asynchronous control transfers, and the bulk pumps are
- * asynchronous transfers.  Backpressure: an IN transfer is submitted only
- * while rxq has room for all it could bring, so a slow reader stalls the
- * device (it NAKs) instead of losing bytes; an OUT transfer takes bytes from
- * txq, which drops them only once the device has accepted them.
+ * asynchronous transfers, steered by the pump (core/pump.h), which decides
+ * what to submit, backpressure and error recovery for both transports.
+ *
+ * Teardown happens in one place, link_progress(), after each batch of
+ * libusb events: callbacks and the port's hooks only note what happened
+ * (departed, failed, the pump's verdict), so nothing a caller still uses
+ * is closed under it.
  */
 #include <errno.h>
 #include <libusb.h>
@@ -23,6 +26,7 @@
 
 #include "core/log.h"
 #include "core/palm.h"
+#include "core/pump.h"
 #include "core/setup.h"
 #include "link.h"
 
@@ -34,14 +38,10 @@
  * data (usb-redir returns none of a cancelled one).  Many in flight keep
  * the pipe full.  docs/design.md "IN transfers" has the trade-off.
  */
-#define IN_TRANSFERS	 32
 #define IN_BUFFER_SIZE	 1024u /* the largest wMaxPacketSize of a bulk endpoint */
 #define OUT_TRANSFER_MAX (256u * 1024)
 #define CTRL_TIMEOUT_MS	 2000
-/* Errors in a row, with no transfer succeeding between them, before the
- * handheld is given up as broken. */
-#define MAX_ERRORS_IN_A_ROW 10
-#define MAX_USB_FDS	    8
+#define MAX_USB_FDS	 8
 
 enum link_state {
 	LINK_IDLE,	/* no handheld */
@@ -64,7 +64,8 @@ struct usb_link {
 	libusb_device_handle *handle;
 	char name[64];
 	enum link_state state;
-	bool departed;
+	bool departed;	     /* noted by a callback: it left */
+	const char *failure; /* noted: a call failed, let it go */
 	struct palm_setup setup;
 	struct palm_hotsync hs;
 	size_t in_size; /* of each IN transfer: one packet */
@@ -73,17 +74,10 @@ struct usb_link {
 	uint8_t ctrl_buf[LIBUSB_CONTROL_SETUP_SIZE + 64];
 	bool ctrl_busy;
 
-	struct libusb_transfer *in[IN_TRANSFERS];
-	bool in_busy[IN_TRANSFERS];
+	struct libusb_transfer *in[PUMP_IN_MAX];
 	struct libusb_transfer *out;
-	bool out_busy;
 	uint8_t *out_buf;
-
-	/* an endpoint that failed waits here until its halt is cleared */
-	bool in_halted, out_halted;
-	unsigned int errors_in_a_row;
-
-	unsigned long long rx_bytes, tx_bytes;
+	struct pump pump;
 };
 
 static void kick_tx(struct usb_link *l);
@@ -138,25 +132,16 @@ static int on_hotplug(libusb_context *ctx, libusb_device *dev, libusb_hotplug_ev
 	return 0;
 }
 
-static int in_busy_count(const struct usb_link *l)
+static unsigned int busy_transfers(const struct usb_link *l)
 {
-	int n = 0;
-
-	for (int i = 0; i < IN_TRANSFERS; i++)
-		n += l->in_busy[i];
-	return n;
-}
-
-static int busy_transfers(const struct usb_link *l)
-{
-	return l->ctrl_busy + l->out_busy + in_busy_count(l);
+	return l->ctrl_busy + pump_busy(&l->pump);
 }
 
 /* Cancel the IN transfers in flight: only when the handheld is going away. */
 static void cancel_in(struct usb_link *l)
 {
-	for (int i = 0; i < IN_TRANSFERS; i++)
-		if (l->in_busy[i])
+	for (int i = 0; i < PUMP_IN_MAX; i++)
+		if (l->pump.in_busy[i])
 			libusb_cancel_transfer(l->in[i]);
 }
 
@@ -185,13 +170,15 @@ static void finish_close(struct usb_link *l)
 	l->dev = NULL;
 	l->departed = false;
 	l->state = LINK_IDLE;
-	log_info("%s released (%llu bytes in, %llu out)", l->name, l->rx_bytes, l->tx_bytes);
+	log_info("%s released (%llu bytes in, %llu out)", l->name, l->pump.rx_bytes,
+		 l->pump.tx_bytes);
 	/* Another handheld may have been waiting behind this one.  Not after
 	 * giving up on a broken one: that would take it straight back. */
 	if (departed)
 		scan_for_handheld(l, gone);
 }
 
+/* Only from link_progress() or stop(): never inside a callback. */
 static void begin_close(struct usb_link *l, const char *why)
 {
 	if (l->state == LINK_CLOSING || l->state == LINK_IDLE)
@@ -200,75 +187,52 @@ static void begin_close(struct usb_link *l, const char *why)
 	if (l->state == LINK_RUNNING)
 		port_carrier_down(l->port); /* also discards what it did not take */
 	l->state = LINK_CLOSING;
+	pump_stop(&l->pump);
 	if (l->ctrl_busy)
 		libusb_cancel_transfer(l->ctrl);
-	if (l->out_busy)
+	if (l->pump.out_busy)
 		libusb_cancel_transfer(l->out);
 	cancel_in(l);
 }
 
-static void device_gone(struct usb_link *l)
-{
-	l->departed = true;
-	begin_close(l, "left the bus");
-}
-
+/* A submission failed: note it; link_progress() lets the handheld go. */
 static void submit_failed(struct usb_link *l, int r)
 {
 	if (r == LIBUSB_ERROR_NO_DEVICE)
-		device_gone(l);
-	else
-		begin_close(l, libusb_strerror(r));
+		l->departed = true;
+	else if (!l->failure)
+		l->failure = libusb_strerror(r);
 }
 
-/* ---- USB errors ---- */
-
-/*
- * A bulk transfer failed with the device still there.  Stop that pump;
- * once its other transfers are back, recover() clears the halt and
- * resumes.  The other IN transfers are not cancelled but come back by
- * themselves (a halted endpoint stalls them all): a cancel can cross a
- * completion that already carries a packet, and usb-redir drops the data
- * of a cancelled transfer.  OUT bytes leave txq only when the device took
- * them.
- */
-static void transfer_failed(struct usb_link *l, struct libusb_transfer *t, bool *halted, uint8_t ep)
+static enum pump_status status_of(enum libusb_transfer_status st)
 {
-	if (*halted)
-		return;
-	log_warn("%s: bulk %s 0x%02x failed (%s); recovering", l->name, ep & 0x80 ? "IN" : "OUT",
-		 ep, libusb_error_name(t->status));
-	*halted = true;
-	if (++l->errors_in_a_row > MAX_ERRORS_IN_A_ROW) {
-		begin_close(l, "too many USB errors in a row; giving up on it");
-		return;
+	switch (st) {
+	case LIBUSB_TRANSFER_COMPLETED: return PUMP_OK;
+	case LIBUSB_TRANSFER_CANCELLED: return PUMP_CANCELLED;
+	case LIBUSB_TRANSFER_TIMED_OUT: return PUMP_TIMEOUT;
+	case LIBUSB_TRANSFER_STALL: return PUMP_STALL;
+	case LIBUSB_TRANSFER_OVERFLOW: return PUMP_BABBLE;
+	case LIBUSB_TRANSFER_NO_DEVICE: return PUMP_GONE;
+	default: return PUMP_ERROR;
 	}
 }
 
 /* ---- bulk IN: device -> rxq ---- */
 
-/* Room in rxq promised to the IN transfers in flight. */
-static size_t rx_reserved(const struct usb_link *l)
-{
-	return (size_t)in_busy_count(l) * l->in_size;
-}
-
 static void submit_in(struct usb_link *l)
 {
-	for (int i = 0; i < IN_TRANSFERS && l->state == LINK_RUNNING && !l->in_halted; i++) {
-		int r;
+	int i;
 
-		if (l->in_busy[i])
-			continue;
-		/* backpressure: the reader is behind, or nobody listens */
-		if (port_rx_room(l->port) < rx_reserved(l) + l->in_size)
-			return;
-		r = libusb_submit_transfer(l->in[i]);
+	if (l->state != LINK_RUNNING)
+		return;
+	while ((i = pump_in_next(&l->pump)) >= 0) {
+		int r = libusb_submit_transfer(l->in[i]);
+
 		if (r < 0) {
 			submit_failed(l, r);
 			return;
 		}
-		l->in_busy[i] = true;
+		pump_in_submitted(&l->pump, i);
 	}
 }
 
@@ -279,20 +243,8 @@ static void in_done(struct libusb_transfer *t)
 
 	while (l->in[i] != t)
 		i++;
-	l->in_busy[i] = false;
-	if (t->actual_length > 0) {
-		l->rx_bytes += (unsigned long long)t->actual_length;
-		port_rx(l->port, t->buffer, (size_t)t->actual_length, loop_now_ms());
-	}
-	switch (t->status) {
-	case LIBUSB_TRANSFER_COMPLETED: l->errors_in_a_row = 0; break;
-	case LIBUSB_TRANSFER_TIMED_OUT:
-	case LIBUSB_TRANSFER_CANCELLED: break;
-	case LIBUSB_TRANSFER_NO_DEVICE: device_gone(l); break;
-	default: /* STALL, OVERFLOW (babble), ERROR */
-		transfer_failed(l, t, &l->in_halted, l->hs.in_ep);
-		break;
-	}
+	pump_in_done(&l->pump, i, status_of(t->status), t->buffer,
+		     t->actual_length > 0 ? (size_t)t->actual_length : 0, loop_now_ms());
 	submit_in(l);
 }
 
@@ -308,19 +260,18 @@ static void kick_tx(struct usb_link *l)
 	size_t n;
 	int r;
 
-	if (l->state != LINK_RUNNING || l->out_busy || l->out_halted)
+	if (l->state != LINK_RUNNING)
 		return;
-	n = port_tx_take(l->port, l->out_buf, OUT_TRANSFER_MAX);
+	n = pump_out_take(&l->pump, l->out_buf);
 	if (n == 0)
 		return;
 	libusb_fill_bulk_transfer(l->out, l->handle, l->hs.out_ep, l->out_buf, (int)n,
 				  l->out->callback, l, 0);
 	r = libusb_submit_transfer(l->out);
 	if (r < 0) {
+		pump_out_done(&l->pump, PUMP_CANCELLED, 0);
 		submit_failed(l, r);
-		return;
 	}
-	l->out_busy = true;
 }
 
 static void kick_tx_op(struct link *base)
@@ -332,48 +283,30 @@ static void out_done(struct libusb_transfer *t)
 {
 	struct usb_link *l = t->user_data;
 
-	l->out_busy = false;
-	if (l->state == LINK_CLOSING)
-		return; /* txq was discarded */
-	/* Bytes the device took leave the queue; the rest are sent again. */
-	l->tx_bytes += (unsigned long long)t->actual_length;
-	switch (t->status) {
-	case LIBUSB_TRANSFER_COMPLETED: l->errors_in_a_row = 0; break;
-	case LIBUSB_TRANSFER_NO_DEVICE: device_gone(l); return;
-	default: transfer_failed(l, t, &l->out_halted, l->hs.out_ep); break;
-	}
-	port_tx_done(l->port, (size_t)t->actual_length);
+	pump_out_done(&l->pump, status_of(t->status),
+		      t->actual_length > 0 ? (size_t)t->actual_length : 0);
 	kick_tx(l);
 }
 
 /*
- * Clear a halted endpoint and resume its pump.  Runs from the loop, never
- * inside a libusb callback; libusb_clear_halt() is one synchronous
+ * Clear a halted endpoint and resume its direction.  Runs from the loop,
+ * never inside a libusb callback; libusb_clear_halt() is one synchronous
  * control transfer (CLEAR_FEATURE), bounded by the kernel's 5 s timeout.
  */
-/* Clear ep's halt; false when the device is beyond saving (closing). */
-static bool clear_halt(struct usb_link *l, uint8_t ep, bool *halted)
-{
-	int r = libusb_clear_halt(l->handle, ep);
-
-	if (r < 0 && r != LIBUSB_ERROR_NOT_FOUND) {
-		submit_failed(l, r);
-		return false;
-	}
-	*halted = false;
-	log_info("%s: bulk %s 0x%02x recovered", l->name, ep & 0x80 ? "IN" : "OUT", ep);
-	return true;
-}
-
 static void recover(struct usb_link *l)
 {
-	if (l->state != LINK_RUNNING)
-		return;
-	if (l->in_halted && in_busy_count(l) == 0 && clear_halt(l, l->hs.in_ep, &l->in_halted))
-		submit_in(l);
-	if (l->state == LINK_RUNNING && l->out_halted && !l->out_busy &&
-	    clear_halt(l, l->hs.out_ep, &l->out_halted))
-		kick_tx(l);
+	enum pump_clear which;
+
+	while (l->state == LINK_RUNNING && (which = pump_recover(&l->pump)) != PUMP_CLEAR_NONE) {
+		uint8_t ep = which == PUMP_CLEAR_IN ? l->hs.in_ep : l->hs.out_ep;
+		int r = libusb_clear_halt(l->handle, ep);
+
+		if (r == LIBUSB_ERROR_NO_DEVICE) {
+			l->departed = true;
+			return;
+		}
+		pump_halt_cleared(&l->pump, which, r == 0 || r == LIBUSB_ERROR_NOT_FOUND);
+	}
 }
 
 /* ---- the connection-information handshake ---- */
@@ -383,7 +316,8 @@ static void start_stream(struct usb_link *l)
 	l->state = LINK_RUNNING;
 	l->hs = l->setup.hs;
 	l->in_size = palm_setup_in_size(&l->setup, IN_BUFFER_SIZE);
-	for (int i = 0; i < IN_TRANSFERS; i++)
+	pump_start(&l->pump, l->port, l->name, l->in_size, OUT_TRANSFER_MAX);
+	for (int i = 0; i < PUMP_IN_MAX; i++)
 		libusb_fill_bulk_transfer(l->in[i], l->handle, l->hs.in_ep, l->in[i]->buffer,
 					  (int)l->in_size, in_done, l, 0);
 	log_info("%s: HotSync on bulk IN 0x%02x, OUT 0x%02x", l->name, l->hs.in_ep, l->hs.out_ep);
@@ -417,7 +351,7 @@ static void ctrl_done(struct libusb_transfer *t)
 	if (l->state != LINK_HANDSHAKE)
 		return; /* the close notification, or a cancelled request */
 	if (t->status == LIBUSB_TRANSFER_NO_DEVICE) {
-		device_gone(l);
+		l->departed = true;
 		return;
 	}
 	if (palm_setup_reply(&l->setup, t->status == LIBUSB_TRANSFER_COMPLETED,
@@ -488,21 +422,49 @@ static void open_arrived(struct usb_link *l)
 		return;
 	}
 	log_info("%s arrived", l->name);
-	l->rx_bytes = l->tx_bytes = 0;
-	l->in_halted = l->out_halted = false;
-	l->errors_in_a_row = 0;
+	l->pump = (struct pump){ 0 };
+	l->failure = NULL;
+	l->departed = false;
 	l->state = LINK_HANDSHAKE;
 	palm_setup_start(&l->setup, l->name, d.idVendor, d.idProduct, &eps, &req);
 	submit_ctrl(l, &req);
 }
 
-/* Called after every round of libusb events: act on what they noted. */
+/* Let the handheld go if a callback or the pump said so. */
+static void act_on_notes(struct usb_link *l)
+{
+	if (l->state != LINK_HANDSHAKE && l->state != LINK_RUNNING)
+		return; /* none yet, or already going */
+	if (pump_verdict(&l->pump) == PUMP_DEPARTED)
+		l->departed = true;
+	if (l->departed)
+		begin_close(l, "left the bus");
+	else if (l->failure)
+		begin_close(l, l->failure);
+	else if (pump_verdict(&l->pump) == PUMP_GIVE_UP)
+		begin_close(l, l->pump.why);
+}
+
+/* Is there anything for link_progress() to do at once? */
+static bool notes_pending(const struct usb_link *l)
+{
+	return (l->state == LINK_HANDSHAKE || l->state == LINK_RUNNING) &&
+	       (l->departed || l->failure || pump_verdict(&l->pump) != PUMP_FINE ||
+		pump_recover(&l->pump) != PUMP_CLEAR_NONE);
+}
+
+/*
+ * After every round of libusb events, and of the loop: act on what was
+ * noted.  The one place where a handheld is let go, so no callback tears
+ * down what its caller still uses.
+ */
 static void link_progress(struct usb_link *l)
 {
-	if (l->departed)
-		device_gone(l);
-	if (l->in_halted || l->out_halted)
-		recover(l);
+	act_on_notes(l);
+	recover(l);
+	act_on_notes(l);
+	submit_in(l); /* after a recovery, or what a hook could not submit */
+	kick_tx(l);
 	if (l->state == LINK_CLOSING && busy_transfers(l) == 0)
 		finish_close(l);
 	if (l->state == LINK_IDLE && l->arrived)
@@ -570,6 +532,8 @@ static int timeout_ms(struct link *base)
 	struct usb_link *l = (struct usb_link *)base;
 	struct timeval tv;
 
+	if (notes_pending(l))
+		return 0; /* noted by a hook of the port at the end of the round */
 	if (libusb_pollfds_handle_timeouts(l->ctx) || libusb_get_next_timeout(l->ctx, &tv) != 1)
 		return -1;
 	return (int)(tv.tv_sec * 1000 + (tv.tv_usec + 999) / 1000);
@@ -577,8 +541,12 @@ static int timeout_ms(struct link *base)
 
 static void after_events(struct link *base, bool timed_out)
 {
+	struct usb_link *l = (struct usb_link *)base;
+
 	if (timed_out)
-		handle_events((struct usb_link *)base);
+		handle_events(l);
+	else
+		link_progress(l);
 }
 
 static int alloc_transfers(struct usb_link *l)
@@ -590,7 +558,7 @@ static int alloc_transfers(struct usb_link *l)
 		return -ENOMEM;
 	l->ctrl->callback = ctrl_done;
 	l->out->callback = out_done;
-	for (int i = 0; i < IN_TRANSFERS; i++) {
+	for (int i = 0; i < PUMP_IN_MAX; i++) {
 		l->in[i] = libusb_alloc_transfer(0);
 		if (!l->in[i])
 			return -ENOMEM;
@@ -664,8 +632,10 @@ static void stop(struct link *base)
 	if (!l)
 		return;
 	if (l->ctx) {
-		/* Give queued bytes up to 2 s to reach the handheld. */
-		for (int i = 0; i < 20 && l->state == LINK_RUNNING && port_tx_queued(l->port); i++)
+		/* Give queued bytes time to reach the handheld. */
+		for (int i = 0; i < PUMP_STOP_DRAIN_MS / 100 && l->state == LINK_RUNNING &&
+				port_tx_queued(l->port);
+		     i++)
 			libusb_handle_events_timeout_completed(l->ctx, &tv, NULL);
 		begin_close(l, "pilotd is stopping");
 		/* Cancelled transfers complete promptly; 2 s guards a wedged host. */
@@ -678,7 +648,7 @@ static void stop(struct link *base)
 			libusb_unref_device(l->arrived);
 		libusb_set_pollfd_notifiers(l->ctx, NULL, NULL, NULL);
 	}
-	for (int i = 0; i < IN_TRANSFERS; i++) {
+	for (int i = 0; i < PUMP_IN_MAX; i++) {
 		if (l->in[i])
 			free(l->in[i]->buffer);
 		libusb_free_transfer(l->in[i]);

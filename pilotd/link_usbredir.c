@@ -16,46 +16,35 @@
  *
  * The connection is the handheld's cable: losing it, or the server's
  * device_disconnect, is a departure for the open files.  pilotd then
- * closes the connection and calls again with a growing delay (0.1 s
- * doubling to 2 s): usbredirect serves one device for one client and
- * exits when either goes, so on the cradle's machine it runs in a loop
- * (README), and the next HotSync's handheld is served by a new one.
- * Names are resolved once, at start; no call here blocks.
+ * closes the connection and calls again (redir_conn.c: the socket, the
+ * addresses, the pauses, the bounds on reading and writing): usbredirect
+ * serves one device for one client and exits when either goes, so on the
+ * cradle's machine it runs in a loop (README), and the next HotSync's
+ * handheld is served by a new one.
+ *
+ * Teardown: parser callbacks and the port's hooks only queue packets or
+ * note that the connection must go (redir_conn_drop()); the connection
+ * ends at the top of the loop, after usbredirparser_do_read() returned,
+ * and calls lost() here first, which hangs the port up.
  */
 #include <errno.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
 #include <usbredirparser.h>
 
 #include "core/log.h"
 #include "core/palm.h"
+#include "core/pump.h"
 #include "core/setup.h"
 #include "link.h"
+#include "redir_conn.h"
 
-#define IN_REQUESTS	    32
-#define IN_BUFFER_MAX	    1024u /* the largest wMaxPacketSize of a bulk endpoint */
-#define OUT_PACKET_MAX	    (64u * 1024)
-#define BACKOFF_FIRST_MS    100
-#define BACKOFF_MAX_MS	    2000
-#define CONNECT_TIMEOUT_MS  5000  /* TCP connect, then the server's hello */
-#define SETUP_TIMEOUT_MS    10000 /* from device_connect to the stream */
-#define CTRL_TIMEOUT_MS	    10000 /* a control request while bytes flow */
-#define MAX_ERRORS_IN_A_ROW 10
-
-enum conn_state {
-	CONN_WAITING,	 /* until retry_at_ms */
-	CONN_CONNECTING, /* a non-blocking connect in progress */
-	CONN_HELLO,	 /* connected; the server has not said hello */
-	CONN_UP,
-};
+#define IN_BUFFER_MAX	   1024u /* the largest wMaxPacketSize of a bulk endpoint */
+#define OUT_PACKET_MAX	   (64u * 1024)
+#define OUT_PACKET_MAX_16  65535u /* a server without 32-bit bulk lengths */
+#define SETUP_TIMEOUT_MS   10000 /* from device_connect to the stream */
+#define CTRL_TIMEOUT_MS	   10000 /* a control request while bytes flow */
 
 enum dev_state {
 	DEV_NONE,
@@ -71,28 +60,14 @@ struct redir_link {
 	struct loop *loop;
 	struct port *port;
 
-	const char *server; /* as given, for the log */
-	struct sockaddr_storage addr;
-	socklen_t addrlen;
-
-	enum conn_state conn;
-	struct watch sock;
-	uint32_t sock_events;
-	struct usbredirparser *parser;
-	uint64_t deadline_ms; /* of connecting, hello, set-up or a control request */
-	uint64_t retry_at_ms;
-	unsigned int backoff_ms;
-	unsigned int failures; /* connection attempts failed in a row */
-	const char *drop;      /* set inside parser callbacks: drop after */
-	char drop_buf[96];
-	bool departed; /* device_disconnect came */
+	struct redir_conn conn;
+	uint64_t deadline_ms; /* of the set-up or a control request */
 
 	enum dev_state dev;
 	char name[128];
 	struct palm_endpoints eps; /* from ep_info; zero until it comes */
 	struct palm_setup setup;
 	struct palm_hotsync hs;
-	size_t in_size;
 	uint32_t next_id;
 
 	bool ctrl_busy;
@@ -101,68 +76,11 @@ struct redir_link {
 	uint16_t ctrl_len;
 	uint8_t halt_ep; /* of the CLEAR_FEATURE in flight */
 
-	bool in_busy[IN_REQUESTS];
-	uint32_t in_id[IN_REQUESTS];
-	bool out_busy;
+	uint32_t in_id[PUMP_IN_MAX];
 	uint32_t out_id;
-	size_t out_len;
 	uint8_t *out_buf;
-
-	bool in_halted, out_halted;
-	unsigned int errors_in_a_row;
-	unsigned long long rx_bytes, tx_bytes;
+	struct pump pump;
 };
-
-static void flush(struct redir_link *l);
-
-/* ---- where the server is ---- */
-
-static int parse_server(struct redir_link *l, const char *s)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res;
-	char host[256];
-	const char *host_start = s, *end, *port;
-	size_t hostlen;
-	int r;
-
-	if (strchr(s, '/')) { /* a Unix socket */
-		struct sockaddr_un *un = (struct sockaddr_un *)&l->addr;
-
-		if (strlen(s) >= sizeof(un->sun_path))
-			return -ENAMETOOLONG;
-		un->sun_family = AF_UNIX;
-		strcpy(un->sun_path, s);
-		l->addrlen = sizeof(*un);
-		return 0;
-	}
-	if (s[0] == '[') { /* [IPv6]:PORT */
-		host_start = s + 1;
-		end = strchr(s, ']');
-		if (!end || end[1] != ':')
-			return -EINVAL;
-		port = end + 2;
-	} else { /* HOST:PORT, one colon */
-		end = strrchr(s, ':');
-		if (!end || strchr(s, ':') != end)
-			return -EINVAL;
-		port = end + 1;
-	}
-	hostlen = (size_t)(end - host_start);
-	if (hostlen == 0 || hostlen >= sizeof(host) || !*port ||
-	    strspn(port, "0123456789") != strlen(port) || atol(port) < 1 || atol(port) > 65535)
-		return -EINVAL;
-	memcpy(host, host_start, hostlen);
-	host[hostlen] = '\0';
-	r = getaddrinfo(host, port, &hints, &res);
-	if (r != 0) {
-		log_err("usbredir server %s: %s", s, gai_strerror(r));
-		return -EHOSTUNREACH;
-	}
-	memcpy(&l->addr, res->ai_addr, res->ai_addrlen);
-	l->addrlen = res->ai_addrlen;
-	freeaddrinfo(res);
-	return 0;
-}
 
 /* ---- the device on the connection ---- */
 
@@ -171,27 +89,22 @@ static uint32_t new_id(struct redir_link *l)
 	return ++l->next_id;
 }
 
-static int in_busy_count(const struct redir_link *l)
-{
-	int n = 0;
-
-	for (int i = 0; i < IN_REQUESTS; i++)
-		n += l->in_busy[i];
-	return n;
-}
-
-/* The server forgets a departed device's transfers; so do we. */
+/*
+ * The server forgets a departed device's transfers; so do we.  Only from
+ * the connection's lost(), never inside a callback: it hangs the port up.
+ */
 static void forget_device(struct redir_link *l, const char *why)
 {
 	if (l->dev == DEV_NONE)
 		return;
-	log_info("%s: %s (%llu bytes in, %llu out)", l->name, why, l->rx_bytes, l->tx_bytes);
+	log_info("%s: %s (%llu bytes in, %llu out)", l->name, why, l->pump.rx_bytes,
+		 l->pump.tx_bytes);
 	if (l->dev == DEV_RUNNING)
 		port_carrier_down(l->port); /* also discards what it did not take */
 	l->dev = DEV_NONE;
 	l->deadline_ms = 0; /* of its set-up */
-	l->ctrl_busy = l->out_busy = false;
-	memset(l->in_busy, 0, sizeof(l->in_busy));
+	l->ctrl_busy = false;
+	l->pump = (struct pump){ 0 };
 }
 
 static void send_ctrl(struct redir_link *l, enum ctrl_purpose purpose, const struct palm_ctrl *req)
@@ -213,25 +126,26 @@ static void send_ctrl(struct redir_link *l, enum ctrl_purpose purpose, const str
 	l->ctrl_busy = true;
 	if (l->dev == DEV_RUNNING) /* the set-up has a deadline of its own */
 		l->deadline_ms = loop_now_ms() + CTRL_TIMEOUT_MS;
-	usbredirparser_send_control_packet(l->parser, l->ctrl_id, &h, NULL, 0);
+	usbredirparser_send_control_packet(l->conn.parser, l->ctrl_id, &h, NULL, 0);
+	redir_conn_queued(&l->conn);
 }
 
+/* Queue IN requests as the pump allows; they leave at the connection's settle(). */
 static void submit_in(struct redir_link *l)
 {
 	struct usb_redir_bulk_packet_header h = {
 		.endpoint = l->hs.in_ep,
-		.length = (uint16_t)l->in_size,
+		.length = (uint16_t)l->pump.in_size,
 	};
+	int i;
 
-	for (int i = 0; i < IN_REQUESTS && l->dev == DEV_RUNNING && !l->in_halted; i++) {
-		if (l->in_busy[i])
-			continue;
-		/* backpressure: the reader is behind, or nobody listens */
-		if (port_rx_room(l->port) < (size_t)(in_busy_count(l) + 1) * l->in_size)
-			return;
+	if (l->dev != DEV_RUNNING || l->conn.drop)
+		return;
+	while ((i = pump_in_next(&l->pump)) >= 0) {
 		l->in_id[i] = new_id(l);
-		l->in_busy[i] = true;
-		usbredirparser_send_bulk_packet(l->parser, l->in_id[i], &h, NULL, 0);
+		pump_in_submitted(&l->pump, i);
+		usbredirparser_send_bulk_packet(l->conn.parser, l->in_id[i], &h, NULL, 0);
+		redir_conn_queued(&l->conn);
 	}
 }
 
@@ -240,17 +154,24 @@ static void kick_tx(struct redir_link *l)
 	struct usb_redir_bulk_packet_header h = { .endpoint = l->hs.out_ep };
 	size_t n;
 
-	if (l->dev != DEV_RUNNING || l->out_busy || l->out_halted)
+	if (l->dev != DEV_RUNNING || l->conn.drop)
 		return;
-	n = port_tx_take(l->port, l->out_buf, OUT_PACKET_MAX);
+	n = pump_out_take(&l->pump, l->out_buf);
 	if (n == 0)
 		return;
 	h.length = (uint16_t)(n & 0xffff);
 	h.length_high = (uint16_t)(n >> 16);
 	l->out_id = new_id(l);
-	l->out_len = n;
-	l->out_busy = true;
-	usbredirparser_send_bulk_packet(l->parser, l->out_id, &h, l->out_buf, (int)n);
+	usbredirparser_send_bulk_packet(l->conn.parser, l->out_id, &h, l->out_buf, (int)n);
+	redir_conn_queued(&l->conn);
+}
+
+/* Without 32-bit bulk lengths the parser refuses a packet of 65536. */
+static size_t out_packet_max(struct redir_link *l)
+{
+	return usbredirparser_peer_has_cap(l->conn.parser, usb_redir_cap_32bits_bulk_length)
+		       ? OUT_PACKET_MAX
+		       : OUT_PACKET_MAX_16;
 }
 
 static void start_stream(struct redir_link *l)
@@ -258,77 +179,47 @@ static void start_stream(struct redir_link *l)
 	l->dev = DEV_RUNNING;
 	l->deadline_ms = 0;
 	l->hs = l->setup.hs;
-	l->in_size = palm_setup_in_size(&l->setup, IN_BUFFER_MAX);
+	pump_start(&l->pump, l->port, l->name, palm_setup_in_size(&l->setup, IN_BUFFER_MAX),
+		   out_packet_max(l));
 	log_info("%s: HotSync on bulk IN 0x%02x, OUT 0x%02x", l->name, l->hs.in_ep, l->hs.out_ep);
 	port_carrier_up(l->port);
 	submit_in(l);
 	kick_tx(l);
 }
 
-static void drop_connection(struct redir_link *l, const char *why)
+static enum pump_status status_of(uint8_t status)
 {
-	if (!l->drop) {
-		snprintf(l->drop_buf, sizeof(l->drop_buf), "%s", why);
-		l->drop = l->drop_buf;
+	switch (status) {
+	case usb_redir_success: return PUMP_OK;
+	case usb_redir_cancelled: return PUMP_CANCELLED;
+	case usb_redir_timeout: return PUMP_TIMEOUT;
+	case usb_redir_stall: return PUMP_STALL;
+	case usb_redir_babble: return PUMP_BABBLE;
+	default: return PUMP_ERROR;
 	}
 }
 
-static const char *status_name(uint8_t status)
-{
-	static const char *const names[] = {
-		[usb_redir_success] = "success", [usb_redir_cancelled] = "cancelled",
-		[usb_redir_inval] = "invalid",	 [usb_redir_ioerror] = "I/O error",
-		[usb_redir_stall] = "stall",	 [usb_redir_timeout] = "timeout",
-		[usb_redir_babble] = "babble",
-	};
-
-	return status < sizeof(names) / sizeof(names[0]) ? names[status] : "unknown status";
-}
-
-/* A transfer failed with the device still there: recover() clears the halt. */
-static void transfer_failed(struct redir_link *l, bool *halted, uint8_t ep, uint8_t status)
-{
-	if (*halted)
-		return;
-	log_warn("%s: bulk %s 0x%02x failed (%s); recovering", l->name, ep & 0x80 ? "IN" : "OUT",
-		 ep, status_name(status));
-	*halted = true;
-	if (++l->errors_in_a_row > MAX_ERRORS_IN_A_ROW)
-		drop_connection(l, "too many USB errors in a row");
-}
-
+/* A halted direction whose transfers are all back: CLEAR_FEATURE(HALT). */
 static void recover(struct redir_link *l)
 {
-	struct palm_ctrl req = { .reqtype = 0x02, .request = 0x01 }; /* CLEAR_FEATURE(HALT) */
+	struct palm_ctrl req = { .reqtype = 0x02, .request = 0x01 };
+	enum pump_clear which;
 
-	if (l->dev != DEV_RUNNING || l->ctrl_busy)
+	if (l->dev != DEV_RUNNING || l->ctrl_busy || l->conn.drop)
 		return;
-	if (l->in_halted && in_busy_count(l) == 0)
-		req.index = l->hs.in_ep;
-	else if (l->out_halted && !l->out_busy)
-		req.index = l->hs.out_ep;
-	else
+	which = pump_recover(&l->pump);
+	if (which == PUMP_CLEAR_NONE)
 		return;
+	req.index = which == PUMP_CLEAR_IN ? l->hs.in_ep : l->hs.out_ep;
 	l->halt_ep = (uint8_t)req.index;
 	send_ctrl(l, CTRL_CLEAR_HALT, &req);
 }
 
 static void halt_cleared(struct redir_link *l, bool ok)
 {
-	bool in = l->halt_ep & 0x80;
-
-	if (!ok) {
-		drop_connection(l, "the endpoint halt could not be cleared");
-		return;
-	}
-	log_info("%s: bulk %s 0x%02x recovered", l->name, in ? "IN" : "OUT", l->halt_ep);
-	if (in) {
-		l->in_halted = false;
-		submit_in(l);
-	} else {
-		l->out_halted = false;
-		kick_tx(l);
-	}
+	pump_halt_cleared(&l->pump, l->halt_ep & 0x80 ? PUMP_CLEAR_IN : PUMP_CLEAR_OUT, ok);
+	submit_in(l);
+	kick_tx(l);
 }
 
 /* ---- what the server sends (parser callbacks; untrusted) ---- */
@@ -338,56 +229,24 @@ static void on_log(void *priv, int level, const char *msg)
 	struct redir_link *l = priv;
 
 	if (level <= usbredirparser_warning)
-		log_warn("usbredir server %s: %s", l->server, msg);
+		log_warn("usbredir server %s: %s", l->conn.server, msg);
 	else if (level <= usbredirparser_info)
-		log_debug("usbredir server %s: %s", l->server, msg);
+		log_debug("usbredir server %s: %s", l->conn.server, msg);
 }
 
 static int on_read(void *priv, uint8_t *data, int count)
 {
-	struct redir_link *l = priv;
-	ssize_t n = recv(l->sock.fd, data, (size_t)count, MSG_DONTWAIT);
-	int one = 1;
-
-	if (n > 0) {
-		/*
-		 * Acknowledge at once: usbredirect leaves Nagle on, so each
-		 * small reply of its waits for our ACK of the one before,
-		 * which delayed ACKs hold back for up to 40 ms (tcp(7)).
-		 * TCP_QUICKACK does not stick, so it is set after every read.
-		 */
-		if (l->addr.ss_family != AF_UNIX)
-			setsockopt(l->sock.fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
-		return (int)n;
-	}
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return 0;
-	drop_connection(l, n == 0 ? "the server closed the connection" : strerror(errno));
-	return -1;
+	return redir_conn_read(&((struct redir_link *)priv)->conn, data, count);
 }
 
 static int on_write(void *priv, uint8_t *data, int count)
 {
-	struct redir_link *l = priv;
-	ssize_t n = send(l->sock.fd, data, (size_t)count, MSG_DONTWAIT | MSG_NOSIGNAL);
-
-	if (n >= 0)
-		return (int)n;
-	if (errno == EAGAIN || errno == EINTR)
-		return 0;
-	drop_connection(l, strerror(errno));
-	return -1;
+	return redir_conn_write(&((struct redir_link *)priv)->conn, data, count);
 }
 
 static void on_hello(void *priv, struct usb_redir_hello_header *hello)
 {
-	struct redir_link *l = priv;
-
-	l->conn = CONN_UP;
-	l->deadline_ms = 0;
-	l->failures = 0;
-	l->backoff_ms = BACKOFF_FIRST_MS;
-	log_info("usbredir server %s: connected (%.64s)", l->server, hello->version);
+	redir_conn_hello(&((struct redir_link *)priv)->conn, hello->version);
 }
 
 static void on_interface_info(void *priv, struct usb_redir_interface_info_header *info)
@@ -413,13 +272,19 @@ static void on_device_connect(void *priv, struct usb_redir_device_connect_header
 	struct redir_link *l = priv;
 	struct palm_ctrl req;
 
-	forget_device(l, "replaced by another device");
+	if (l->conn.drop)
+		return;
+	if (l->dev != DEV_NONE) {
+		/* usbredirect never does this; a server that does is not trusted */
+		redir_conn_drop(&l->conn, "a second device_connect without a disconnect");
+		return;
+	}
 	snprintf(l->name, sizeof(l->name), "handheld %04x:%04x (usbredir %s)", d->vendor_id,
-		 d->product_id, l->server);
+		 d->product_id, l->conn.server);
 	if (!link_match_device(&l->match, d->vendor_id, d->product_id)) {
 		log_warn("usbredir server %s: device %04x:%04x is not a handheld pilotd takes; "
 			 "waiting for another",
-			 l->server, d->vendor_id, d->product_id);
+			 l->conn.server, d->vendor_id, d->product_id);
 		return;
 	}
 	if (!l->eps.first_in || !l->eps.first_out) {
@@ -427,9 +292,7 @@ static void on_device_connect(void *priv, struct usb_redir_device_connect_header
 		return;
 	}
 	log_info("%s arrived", l->name);
-	l->rx_bytes = l->tx_bytes = 0;
-	l->in_halted = l->out_halted = false;
-	l->errors_in_a_row = 0;
+	l->pump = (struct pump){ 0 };
 	l->dev = DEV_SETUP;
 	l->deadline_ms = loop_now_ms() + SETUP_TIMEOUT_MS;
 	palm_setup_start(&l->setup, l->name, d->vendor_id, d->product_id, &l->eps, &req);
@@ -441,11 +304,10 @@ static void on_device_disconnect(void *priv)
 	struct redir_link *l = priv;
 
 	/* the parser acks it (usb_redir_cap_device_disconnect_ack) */
-	l->eps = (struct palm_endpoints){ 0 };
-	l->departed = true;
-	forget_device(l, "left the bus");
+	if (l->conn.drop)
+		return;
 	/* usbredirect serves no other device on this connection */
-	drop_connection(l, "the handheld left");
+	redir_conn_departed(&l->conn);
 }
 
 static void on_control_packet(void *priv, uint64_t id, struct usb_redir_control_packet_header *h,
@@ -456,11 +318,13 @@ static void on_control_packet(void *priv, uint64_t id, struct usb_redir_control_
 	bool ok = h->status == usb_redir_success;
 	struct palm_ctrl next;
 
-	if (!l->ctrl_busy || id != l->ctrl_id || l->dev == DEV_NONE) {
+	if (l->conn.drop) {
+		/* the connection is going: nothing more from it counts */
+	} else if (!l->ctrl_busy || id != l->ctrl_id || l->dev == DEV_NONE) {
 		log_debug("usbredir server %s: a control reply nobody asked for (id %llu)",
-			  l->server, (unsigned long long)id);
+			  l->conn.server, (unsigned long long)id);
 	} else if (len > l->ctrl_len) {
-		drop_connection(l, "a control reply longer than asked");
+		redir_conn_drop(&l->conn, "a control reply longer than asked");
 	} else {
 		l->ctrl_busy = false;
 		if (l->dev == DEV_RUNNING)
@@ -475,42 +339,17 @@ static void on_control_packet(void *priv, uint64_t id, struct usb_redir_control_
 		}
 	}
 	if (data)
-		usbredirparser_free_packet_data(l->parser, data);
+		usbredirparser_free_packet_data(l->conn.parser, data);
 }
 
 static void in_reply(struct redir_link *l, int i, uint8_t status, const uint8_t *data, size_t len)
 {
-	l->in_busy[i] = false;
-	if (len > l->in_size) {
-		drop_connection(l, "a bulk IN reply longer than asked");
+	if (len > l->pump.in_size) {
+		redir_conn_drop(&l->conn, "a bulk IN reply longer than asked");
 		return;
 	}
-	if (len > 0) {
-		l->rx_bytes += len;
-		port_rx(l->port, data, len, loop_now_ms());
-	}
-	switch (status) {
-	case usb_redir_success: l->errors_in_a_row = 0; break;
-	case usb_redir_cancelled:
-	case usb_redir_timeout: break;
-	default: transfer_failed(l, &l->in_halted, l->hs.in_ep, status); break;
-	}
+	pump_in_done(&l->pump, i, status_of(status), data, len, loop_now_ms());
 	submit_in(l);
-}
-
-static void out_reply(struct redir_link *l, uint8_t status, size_t len)
-{
-	l->out_busy = false;
-	if (len > l->out_len)
-		len = l->out_len; /* never more than was sent */
-	/* Bytes the device took leave the queue; the rest are sent again. */
-	l->tx_bytes += len;
-	if (status == usb_redir_success)
-		l->errors_in_a_row = 0;
-	else
-		transfer_failed(l, &l->out_halted, l->hs.out_ep, status);
-	port_tx_done(l->port, len);
-	kick_tx(l);
 }
 
 static void on_bulk_packet(void *priv, uint64_t id, struct usb_redir_bulk_packet_header *h,
@@ -520,17 +359,21 @@ static void on_bulk_packet(void *priv, uint64_t id, struct usb_redir_bulk_packet
 	size_t len = data_len > 0 ? (size_t)data_len : 0;
 	int i = 0;
 
-	if (l->dev == DEV_RUNNING && h->endpoint == l->hs.in_ep) {
-		while (i < IN_REQUESTS && !(l->in_busy[i] && l->in_id[i] == id))
+	if (l->conn.drop || l->dev != DEV_RUNNING) {
+		/* not for us, or the connection is going */
+	} else if (h->endpoint == l->hs.in_ep) {
+		while (i < PUMP_IN_MAX && !(l->pump.in_busy[i] && l->in_id[i] == id))
 			i++;
-		if (i < IN_REQUESTS)
+		if (i < PUMP_IN_MAX)
 			in_reply(l, i, h->status, data, len);
-	} else if (l->dev == DEV_RUNNING && l->out_busy && id == l->out_id &&
-		   h->endpoint == l->hs.out_ep) {
-		out_reply(l, h->status, ((size_t)h->length_high << 16) | h->length);
+	} else if (l->pump.out_busy && id == l->out_id && h->endpoint == l->hs.out_ep) {
+		/* what the device took leaves txq; the rest is sent again */
+		pump_out_done(&l->pump, status_of(h->status),
+			      ((size_t)h->length_high << 16) | h->length);
+		kick_tx(l);
 	}
 	if (data)
-		usbredirparser_free_packet_data(l->parser, data);
+		usbredirparser_free_packet_data(l->conn.parser, data);
 }
 
 /* Packets a usb-guest never asked for: freed, and otherwise ignored. */
@@ -538,9 +381,9 @@ static void on_unasked_data(void *priv, uint8_t *data)
 {
 	struct redir_link *l = priv;
 
-	log_debug("usbredir server %s: an unasked data packet ignored", l->server);
+	log_debug("usbredir server %s: an unasked data packet ignored", l->conn.server);
 	if (data)
-		usbredirparser_free_packet_data(l->parser, data);
+		usbredirparser_free_packet_data(l->conn.parser, data);
 }
 
 static void on_iso_packet(void *priv, uint64_t id, struct usb_redir_iso_packet_header *h,
@@ -568,54 +411,11 @@ static void on_filter_filter(void *priv, struct usbredirfilter_rule *rules, int 
 	free(rules); /* ours to free (usbredirparser.h) */
 }
 
-/* ---- the connection ---- */
+/* ---- the connection's calls ---- */
 
-static void watch_socket(struct redir_link *l, uint32_t events)
+static struct usbredirparser *new_parser(void *ctx)
 {
-	if (events != l->sock_events && loop_mod(l->loop, &l->sock, events) == 0)
-		l->sock_events = events;
-}
-
-static void close_connection(struct redir_link *l, const char *why)
-{
-	bool was_up = l->conn == CONN_UP;
-
-	forget_device(l, why);
-	if (l->parser)
-		usbredirparser_destroy(l->parser);
-	l->parser = NULL;
-	if (l->sock.fd >= 0) {
-		loop_del(l->loop, &l->sock);
-		close(l->sock.fd);
-	}
-	l->sock.fd = -1;
-	l->eps = (struct palm_endpoints){ 0 };
-	l->drop = NULL;
-	l->deadline_ms = 0;
-	l->conn = CONN_WAITING;
-	/* A departure is not a failure: the next handheld is called at once. */
-	if (l->departed) {
-		l->departed = false;
-		l->retry_at_ms = loop_now_ms() + BACKOFF_FIRST_MS;
-		log_info("usbredir server %s: disconnected after the handheld left; calling "
-			 "again for the next",
-			 l->server);
-		return;
-	}
-	/* one line for each outage, not for each attempt */
-	if (was_up || l->failures++ == 0)
-		log_info("usbredir server %s: %s; calling again every %.1f s at most", l->server,
-			 why, BACKOFF_MAX_MS / 1000.0);
-	else
-		log_debug("usbredir server %s: %s", l->server, why);
-	if (was_up)
-		l->failures = 1;
-	l->retry_at_ms = loop_now_ms() + l->backoff_ms;
-	l->backoff_ms = l->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : l->backoff_ms * 2;
-}
-
-static int create_parser(struct redir_link *l)
-{
+	struct redir_link *l = ctx;
 	uint32_t caps[USB_REDIR_CAPS_SIZE] = { 0 };
 	struct usbredirparser *p = usbredirparser_create();
 	static const int wanted[] = {
@@ -625,7 +425,7 @@ static int create_parser(struct redir_link *l)
 	};
 
 	if (!p)
-		return -ENOMEM;
+		return NULL;
 	p->priv = l;
 	p->log_func = on_log;
 	p->read_func = on_read;
@@ -644,147 +444,74 @@ static int create_parser(struct redir_link *l)
 	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
 		usbredirparser_caps_set_cap(caps, wanted[i]);
 	usbredirparser_init(p, "pilotd " PILOTD_VERSION, caps, USB_REDIR_CAPS_SIZE, 0);
-	l->parser = p;
-	return 0;
+	return p;
 }
 
-static void connected(struct redir_link *l)
-{
-	int one = 1;
-
-	if (l->addr.ss_family != AF_UNIX)
-		setsockopt(l->sock.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (create_parser(l) < 0) {
-		close_connection(l, "out of memory");
-		return;
-	}
-	l->conn = CONN_HELLO;
-	l->deadline_ms = loop_now_ms() + CONNECT_TIMEOUT_MS;
-	log_debug("usbredir server %s: connected, waiting for its hello", l->server);
-	flush(l);
-}
-
-/* Queued packets to the server; EPOLLOUT while some wait. */
-static void flush(struct redir_link *l)
-{
-	if (l->parser && !l->drop && usbredirparser_has_data_to_write(l->parser))
-		usbredirparser_do_write(l->parser);
-	if (l->drop) {
-		close_connection(l, l->drop);
-		return;
-	}
-	if (l->parser)
-		watch_socket(
-			l, EPOLLIN | (usbredirparser_has_data_to_write(l->parser) ? EPOLLOUT : 0));
-}
-
-static void sock_ready(void *ctx, uint32_t events)
+/* The connection ends: a departure, if a handheld was on it. */
+static void conn_lost(void *ctx, const char *why)
 {
 	struct redir_link *l = ctx;
 
-	if (l->conn == CONN_CONNECTING) {
-		int err = 0;
-		socklen_t len = sizeof(err);
+	forget_device(l, why);
+	l->eps = (struct palm_endpoints){ 0 };
+}
 
-		getsockopt(l->sock.fd, SOL_SOCKET, SO_ERROR, &err, &len);
-		if (err)
-			close_connection(l, strerror(err));
-		else
-			connected(l);
-		return;
-	}
-	if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
-		int r = usbredirparser_do_read(l->parser);
+/* After the server's packets: the port may have room or bytes now. */
+static void conn_parsed(void *ctx)
+{
+	struct redir_link *l = ctx;
 
-		if (r == usbredirparser_read_parse_error)
-			drop_connection(l, "it broke the usbredir protocol");
-		else if (r < 0)
-			drop_connection(l, "the connection failed");
-	}
-	/* the port may have room or bytes now */
 	submit_in(l);
 	kick_tx(l);
-	flush(l);
 }
 
-static void call_server(struct redir_link *l)
-{
-	int fd = socket(l->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-
-	if (fd < 0) {
-		/* a sandbox (RestrictAddressFamilies=) says EAFNOSUPPORT */
-		close_connection(l, errno == EAFNOSUPPORT
-					    ? "this address family is not allowed here"
-					    : strerror(errno));
-		return;
-	}
-	l->sock = (struct watch){ .fd = fd, .ready = sock_ready, .ctx = l };
-	l->sock_events = EPOLLOUT;
-	if (loop_add(l->loop, &l->sock, EPOLLOUT) < 0) {
-		close(fd);
-		l->sock.fd = -1;
-		close_connection(l, "cannot watch the socket");
-		return;
-	}
-	l->conn = CONN_CONNECTING;
-	l->deadline_ms = loop_now_ms() + CONNECT_TIMEOUT_MS;
-	if (connect(fd, (struct sockaddr *)&l->addr, l->addrlen) == 0)
-		connected(l);
-	else if (errno != EINPROGRESS)
-		close_connection(l, strerror(errno));
-}
+static const struct redir_conn_ops conn_ops = {
+	.new_parser = new_parser,
+	.lost = conn_lost,
+	.parsed = conn_parsed,
+};
 
 /* ---- the transport's ops ---- */
 
 static int timeout_ms(struct link *base)
 {
 	struct redir_link *l = (struct redir_link *)base;
-	uint64_t at = l->conn == CONN_WAITING ? l->retry_at_ms : l->deadline_ms;
+	int t = redir_conn_timeout_ms(&l->conn);
 	uint64_t now = loop_now_ms();
+	int dev;
 
-	if (at == 0)
-		return -1;
-	return at <= now ? 0 : (int)(at - now);
+	if (!l->deadline_ms)
+		return t;
+	dev = l->deadline_ms <= now ? 0 : (int)(l->deadline_ms - now);
+	return t < 0 || dev < t ? dev : t;
 }
 
 static void after_events(struct link *base, bool timed_out)
 {
 	struct redir_link *l = (struct redir_link *)base;
-	uint64_t now = loop_now_ms();
 
-	if (l->conn == CONN_WAITING && now >= l->retry_at_ms) {
-		call_server(l);
-		return;
-	}
-	if (l->deadline_ms && now >= l->deadline_ms) {
-		close_connection(l, l->conn == CONN_CONNECTING ? "no answer"
-				    : l->conn == CONN_HELLO    ? "no hello from the server"
-				    : l->dev == DEV_SETUP      ? "the handheld's set-up timed out"
-							  : "a control request went unanswered");
-		return;
-	}
-	if (l->conn == CONN_UP && (l->in_halted || l->out_halted)) {
+	if (l->deadline_ms && loop_now_ms() >= l->deadline_ms)
+		redir_conn_drop(&l->conn, l->dev == DEV_SETUP ? "the handheld's set-up timed out"
+							     : "a control request went unanswered");
+	if (pump_verdict(&l->pump) == PUMP_GIVE_UP)
+		redir_conn_drop(&l->conn, l->pump.why);
+	if (l->conn.state == REDIR_UP && !l->conn.drop) {
 		recover(l);
-		flush(l);
+		submit_in(l);
+		kick_tx(l);
 	}
+	redir_conn_after_events(&l->conn);
 }
 
+/* The port's hooks: queue packets only; they leave after the round. */
 static void kick_tx_op(struct link *base)
 {
-	struct redir_link *l = (struct redir_link *)base;
-
-	kick_tx(l);
-	if (l->conn == CONN_UP)
-		flush(l);
+	kick_tx((struct redir_link *)base);
 }
 
 static void rx_room(struct link *base)
 {
-	struct redir_link *l = (struct redir_link *)base;
-
-	submit_in(l);
-	if (l->conn == CONN_UP)
-		flush(l);
+	submit_in((struct redir_link *)base);
 }
 
 /* The visor driver tells the handheld on every close of the port. */
@@ -792,39 +519,27 @@ static void last_close(struct link *base)
 {
 	struct redir_link *l = (struct redir_link *)base;
 
-	if (l->dev == DEV_RUNNING && !l->ctrl_busy) {
+	if (l->dev == DEV_RUNNING && !l->ctrl_busy && !l->conn.drop)
 		send_ctrl(l, CTRL_CLOSE_NOTIFICATION, &palm_close_notification);
-		flush(l);
-	}
+}
+
+static bool all_sent(void *ctx)
+{
+	struct redir_link *l = ctx;
+
+	return l->dev != DEV_RUNNING || !port_tx_queued(l->port);
 }
 
 static void stop(struct link *base)
 {
 	struct redir_link *l = (struct redir_link *)base;
 
-	/* Give queued bytes up to 2 s to reach the handheld. */
-	for (int i = 0; i < 20 && l->dev == DEV_RUNNING && port_tx_queued(l->port); i++) {
-		struct pollfd pfd = {
-			.fd = l->sock.fd,
-			.events = POLLIN |
-				  (usbredirparser_has_data_to_write(l->parser) ? POLLOUT : 0),
-		};
-
-		if (poll(&pfd, 1, 100) > 0)
-			sock_ready(l, pfd.revents & (POLLIN | POLLHUP | POLLERR) ? EPOLLIN : 0);
-	}
-	for (int i = 0; i < IN_REQUESTS && l->dev == DEV_RUNNING; i++)
-		if (l->in_busy[i])
-			usbredirparser_send_cancel_data_packet(l->parser, l->in_id[i]);
-	if (l->parser && !l->drop && usbredirparser_has_data_to_write(l->parser))
-		usbredirparser_do_write(l->parser);
-	forget_device(l, "released: pilotd is stopping");
-	if (l->parser)
-		usbredirparser_destroy(l->parser);
-	if (l->sock.fd >= 0) {
-		loop_del(l->loop, &l->sock);
-		close(l->sock.fd);
-	}
+	/* Give queued bytes time to reach the handheld. */
+	redir_conn_drain(&l->conn, PUMP_STOP_DRAIN_MS, all_sent);
+	for (int i = 0; i < PUMP_IN_MAX && l->conn.parser && l->dev == DEV_RUNNING; i++)
+		if (l->pump.in_busy[i])
+			usbredirparser_send_cancel_data_packet(l->conn.parser, l->in_id[i]);
+	redir_conn_close(&l->conn, "released: pilotd is stopping");
 	free(l->out_buf);
 	free(l);
 }
@@ -851,13 +566,11 @@ int link_usbredir_start(struct link **out, const struct link_match *m, const cha
 	l->match = *m;
 	l->loop = loop;
 	l->port = port;
-	l->server = server;
-	l->sock.fd = -1;
-	l->backoff_ms = BACKOFF_FIRST_MS;
+	l->conn.sock.fd = -1;
 	l->out_buf = malloc(OUT_PACKET_MAX);
 	if (!l->out_buf)
 		return -ENOMEM;
-	r = parse_server(l, server);
+	r = redir_conn_init(&l->conn, server, loop, &conn_ops, l);
 	if (r < 0) {
 		if (r != -EHOSTUNREACH)
 			log_err("bad --usbredir '%s': expected HOST:PORT, [IPv6]:PORT or a socket "
@@ -866,6 +579,6 @@ int link_usbredir_start(struct link **out, const struct link_match *m, const cha
 		return r;
 	}
 	log_info("handhelds from usbredir server %s", server);
-	call_server(l);
+	redir_conn_call(&l->conn);
 	return 0;
 }

@@ -103,6 +103,10 @@ static int port_start(struct pilotd *pd)
 		.rxq_size = RXQ_SIZE,
 		.txq_size = TXQ_SIZE,
 		.read_max = FRONT_READ_MAX,
+		.files_max = PORT_FILES_MAX,
+		.parked_max = PORT_PARKED_MAX,
+		.parked_write_bytes = PORT_PARKED_WRITE_BYTES,
+		.closing_wait_ms = PORT_CLOSING_WAIT_MS,
 	};
 	const struct port_hooks hooks = {
 		.ctx = pd,

@@ -39,6 +39,49 @@ debs_unpacked() {
 	echo "$dir/root"
 }
 
+# debian_deb SUITE PKG: the path of Debian's package PKG from SUITE (for
+# example trixie-backports), downloaded into $cache/debian/SUITE with an
+# apt configuration of its own there (sources file, lists, package cache):
+# this machine's apt sources and state are neither read nor changed.
+debian_deb() {
+	local suite=$1 pkg=$2 dir="$cache/debian/$1" deb
+	local -a apt=(-q -o Dir::Etc::sourcelist="$dir/sources.list"
+		-o Dir::Etc::sourceparts=- -o Dir::State::Lists="$dir/lists"
+		-o Dir::Cache="$dir/apt-cache" -o APT::Architecture=amd64
+		-o APT::Sandbox::User=root)
+	mkdir -p "$dir"
+	{
+		flock 8 # one download at a time into $dir
+		deb=$(ls "$dir/$pkg"_*.deb 2>/dev/null | tail -1)
+		if [ -z "$deb" ]; then
+			mkdir -p "$dir/lists/partial" "$dir/apt-cache/archives/partial"
+			echo "deb http://deb.debian.org/debian $suite main" > "$dir/sources.list"
+			apt-get "${apt[@]}" update >&2 &&
+				(cd "$dir" && apt-get "${apt[@]}" download "$pkg" >&2) ||
+				die "cannot download $pkg from Debian's $suite"
+			deb=$(ls "$dir/$pkg"_*.deb | tail -1)
+		fi
+	} 8> "$dir/lock"
+	echo "$deb"
+}
+
+# kernel_source SUITE VERSION: Debian's linux-source-VERSION of SUITE,
+# downloaded once (debian_deb); prints "DEB-VERSION TARBALL" where
+# TARBALL is the linux-source-VERSION.tar.xz the package ships, kept
+# beside it in the cache.
+kernel_source() {
+	local suite=$1 ver=$2 deb tarball
+	deb=$(debian_deb "$suite" "linux-source-$ver")
+	tarball="${deb%/*}/linux-source-$ver.tar.xz"
+	if [ ! -f "$tarball" ] || [ "$deb" -nt "$tarball" ]; then
+		dpkg-deb --fsys-tarfile "$deb" |
+			tar -xO "./usr/src/linux-source-$ver.tar.xz" > "$tarball.tmp.$$" ||
+			die "no linux-source-$ver.tar.xz in $deb"
+		mv "$tarball.tmp.$$" "$tarball"
+	fi
+	echo "$(dpkg-deb -f "$deb" Version) $tarball"
+}
+
 # udevd for the guests
 udev_unpacked() { debs_unpacked udev /bin/udevadm udev; }
 # systemd as PID 1 of the service guest

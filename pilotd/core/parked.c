@@ -22,6 +22,13 @@ struct parked *parked_add(struct parked_list *l, void *req, uint64_t fh, const v
 	p->req = req;
 	p->fh = fh;
 	p->size = size;
+	parked_put_back(l, p);
+	return p;
+}
+
+void parked_put_back(struct parked_list *l, struct parked *p)
+{
+	p->next = NULL;
 	p->prev = l->tail;
 	if (l->tail)
 		l->tail->next = p;
@@ -29,7 +36,6 @@ struct parked *parked_add(struct parked_list *l, void *req, uint64_t fh, const v
 		l->head = p;
 	l->tail = p;
 	l->count++;
-	return p;
 }
 
 struct parked *parked_take(struct parked_list *l, struct parked *p)
@@ -74,6 +80,14 @@ struct parked *parked_first_interrupted(const struct parked_list *l)
 {
 	for (struct parked *p = l->head; p; p = p->next)
 		if (p->interrupted)
+			return p;
+	return NULL;
+}
+
+struct parked *parked_first_cmd(const struct parked_list *l, unsigned int cmd)
+{
+	for (struct parked *p = l->head; p; p = p->next)
+		if (p->cmd == cmd)
 			return p;
 	return NULL;
 }

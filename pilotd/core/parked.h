@@ -47,6 +47,10 @@ struct parked *parked_find(const struct parked_list *l, const void *req);
 struct parked *parked_first_of(const struct parked_list *l, uint64_t fh);
 /* The first entry marked interrupted, or NULL. */
 struct parked *parked_first_interrupted(const struct parked_list *l);
+/* The first ioctl entry waiting with cmd, or NULL. */
+struct parked *parked_first_cmd(const struct parked_list *l, unsigned int cmd);
+/* Put a taken entry back at the tail (its request still waits). */
+void parked_put_back(struct parked_list *l, struct parked *p);
 
 #define PARKED_ANY_FH UINT64_MAX
 

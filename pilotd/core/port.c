@@ -2,12 +2,19 @@
 /*
  * The port's session rules; see port.h.  Answers leave only through the
  * hooks, and a request that cannot be answered yet is parked; parked.h
- * has the exactly-once rule.
+ * has the exactly-once rule.  Two more rules keep it exact when a hook
+ * calls back into the port (port.h "Re-entry"):
+ *   - a parked request is taken off its list before it is answered, and
+ *     a loop over a list re-reads the list's head after every answer;
+ *   - the transport hooks run only from run_due_hooks(), when no request
+ *     is in hand on any list.
  */
 #include <asm/ioctls.h>
 #include <errno.h>
+#include <linux/serial.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "log.h"
 #include "port.h"
@@ -21,6 +28,8 @@ int port_init(struct port *p, const struct port_config *cfg, const struct port_h
 {
 	*p = (struct port){ .h = *h, .cfg = *cfg };
 	tty_init(&p->tty);
+	if (cfg->closing_wait_ms) /* TIOCSSERIAL may change it later */
+		p->tty.closing_wait = (uint16_t)(cfg->closing_wait_ms / 10);
 	p->readbuf = malloc(cfg->read_max);
 	if (!p->readbuf || byteq_init(&p->rxq, cfg->rxq_size) < 0 ||
 	    byteq_init(&p->txq, cfg->txq_size) < 0) {
@@ -30,12 +39,66 @@ int port_init(struct port *p, const struct port_config *cfg, const struct port_h
 	return 0;
 }
 
+/* ---- the transport hooks, called only when the port is done ---- */
+
+static void due(struct port *p, unsigned int what)
+{
+	p->due |= what;
+}
+
+/*
+ * Call the transport hooks that came due.  Each may call back into the
+ * port (a departure from inside tx_ready, say); hooks that come due
+ * meanwhile are called by this loop, never by a nested one.
+ */
+static void run_due_hooks(struct port *p)
+{
+	if (p->in_hooks)
+		return;
+	p->in_hooks = true;
+	while (p->due) {
+		unsigned int what = p->due;
+
+		p->due = 0;
+		if (what & PORT_DUE_LAST_CLOSE)
+			p->h.last_close(p->h.ctx);
+		if (what & PORT_DUE_RX_ROOM)
+			p->h.rx_room(p->h.ctx);
+		if (what & PORT_DUE_TX)
+			p->h.tx_ready(p->h.ctx);
+	}
+	p->in_hooks = false;
+}
+
+/* ---- open files ---- */
+
 static struct port_file *file_find(struct port *p, uint64_t fh)
 {
 	for (struct port_file *f = p->files; f; f = f->next)
 		if (f->fh == fh)
 			return f;
 	return NULL;
+}
+
+/* Is an open file of rxq's session left (it may still read those bytes)? */
+static bool rxq_has_reader(const struct port *p)
+{
+	for (const struct port_file *f = p->files; f; f = f->next)
+		if (f->session == p->rxq_session)
+			return true;
+	return false;
+}
+
+/* The received bytes that file f may read: its own session's only. */
+static size_t rx_avail(const struct port *p, const struct port_file *f)
+{
+	return f && f->session == p->rxq_session ? byteq_len(&p->rxq) : 0;
+}
+
+static void drop_rxq(struct port *p)
+{
+	p->stats.rx_discarded += byteq_len(&p->rxq);
+	byteq_drop(&p->rxq, byteq_len(&p->rxq));
 }
 
 static void file_remove(struct port *p, uint64_t fh)
@@ -46,6 +109,7 @@ static void file_remove(struct port *p, uint64_t fh)
 		if (f->fh != fh)
 			continue;
 		*pp = f->next;
+		p->nfiles--;
 		if (!f->hung_up)
 			p->live_files--;
 		if (f->poll_handle)
@@ -67,16 +131,57 @@ void port_free(struct port *p)
 
 /* ---- parking and answering ---- */
 
+size_t port_parked_count(const struct port *p)
+{
+	return p->reads.count + p->writes.count + p->ioctls.count + p->opens.count;
+}
+
+/* A bound was reached: answer err at once, and say so (not every time). */
+static void refuse(struct port *p, void *req, int err, const char *bound, size_t value)
+{
+	if (p->stats.refused++ % 1000 == 0)
+		log_warn("refused a request (%s): at most %zu %s; %llu refused so far",
+			 strerror(err), value, bound, (unsigned long long)p->stats.refused);
+	p->h.answer_err(p->h.ctx, req, err);
+}
+
 static struct parked *park(struct port *p, struct parked_list *l, void *req, uint64_t fh,
 			   const void *data, size_t size)
 {
-	struct parked *e = parked_add(l, req, fh, data, size);
+	struct parked *e;
 
-	if (!e)
+	if (port_parked_count(p) >= p->cfg.parked_max) {
+		refuse(p, req, ENOBUFS, "waiting requests", p->cfg.parked_max);
+		return NULL;
+	}
+	if (l == &p->writes && p->parked_write_bytes + size > p->cfg.parked_write_bytes) {
+		refuse(p, req, ENOBUFS, "bytes of waiting writes", p->cfg.parked_write_bytes);
+		return NULL;
+	}
+	e = parked_add(l, req, fh, data, size);
+	if (!e) {
 		p->h.answer_err(p->h.ctx, req, ENOMEM);
-	else
-		p->h.parked(p->h.ctx, req);
+		return NULL;
+	}
+	if (l == &p->writes)
+		p->parked_write_bytes += size;
+	p->h.parked(p->h.ctx, req); /* may mark it interrupted at once */
 	return e;
+}
+
+/* Take e off l: the caller now must answer e->req and free e. */
+static struct parked *unpark(struct port *p, struct parked_list *l, struct parked *e)
+{
+	parked_take(l, e);
+	if (l == &p->writes)
+		p->parked_write_bytes -= e->size;
+	return e;
+}
+
+static void answer_err_free(struct port *p, struct parked *e, int err)
+{
+	p->h.answer_err(p->h.ctx, e->req, err);
+	parked_free(e);
 }
 
 /* Answer every parked request in l that belongs to fh with err. */
@@ -84,22 +189,16 @@ static void answer_all(struct port *p, struct parked_list *l, uint64_t fh, int e
 {
 	struct parked *e;
 
-	while ((e = parked_first_of(l, fh))) {
-		parked_take(l, e);
-		p->h.answer_err(p->h.ctx, e->req, err);
-		parked_free(e);
-	}
+	while ((e = parked_first_of(l, fh)))
+		answer_err_free(p, unpark(p, l, e), err);
 }
 
 static void answer_interrupted(struct port *p, struct parked_list *l)
 {
 	struct parked *e;
 
-	while ((e = parked_first_interrupted(l))) {
-		parked_take(l, e);
-		p->h.answer_err(p->h.ctx, e->req, EINTR);
-		parked_free(e);
-	}
+	while ((e = parked_first_interrupted(l)))
+		answer_err_free(p, unpark(p, l, e), EINTR);
 }
 
 void port_interrupt(struct port *p, void *req)
@@ -119,67 +218,134 @@ void port_interrupt(struct port *p, void *req)
 
 /* ---- open and release ---- */
 
+static void release_file(struct port *p, uint64_t fh);
+
 static void open_now(struct port *p, void *req)
 {
-	struct port_file *f = calloc(1, sizeof(*f));
+	struct port_file *f;
 
+	if (p->nfiles >= p->cfg.files_max) {
+		refuse(p, req, ENFILE, "open files", p->cfg.files_max);
+		return;
+	}
+	f = calloc(1, sizeof(*f));
 	if (!f) {
 		p->h.answer_err(p->h.ctx, req, ENOMEM);
 		return;
 	}
 	f->fh = ++p->next_fh;
+	/* opened with no handheld: it belongs to the next one */
+	f->session = p->carrier ? p->session : p->session + 1;
 	f->next = p->files;
 	p->files = f;
+	p->nfiles++;
 	if (p->live_files++ == 0)
-		p->h.rx_room(p->h.ctx); /* somebody listens: take bytes again */
+		due(p, PORT_DUE_RX_ROOM); /* somebody listens: take bytes again */
 	if (p->h.answer_open(p->h.ctx, req, f->fh) < 0)
-		port_release(p, f->fh); /* the opener was interrupted */
+		release_file(p, f->fh); /* the opener was interrupted */
+}
+
+/* May a blocking open go ahead now? */
+static bool open_may_go(const struct port *p)
+{
+	/* tty_port_block_til_ready(): without CLOCAL, wait for the carrier */
+	return !p->closing && (p->carrier || (p->tty.termios.c_cflag & CLOCAL));
+}
+
+static void serve_opens(struct port *p)
+{
+	struct parked *e;
+
+	while ((e = p->opens.head) && open_may_go(p)) {
+		unpark(p, &p->opens, e);
+		open_now(p, e->req);
+		parked_free(e);
+	}
 }
 
 void port_open(struct port *p, void *req, const struct port_open_args *a)
 {
 	/* TIOCEXCL: as on a tty, only root may open it again */
-	if (p->tty.exclusive && a->uid != 0) {
+	if (p->tty.exclusive && a->uid != 0)
 		p->h.answer_err(p->h.ctx, req, EBUSY);
-		return;
-	}
-	/* tty_port_block_til_ready(): without CLOCAL, wait for the carrier */
-	if (!p->carrier && !(p->tty.termios.c_cflag & CLOCAL) && !a->nonblock) {
+	else if (open_may_go(p))
+		open_now(p, req);
+	else if (a->nonblock && p->closing)
+		p->h.answer_err(p->h.ctx, req, EAGAIN); /* the last session's output drains */
+	else if (a->nonblock)
+		open_now(p, req);
+	else
 		park(p, &p->opens, req, PARKED_ANY_FH, NULL, 0);
-		return;
-	}
-	open_now(p, req);
+	run_due_hooks(p);
 }
 
-void port_release(struct port *p, uint64_t fh)
+/* The closing drain is over: the next session may begin. */
+static void end_closing(struct port *p, bool timed_out)
+{
+	size_t unsent = byteq_len(&p->txq) - p->tx_inflight;
+
+	if (timed_out && unsent) {
+		log_warn("discarded %zu bytes the handheld did not take in the closing wait "
+			 "(%u cs) after the last close",
+			 unsent, p->tty.closing_wait);
+		p->stats.tx_discarded += unsent;
+		byteq_truncate(&p->txq, p->tx_inflight);
+	}
+	p->closing = false;
+	p->closing_deadline = 0;
+	due(p, PORT_DUE_LAST_CLOSE);
+	serve_opens(p);
+}
+
+/*
+ * The last close: what a tty keeps in its tty_struct goes with it
+ * (stopped output, TIOCEXCL, the window size); termios stays with the
+ * device, as usb-serial keeps it.  Unsent output may drain first.
+ */
+static void last_close(struct port *p)
+{
+	p->tty.exclusive = false;
+	p->tty.output_stopped = false;
+	memset(p->tty.winsize, 0, sizeof(p->tty.winsize));
+	if (p->carrier && byteq_len(&p->txq) > 0) {
+		p->closing = true; /* its deadline starts at this round's end */
+		due(p, PORT_DUE_TX);
+	} else {
+		due(p, PORT_DUE_LAST_CLOSE);
+	}
+}
+
+static void release_file(struct port *p, uint64_t fh)
 {
 	answer_all(p, &p->reads, fh, EIO);
 	answer_all(p, &p->writes, fh, EIO);
 	answer_all(p, &p->ioctls, fh, EIO);
 	file_remove(p, fh);
-	if (p->live_files == 0 && byteq_len(&p->rxq)) {
-		/* nobody is left to read them, and no later opener may */
-		p->stats.rx_discarded += byteq_len(&p->rxq);
-		byteq_drop(&p->rxq, byteq_len(&p->rxq));
-	}
-	if (!p->files) {
-		p->tty.exclusive = false; /* as on a tty's last close */
-		p->h.last_close(p->h.ctx);
-	}
+	/* nobody is left to read them, and no later opener may */
+	if (byteq_len(&p->rxq) && !rxq_has_reader(p))
+		drop_rxq(p);
+	if (!p->files)
+		last_close(p);
+}
+
+void port_release(struct port *p, uint64_t fh)
+{
+	release_file(p, fh);
+	run_due_hooks(p);
 }
 
 /* ---- read ---- */
 
 /*
  * Whether a read of size bytes that began at started_ms can be answered
- * at now, by the rules of VMIN and VTIME (tty.c tty_read_rule()).
- * *deadline gets the time at which that may change (0: not by time).
+ * at now, with avail bytes for it, by the rules of VMIN and VTIME (tty.c
+ * tty_read_rule()).  *deadline gets the time at which that may change
+ * (0: not by time).
  */
-static bool read_ready(const struct port *p, size_t size, uint64_t started_ms, uint64_t now,
-		       uint64_t *deadline)
+static bool read_ready(const struct port *p, size_t avail, size_t size, uint64_t started_ms,
+		       uint64_t now, uint64_t *deadline)
 {
 	struct tty_read_rule rule = tty_read_rule(&p->tty, size);
-	size_t avail = byteq_len(&p->rxq);
 	uint64_t start = started_ms;
 
 	*deadline = 0;
@@ -193,13 +359,13 @@ static bool read_ready(const struct port *p, size_t size, uint64_t started_ms, u
 	return now >= *deadline;
 }
 
-static void answer_read(struct port *p, void *req, size_t size)
+static void answer_read(struct port *p, void *req, size_t size, size_t avail)
 {
-	size_t n = byteq_pop(&p->rxq, p->readbuf, min_size(size, p->cfg.read_max));
+	size_t n = byteq_pop(&p->rxq, p->readbuf, min_size(min_size(size, avail), p->cfg.read_max));
 
 	p->h.answer_data(p->h.ctx, req, p->readbuf, n);
 	if (n && p->live_files)
-		p->h.rx_room(p->h.ctx);
+		due(p, PORT_DUE_RX_ROOM);
 }
 
 static bool is_hung_up(struct port *p, uint64_t fh)
@@ -209,31 +375,27 @@ static bool is_hung_up(struct port *p, uint64_t fh)
 	return f && f->hung_up;
 }
 
-void port_read(struct port *p, void *req, uint64_t fh, size_t size, bool nonblock, uint64_t now)
+static void read_now(struct port *p, void *req, uint64_t fh, size_t size, bool nonblock,
+		     uint64_t now)
 {
+	struct port_file *f = file_find(p, fh);
+	size_t avail = rx_avail(p, f);
 	uint64_t deadline;
 	struct parked *e;
 
-	if (size == 0 || is_hung_up(p, fh)) {
-		/*
-		 * A hung-up file reads what arrived before the hangup, then
-		 * end of file; once the next handheld is up, those bytes are
-		 * gone (port_carrier_up()) and what is in rxq is not its own.
-		 */
-		if (p->carrier && size)
-			p->h.answer_data(p->h.ctx, req, NULL, 0);
-		else
-			answer_read(p, req, size);
+	if (size == 0 || (f && f->hung_up)) {
+		/* A hung-up file reads what its handheld sent, then end of file. */
+		answer_read(p, req, size, avail);
 		return;
 	}
-	if (!p->reads.head && read_ready(p, size, now, now, &deadline)) {
-		answer_read(p, req, size);
+	if (!p->reads.head && read_ready(p, avail, size, now, now, &deadline)) {
+		answer_read(p, req, size, avail);
 		return;
 	}
 	if (nonblock) {
 		/* n_tty: what is there, or EAGAIN */
-		if (!p->reads.head && byteq_len(&p->rxq) > 0)
-			answer_read(p, req, size);
+		if (!p->reads.head && avail > 0)
+			answer_read(p, req, size, avail);
 		else
 			p->h.answer_err(p->h.ctx, req, EAGAIN);
 		return;
@@ -243,15 +405,25 @@ void port_read(struct port *p, void *req, uint64_t fh, size_t size, bool nonbloc
 		e->started_ms = now;
 }
 
+void port_read(struct port *p, void *req, uint64_t fh, size_t size, bool nonblock, uint64_t now)
+{
+	read_now(p, req, fh, size, nonblock, now);
+	run_due_hooks(p);
+}
+
 /* Answer parked reads in order while the head one is ready. */
 static void serve_reads(struct port *p, uint64_t now)
 {
 	struct parked *e;
 	uint64_t deadline;
 
-	while ((e = p->reads.head) && read_ready(p, e->size, e->started_ms, now, &deadline)) {
-		parked_take(&p->reads, e);
-		answer_read(p, e->req, e->size);
+	while ((e = p->reads.head)) {
+		size_t avail = rx_avail(p, file_find(p, e->fh));
+
+		if (!read_ready(p, avail, e->size, e->started_ms, now, &deadline))
+			break;
+		unpark(p, &p->reads, e);
+		answer_read(p, e->req, e->size, avail);
 		parked_free(e);
 	}
 }
@@ -268,6 +440,15 @@ static size_t write_chunk(const struct port *p, size_t size)
 	return min_size(size, p->txq.cap);
 }
 
+/* Queue the bytes, let the transport start, then answer the writer. */
+static void write_now(struct port *p, void *req, const void *buf, size_t n)
+{
+	byteq_push(&p->txq, buf, n);
+	due(p, PORT_DUE_TX);
+	run_due_hooks(p); /* the transfer first: the writer waits less */
+	p->h.answer_written(p->h.ctx, req, n);
+}
+
 void port_write(struct port *p, void *req, uint64_t fh, const void *buf, size_t size,
 		bool nonblock)
 {
@@ -275,32 +456,23 @@ void port_write(struct port *p, void *req, uint64_t fh, const void *buf, size_t 
 
 	if (is_hung_up(p, fh)) {
 		p->h.answer_err(p->h.ctx, req, EIO);
-		return;
-	}
-	if (!p->carrier) {
+	} else if (!p->carrier) {
 		/* a line with no device on it: the bytes are gone */
 		p->stats.tx_discarded += size;
 		p->h.answer_written(p->h.ctx, req, size);
-		return;
-	}
-	if (!p->writes.head && byteq_space(&p->txq) >= need) {
-		byteq_push(&p->txq, buf, need);
-		p->h.tx_ready(p->h.ctx); /* the transfer first: the writer waits less */
-		p->h.answer_written(p->h.ctx, req, need);
-		return;
-	}
-	if (nonblock) {
-		size_t n = p->writes.head ? 0 : byteq_push(&p->txq, buf, size);
+	} else if (!p->writes.head && byteq_space(&p->txq) >= need) {
+		write_now(p, req, buf, need);
+	} else if (nonblock) {
+		size_t n = p->writes.head ? 0 : min_size(size, byteq_space(&p->txq));
 
-		if (n == 0) {
+		if (n == 0)
 			p->h.answer_err(p->h.ctx, req, EAGAIN);
-		} else {
-			p->h.tx_ready(p->h.ctx);
-			p->h.answer_written(p->h.ctx, req, n);
-		}
-		return;
+		else
+			write_now(p, req, buf, n);
+	} else {
+		park(p, &p->writes, req, fh, buf, size);
 	}
-	park(p, &p->writes, req, fh, buf, size);
+	run_due_hooks(p);
 }
 
 static void serve_writes(struct port *p)
@@ -313,15 +485,16 @@ static void serve_writes(struct port *p)
 		if (byteq_space(&p->txq) < need)
 			break;
 		byteq_push(&p->txq, e->data, need);
-		parked_take(&p->writes, e);
+		unpark(p, &p->writes, e);
 		e->size = need;
-		e->next = NULL;
 		*tail = e;
 		tail = &e->next;
 	}
 	if (!taken)
 		return;
-	p->h.tx_ready(p->h.ctx); /* the transfer first, then the writers */
+	/* the transfer first, then the writers, whom no hook can reach now */
+	due(p, PORT_DUE_TX);
+	run_due_hooks(p);
 	while ((e = taken)) {
 		taken = e->next;
 		p->h.answer_written(p->h.ctx, e->req, e->size);
@@ -338,7 +511,7 @@ static unsigned int current_events(const struct port *p, const struct port_file 
 	/* What a hung-up tty reports (drivers/tty/tty_io.c hung_up_tty_poll) */
 	if (f && f->hung_up)
 		return POLLIN | POLLOUT | POLLERR | POLLHUP | POLLRDNORM | POLLWRNORM;
-	if (byteq_len(&p->rxq) > 0)
+	if (rx_avail(p, f) > 0)
 		ev |= POLLIN | POLLRDNORM;
 	if (!p->carrier || (byteq_space(&p->txq) > 0 && !p->writes.head))
 		ev |= POLLOUT | POLLWRNORM;
@@ -367,23 +540,22 @@ unsigned int port_poll(struct port *p, uint64_t fh, void *poll_handle)
 
 /* ---- ioctl ---- */
 
-static void serve_drains(struct port *p);
-
 /* Bytes leave txq only once the handheld took them (port_tx_done). */
 static bool output_drained(const struct port *p)
 {
 	return byteq_len(&p->txq) == 0;
 }
 
-static void flush_queues(struct port *p, unsigned int which)
+static void flush_queues(struct port *p, const struct port_file *f, unsigned int which)
 {
-	if (which & TTY_FLUSH_IN) {
+	if ((which & TTY_FLUSH_IN) && rx_avail(p, f)) {
 		byteq_drop(&p->rxq, byteq_len(&p->rxq));
 		if (p->live_files)
-			p->h.rx_room(p->h.ctx);
+			due(p, PORT_DUE_RX_ROOM);
 	}
 	if (which & TTY_FLUSH_OUT) {
 		/* bytes already handed to the handheld cannot be called back */
+		p->stats.tx_flushed += byteq_len(&p->txq) - p->tx_inflight;
 		byteq_truncate(&p->txq, p->tx_inflight);
 		serve_writes(p);
 	}
@@ -397,8 +569,9 @@ static void flush_queues(struct port *p, unsigned int which)
 static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_ioctl *io,
 		      bool parked)
 {
+	const struct port_file *f = file_find(p, fh);
 	struct tty_context ctx = {
-		.rx_queued = byteq_len(&p->rxq),
+		.rx_queued = rx_avail(p, f),
 		.tx_queued = byteq_len(&p->txq),
 		.carrier = p->carrier,
 		.drained = output_drained(p),
@@ -430,35 +603,35 @@ static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_i
 	case TTY_ANSWER: break;
 	}
 	if (r.flush)
-		flush_queues(p, r.flush);
+		flush_queues(p, f, r.flush);
+	if (r.output_changed && was_stopped && !p->tty.output_stopped)
+		due(p, PORT_DUE_TX);
 	if (r.err)
 		p->h.answer_err(p->h.ctx, req, r.err);
 	else
 		p->h.answer_ioctl(p->h.ctx, req, r.out_len ? r.out : NULL, r.out_len);
-	if (r.output_changed && was_stopped && !p->tty.output_stopped)
-		p->h.tx_ready(p->h.ctx);
 	return true;
 }
 
-void port_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_ioctl *io)
+static struct parked *first_drain_waiter(const struct parked_list *l)
 {
-	/* a hung-up tty answers EIO (drivers/tty/tty_io.c hung_up_tty_ioctl) */
-	if (is_hung_up(p, fh)) {
-		p->h.answer_err(p->h.ctx, req, EIO);
-		return;
-	}
-	run_ioctl(p, req, fh, io, false);
-	/* TCFLSH may have emptied txq: drains waiting on it are done */
-	serve_drains(p);
+	for (struct parked *e = l->head; e; e = e->next)
+		if (e->cmd != TIOCMIWAIT)
+			return e;
+	return NULL;
 }
 
-/* Retry ioctls that wait for the output to drain; keep those still waiting. */
+/*
+ * Retry ioctls that wait for the output to drain.  Each is off the list
+ * while it runs; one that must wait again goes back to the tail, and
+ * each entry is tried once per call.
+ */
 static void serve_drains(struct port *p)
 {
-	struct parked *e = p->ioctls.head;
+	size_t tries = p->ioctls.count;
+	struct parked *e;
 
-	while (e && output_drained(p)) {
-		struct parked *next = e->next;
+	while (tries-- && output_drained(p) && (e = first_drain_waiter(&p->ioctls))) {
 		struct tty_ioctl io = {
 			.cmd = e->cmd,
 			.arg = e->arg,
@@ -468,33 +641,62 @@ static void serve_drains(struct port *p)
 			.compat = e->compat,
 		};
 
-		if (e->cmd != TIOCMIWAIT && run_ioctl(p, e->req, e->fh, &io, true)) {
-			parked_take(&p->ioctls, e);
+		unpark(p, &p->ioctls, e);
+		if (run_ioctl(p, e->req, e->fh, &io, true))
 			parked_free(e);
-		}
-		e = next;
+		else
+			parked_put_back(&p->ioctls, e);
 	}
+}
+
+void port_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_ioctl *io)
+{
+	/* a hung-up tty answers EIO (drivers/tty/tty_io.c hung_up_tty_ioctl) */
+	if (is_hung_up(p, fh)) {
+		p->h.answer_err(p->h.ctx, req, EIO);
+	} else {
+		run_ioctl(p, req, fh, io, false);
+		/* TCFLSH may have emptied txq: drains waiting on it are done */
+		serve_drains(p);
+	}
+	run_due_hooks(p);
 }
 
 /* TIOCMIWAIT: the carrier (TIOCM_CD, DSR, CTS) changed. */
 static void wake_modem_waiters(struct port *p)
 {
-	struct parked *e = p->ioctls.head;
+	struct parked *e;
 
 	p->carrier_changes++;
-	while (e) {
-		struct parked *next = e->next;
-
-		if (e->cmd == TIOCMIWAIT) {
-			parked_take(&p->ioctls, e);
-			p->h.answer_ioctl(p->h.ctx, e->req, NULL, 0);
-			parked_free(e);
-		}
-		e = next;
+	while ((e = parked_first_cmd(&p->ioctls, TIOCMIWAIT))) {
+		unpark(p, &p->ioctls, e);
+		p->h.answer_ioctl(p->h.ctx, e->req, NULL, 0);
+		parked_free(e);
 	}
 }
 
 /* ---- rounds, timers, shutdown ---- */
+
+/* Earliest of two deadlines, 0 meaning none. */
+static uint64_t earliest(uint64_t a, uint64_t b)
+{
+	return !a ? b : !b ? a : a < b ? a : b;
+}
+
+/*
+ * When the closing drain ends: after TIOCSSERIAL's closing_wait
+ * (centiseconds), at once with ASYNC_CLOSING_WAIT_NONE, and only when the
+ * output is out or the handheld leaves with ASYNC_CLOSING_WAIT_INF, as
+ * tty_port_close_start() waits.
+ */
+static uint64_t closing_deadline(const struct port *p, uint64_t now)
+{
+	if (p->tty.closing_wait == ASYNC_CLOSING_WAIT_NONE)
+		return now;
+	if (p->tty.closing_wait == ASYNC_CLOSING_WAIT_INF)
+		return UINT64_MAX;
+	return now + p->tty.closing_wait * 10ull;
+}
 
 uint64_t port_after_events(struct port *p, uint64_t now)
 {
@@ -509,8 +711,15 @@ uint64_t port_after_events(struct port *p, uint64_t now)
 		answer_interrupted(p, &p->ioctls);
 		answer_interrupted(p, &p->opens);
 	}
+	if (p->closing && !p->closing_deadline)
+		p->closing_deadline = closing_deadline(p, now);
+	if (p->closing && now >= p->closing_deadline)
+		end_closing(p, true);
 	if (p->reads.head)
-		read_ready(p, p->reads.head->size, p->reads.head->started_ms, now, &deadline);
+		read_ready(p, rx_avail(p, file_find(p, p->reads.head->fh)), p->reads.head->size,
+			   p->reads.head->started_ms, now, &deadline);
+	if (p->closing && p->closing_deadline != UINT64_MAX)
+		deadline = earliest(deadline, p->closing_deadline);
 	for (struct port_file *f = p->files; f; f = f->next) {
 		unsigned int ev = current_events(p, f);
 
@@ -518,6 +727,7 @@ uint64_t port_after_events(struct port *p, uint64_t now)
 			p->h.notify_poll(p->h.ctx, f->poll_handle);
 		f->polled_events = ev;
 	}
+	run_due_hooks(p);
 	return deadline;
 }
 
@@ -527,29 +737,25 @@ void port_shutdown(struct port *p)
 	answer_all(p, &p->writes, PARKED_ANY_FH, EIO);
 	answer_all(p, &p->ioctls, PARKED_ANY_FH, EIO);
 	answer_all(p, &p->opens, PARKED_ANY_FH, EIO);
+	run_due_hooks(p);
 }
 
 /* ---- the transport's side ---- */
 
 void port_carrier_up(struct port *p)
 {
-	size_t stale = byteq_len(&p->rxq);
-	struct parked *e;
-
 	/* what is left in rxq belongs to a handheld that has gone */
-	if (stale) {
-		log_warn("dropped %zu unread bytes from the previous handheld", stale);
-		p->stats.rx_discarded += stale;
-		byteq_drop(&p->rxq, stale);
+	if (byteq_len(&p->rxq)) {
+		log_warn("dropped %zu unread bytes from the previous handheld",
+			 byteq_len(&p->rxq));
+		drop_rxq(p);
 	}
 	p->carrier = true;
+	p->rxq_session = ++p->session;
 	p->stats.rx_bytes = p->stats.tx_bytes = 0;
 	wake_modem_waiters(p);
-	while ((e = p->opens.head)) {
-		parked_take(&p->opens, e);
-		open_now(p, e->req);
-		parked_free(e);
-	}
+	serve_opens(p);
+	run_due_hooks(p);
 }
 
 /*
@@ -557,12 +763,11 @@ void port_carrier_up(struct port *p)
  * disconnect (tty_port_tty_vhangup(), whatever CLOCAL says).  Bytes for
  * the handheld that it did not take are discarded.
  */
-void port_carrier_down(struct port *p)
+static void hang_up(struct port *p)
 {
 	unsigned int n = 0;
+	struct parked *e;
 
-	if (!p->carrier)
-		return;
 	p->carrier = false;
 	for (struct port_file *f = p->files; f; f = f->next) {
 		if (!f->hung_up) {
@@ -571,10 +776,9 @@ void port_carrier_down(struct port *p)
 		}
 	}
 	p->live_files = 0;
-	/* A parked read means rxq is empty: end of file. */
-	while (p->reads.head) {
-		struct parked *e = parked_take(&p->reads, p->reads.head);
-
+	/* A parked read means nothing is there for it: end of file. */
+	while ((e = p->reads.head)) {
+		unpark(p, &p->reads, e);
 		p->h.answer_data(p->h.ctx, e->req, NULL, 0);
 		parked_free(e);
 	}
@@ -588,19 +792,32 @@ void port_carrier_down(struct port *p)
 		byteq_drop(&p->txq, byteq_len(&p->txq));
 	}
 	p->tx_inflight = 0;
+	/* bytes no open file of their session can read are nobody's */
+	if (byteq_len(&p->rxq) && !rxq_has_reader(p))
+		drop_rxq(p);
 	p->stats.hangups++;
 	if (n)
 		log_info("hung up %u open file%s", n, n == 1 ? "" : "s");
+	if (p->closing)
+		end_closing(p, false);
+	serve_opens(p);
+}
+
+void port_carrier_down(struct port *p)
+{
+	if (p->carrier)
+		hang_up(p);
+	run_due_hooks(p);
 }
 
 size_t port_rx_room(const struct port *p)
 {
-	return p->live_files ? byteq_space(&p->rxq) : 0;
+	return p->live_files && p->carrier ? byteq_space(&p->rxq) : 0;
 }
 
 void port_rx(struct port *p, const void *buf, size_t len, uint64_t now)
 {
-	size_t n = p->live_files ? byteq_push(&p->rxq, buf, len) : 0;
+	size_t n = port_rx_room(p) ? byteq_push(&p->rxq, buf, len) : 0;
 
 	p->stats.rx_bytes += len;
 	if (n < len) {
@@ -625,11 +842,15 @@ size_t port_tx_take(struct port *p, void *buf, size_t max)
 
 void port_tx_done(struct port *p, size_t sent)
 {
-	if (!p->carrier)
-		return; /* txq was discarded at hangup */
-	byteq_drop(&p->txq, min_size(sent, p->tx_inflight));
-	p->stats.tx_bytes += sent;
-	p->tx_inflight = 0;
-	serve_writes(p);
-	serve_drains(p);
+	if (p->carrier) { /* else txq was discarded at hangup */
+		sent = min_size(sent, p->tx_inflight);
+		byteq_drop(&p->txq, sent);
+		p->stats.tx_bytes += sent;
+		p->tx_inflight = 0;
+		serve_writes(p);
+		serve_drains(p);
+		if (p->closing && output_drained(p))
+			end_closing(p, false);
+	}
+	run_due_hooks(p);
 }

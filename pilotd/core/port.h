@@ -22,12 +22,34 @@
  *   - with CLOCAL clear (stty -clocal) an open without O_NONBLOCK waits
  *     until a handheld is attached, as tty_port_block_til_ready() does.
  *
+ *   - a session's bytes are its own: a file reads only what the handheld
+ *     of its own session sent (a file opened after a departure never
+ *     reads the departed handheld's unread bytes, which stay for the
+ *     hung-up files alone); at the last close the terminal state a tty
+ *     drops with its tty_struct is dropped (stopped output, TIOCEXCL,
+ *     window size), and unsent output drains for at most the closing
+ *     wait, then is discarded; blocking opens wait for that, so one
+ *     session's output never goes out behind the next one's.
+ *
  * Plain C, no libfuse or libusb: requests are opaque pointers answered
  * through struct port_hooks, time is passed in, so the host unit tests
  * drive it with a fake clock and a fake front.  Every request handed to
  * a port_* call is answered exactly once through the hooks, at once or
  * later: with data, EINTR after port_interrupt(), EIO at release of its
  * file, at hangup or at port_shutdown().
+ *
+ * Re-entry: the transport hooks (tx_ready, rx_room, last_close) are only
+ * called when the port is consistent and no request it holds is in
+ * hand: the port notes that they are due and calls them as its outermost
+ * call returns (and, for tx_ready, just before a write is answered, so
+ * the transfer starts first).  A hook may call any port_* function,
+ * including port_carrier_down(); hooks that come due meanwhile run from
+ * the same outer loop, never nested.
+ *
+ * Bounds (struct port_config, docs/design.md "Bounds"): open files,
+ * parked requests and the bytes of parked writes in total.  A request
+ * beyond one is refused at once (ENFILE for an open, ENOBUFS for a read,
+ * write or ioctl that would have to wait) with a log line.
  */
 #ifndef PILOTD_PORT_H
 #define PILOTD_PORT_H
@@ -69,18 +91,43 @@ struct port_file {
 	void *poll_handle; /* the front's latest, to notify */
 	unsigned int polled_events;
 	bool hung_up; /* its handheld left: EOF, EIO, POLLHUP */
+	uint64_t session; /* the handheld session whose bytes it may read */
 };
+
+/*
+ * The bounds pilotd runs with (docs/design.md "Bounds").  Files: a
+ * desktop opens one or two.  Parked requests: one per blocked thread.
+ * Write bytes: what the parked writes' payloads hold, eight of the
+ * kernel's largest CUSE writes.  The closing wait is usb-serial's
+ * default closing_wait (tty_port_init(): 30 s); root may change it with
+ * TIOCSSERIAL (setserial closing_wait), as on a ttyUSB.
+ */
+#define PORT_FILES_MAX		64u
+#define PORT_PARKED_MAX		256u
+#define PORT_PARKED_WRITE_BYTES (1024u * 1024)
+#define PORT_CLOSING_WAIT_MS	30000u
 
 struct port_config {
 	size_t rxq_size, txq_size;
 	size_t read_max; /* the largest read answer the front can carry */
+	unsigned int files_max;	   /* open files at once */
+	unsigned int parked_max;   /* requests waiting, of all kinds */
+	size_t parked_write_bytes; /* the payloads of waiting writes, in all */
+	uint64_t closing_wait_ms;  /* a fresh port's closing_wait (TIOCSSERIAL) */
 };
 
 struct port_stats {
 	uint64_t rx_bytes, tx_bytes;	     /* this handheld's, TIOCGICOUNT */
 	uint64_t rx_discarded, tx_discarded; /* by the rules above, in all */
+	uint64_t tx_flushed;		     /* by tcflush(TCOFLUSH), in all */
 	uint64_t hangups;
+	uint64_t refused; /* requests refused at a bound */
 };
+
+/* The transport hooks that are due (port.c run_due_hooks()). */
+#define PORT_DUE_TX	    1u
+#define PORT_DUE_RX_ROOM    2u
+#define PORT_DUE_LAST_CLOSE 4u
 
 struct port {
 	struct port_hooks h;
@@ -91,7 +138,15 @@ struct port {
 	uint8_t *readbuf;
 
 	struct port_file *files;
+	unsigned int nfiles;
 	unsigned int live_files; /* open and not hung up */
+	uint64_t session;	 /* counts arrivals: the handheld's session */
+	uint64_t rxq_session;	 /* whose bytes rxq holds */
+	size_t parked_write_bytes;
+	unsigned int due;     /* PORT_DUE_*: transport hooks to call */
+	bool in_hooks;	      /* run_due_hooks() is calling them */
+	bool closing;	      /* the last close came with output unsent */
+	uint64_t closing_deadline; /* set at the first round after it */
 	uint64_t next_fh;
 	bool carrier; /* a handheld is attached and bytes flow */
 	uint64_t carrier_changes;
@@ -130,6 +185,8 @@ void port_interrupt(struct port *p, void *req);
  * wants to run again by time (ms), or 0.
  */
 uint64_t port_after_events(struct port *p, uint64_t now);
+/* Requests parked now, of every kind. */
+size_t port_parked_count(const struct port *p);
 /* Stop: answer everything parked with EIO. */
 void port_shutdown(struct port *p);
 

@@ -14,6 +14,8 @@
 #define TIOCM_CTS	     0x020
 #define TIOCM_CAR	     0x040
 #define TIOCM_DSR	     0x100
+#define TIOCM_CD	     TIOCM_CAR
+#define N_TTY		     0	/* <linux/tty.h> */
 #define TERMIO_SIZE	     18 /* struct termio: 4 x u16, c_line, c_cc[8], pad */
 #define TERMIO_NCC	     8
 #define TERMIOS_SIZE	     36
@@ -68,21 +70,31 @@ void tty_init(struct tty *t)
 	memcpy(t->termios.c_cc, init_cc, sizeof(t->termios.c_cc));
 	t->termios.c_ispeed = t->termios.c_ospeed = 9600;
 	t->mctrl = TIOCM_DTR | TIOCM_RTS;
+	t->close_delay = 50;	/* 0.5 s in centiseconds, tty_port_init() */
+	t->closing_wait = 3000; /* 30 s */
 }
 
-/* tty_ioctl.c set_termios() recomputes the speed fields from c_cflag
- * after every form of set. */
-static void update_speeds(struct tty *t)
+/*
+ * The visor driver has no set_termios, so usb-serial's serial_set_termios()
+ * calls tty_termios_copy_hw(): of c_cflag only HUPCL, CREAD and CLOCAL take
+ * the new value; speed, CSIZE, parity, stop bits, CRTSCTS and CMSPAR stay
+ * as they were, and so do both speed fields.
+ */
+#define CFLAG_SOFT (HUPCL | CREAD | CLOCAL)
+
+static void keep_hardware_bits(struct tty *t, const struct termios2 *old)
 {
-	t->termios.c_ispeed = tty_input_speed(&t->termios);
-	t->termios.c_ospeed = tty_output_speed(&t->termios);
+	t->termios.c_cflag = (t->termios.c_cflag & CFLAG_SOFT) | (old->c_cflag & ~CFLAG_SOFT);
+	t->termios.c_ispeed = old->c_ispeed;
+	t->termios.c_ospeed = old->c_ospeed;
 }
 
-/* Store new settings exactly, as the kernel does. */
 static void set_termios(struct tty *t, const void *in, size_t len)
 {
+	struct termios2 old = t->termios;
+
 	memcpy(&t->termios, in, len);
-	update_speeds(t);
+	keep_hardware_bits(t, &old);
 }
 
 /* struct termio keeps the low 16 bits of each flag word (SET_LOW_TERMIOS_BITS) */
@@ -90,6 +102,8 @@ static void set_termio(struct tty *t, const uint8_t *in)
 {
 	uint32_t *flags[4] = { &t->termios.c_iflag, &t->termios.c_oflag, &t->termios.c_cflag,
 			       &t->termios.c_lflag };
+	struct termios2 old = t->termios;
+
 	for (int i = 0; i < 4; i++) {
 		uint16_t low;
 
@@ -98,7 +112,7 @@ static void set_termio(struct tty *t, const uint8_t *in)
 	}
 	t->termios.c_line = in[8];
 	memcpy(t->termios.c_cc, in + 9, TERMIO_NCC);
-	update_speeds(t);
+	keep_hardware_bits(t, &old);
 }
 
 static void get_termio(const struct tty *t, uint8_t *out)
@@ -145,23 +159,83 @@ static int modem_lines(const struct tty *t, const struct tty_context *ctx)
 	       (ctx->carrier ? TIOCM_CTS | TIOCM_DSR | TIOCM_CAR : 0);
 }
 
-static void get_serial(const struct tty_ioctl *io, struct tty_reply *r)
+static size_t serial_size(const struct tty_ioctl *io)
+{
+	return io->compat ? SERIAL_STRUCT32_SIZE : SERIAL_STRUCT_SIZE;
+}
+
+/*
+ * What usb-serial's serial_get_serial() fills in, all else zero (type
+ * PORT_UNKNOWN, no FIFO, no baud_base): the line is the tty's minor, and
+ * the node pilotd registers has minor 0.  The fields up to closing_wait sit
+ * at the same offsets in the 32-bit layout, which only ends differently (a
+ * 32-bit iomem_base and no iomap_base).
+ */
+static void get_serial(const struct tty *t, const struct tty_ioctl *io, struct tty_reply *r)
 {
 	struct serial_struct ss;
 
-	/*
-	 * What usb-serial reports, plus a FIFO size.  The fields up to
-	 * closing_wait sit at the same offsets in the 32-bit layout, which
-	 * only ends differently (a 32-bit iomem_base and no iomap_base).
-	 */
 	memset(&ss, 0, sizeof(ss));
-	ss.type = PORT_16550A;
 	ss.line = 0;
-	ss.xmit_fifo_size = 64;
-	ss.baud_base = 9600;
-	ss.close_delay = 50;	/* 0.5 s, in centiseconds */
-	ss.closing_wait = 3000; /* 30 s */
-	answer(r, &ss, io->compat ? SERIAL_STRUCT32_SIZE : SERIAL_STRUCT_SIZE);
+	ss.close_delay = t->close_delay;
+	ss.closing_wait = t->closing_wait;
+	answer(r, &ss, serial_size(io));
+}
+
+/*
+ * serial_set_serial(): only close_delay and closing_wait are kept, and
+ * changing either takes CAP_SYS_ADMIN (here: uid 0); flags such as
+ * ASYNC_LOW_LATENCY are accepted and forgotten.
+ */
+static void set_serial(struct tty *t, const struct tty_ioctl *io, struct tty_reply *r)
+{
+	struct serial_struct ss;
+
+	if (!have(io, r, serial_size(io), 0))
+		return;
+	memset(&ss, 0, sizeof(ss));
+	memcpy(&ss, io->in, serial_size(io));
+	r->action = TTY_ANSWER;
+	if (io->caller_uid != 0 &&
+	    (ss.close_delay != t->close_delay || ss.closing_wait != t->closing_wait)) {
+		r->err = EPERM;
+		return;
+	}
+	t->close_delay = ss.close_delay;
+	t->closing_wait = ss.closing_wait;
+}
+
+/* usb-serial has a break_ctl that answers -ENOTTY for visor (serial_break). */
+static void break_ioctl(const struct tty_ioctl *io, const struct tty_context *ctx,
+			struct tty_reply *r)
+{
+	/* tty_ioctl() waits until sent first, for all but TIOCCBRK */
+	if (io->cmd != TIOCCBRK && !ctx->drained) {
+		r->action = TTY_WAIT_DRAIN;
+		return;
+	}
+	/* tcdrain() is TCSBRK with a non-zero argument: no break, only the wait */
+	if (io->cmd == TCSBRK && io->arg != 0)
+		return;
+	r->err = ENOTTY;
+}
+
+/* pilotd has only N_TTY; the kernel refuses numbers beyond NR_LDISCS. */
+static void set_ldisc(const struct tty_ioctl *io, struct tty_reply *r)
+{
+	int ldisc;
+
+	if (!have(io, r, sizeof(int), 0))
+		return;
+	memcpy(&ldisc, io->in, sizeof(ldisc));
+	r->action = TTY_ANSWER;
+	if (ldisc != N_TTY)
+		r->err = EINVAL;
+}
+
+bool tty_modem_wait_wakes(uintptr_t mask, uint32_t changed)
+{
+	return (mask & changed & (TIOCM_CD | TIOCM_DSR | TIOCM_CTS)) != 0;
 }
 
 static void get_icount(const struct tty_context *ctx, struct tty_reply *r)
@@ -267,12 +341,13 @@ void tty_ioctl(struct tty *t, const struct tty_ioctl *io, const struct tty_conte
 	case TCSETAF: set_ioctl(t, io, ctx, r, TERMIO_SIZE, true, true); break;
 	case TCSBRK:
 	case TCSBRKP:
-		/* tcdrain() and tcsendbreak(): wait until sent; a break is a no-op */
-		if (!ctx->drained)
-			r->action = TTY_WAIT_DRAIN;
-		break;
 	case TIOCSBRK:
-	case TIOCCBRK: break;
+	case TIOCCBRK: break_ioctl(io, ctx, r); break;
+	case TIOCGETD:
+		if (have(io, r, 0, sizeof(int)))
+			answer_int(r, N_TTY);
+		break;
+	case TIOCSETD: set_ldisc(io, r); break;
 	case TCFLSH: flush_ioctl(io, r); break;
 	case TCXONC: xonc_ioctl(t, io, r); break;
 	case TIOCEXCL: t->exclusive = true; break;
@@ -310,9 +385,10 @@ void tty_ioctl(struct tty *t, const struct tty_ioctl *io, const struct tty_conte
 			memcpy(t->winsize, io->in, sizeof(t->winsize));
 		break;
 	case TIOCGSERIAL:
-		if (have(io, r, 0, io->compat ? SERIAL_STRUCT32_SIZE : SERIAL_STRUCT_SIZE))
-			get_serial(io, r);
+		if (have(io, r, 0, serial_size(io)))
+			get_serial(t, io, r);
 		break;
+	case TIOCSSERIAL: set_serial(t, io, r); break;
 	default: r->err = ENOTTY; break;
 	}
 }

@@ -24,6 +24,8 @@ struct tty {
 	uint16_t winsize[4];	 /* struct winsize: row, col, xpixel, ypixel */
 	bool exclusive;		 /* TIOCEXCL: further opens fail with EBUSY */
 	bool output_stopped;	 /* TCXONC TCOOFF */
+	/* TIOCSSERIAL, in centiseconds; closing_wait 65535 is "none" */
+	uint16_t close_delay, closing_wait;
 };
 
 /* What the tty knows of the rest of pilotd when it answers. */
@@ -41,6 +43,12 @@ struct tty_ioctl {
 	size_t in_len;
 	size_t out_len; /* room given for the answer */
 	bool compat;	/* a 32-bit caller */
+	/*
+	 * The caller's uid: TIOCSSERIAL changes need 0, as usb-serial needs
+	 * CAP_SYS_ADMIN.  The CUSE edge does not fill it in yet, so every
+	 * caller counts as root (issue 19).
+	 */
+	uint32_t caller_uid;
 };
 
 enum tty_action {
@@ -68,6 +76,13 @@ struct tty_reply {
 void tty_init(struct tty *t);
 void tty_ioctl(struct tty *t, const struct tty_ioctl *io, const struct tty_context *ctx,
 	       struct tty_reply *r);
+
+/*
+ * TIOCMIWAIT with this mask ends when these lines changed; a handheld's
+ * arrival or departure changes CD, DSR and CTS together, nothing else ever
+ * changes (usb_serial_generic_msr_changed() compares per line).
+ */
+bool tty_modem_wait_wakes(uintptr_t mask, uint32_t changed);
 
 /* The speeds the kernel derives from c_cflag (tty_termios_baud_rate()). */
 uint32_t tty_output_speed(const struct termios2 *t);

@@ -10,7 +10,7 @@
  * the call, an answer to VFSFileWrite); AddressSanitizer and UBSan catch
  * the rest.
  *
- *   fuzz-dlp-server CORPUS_DIR tests/fuzz/seeds/dlp_server -max_total_time=600
+ *   tests/fuzz/run-long dlp_server 600
  */
 #include <stdbool.h>
 #include <stdint.h>

@@ -3,6 +3,11 @@
  * The headline: with one thread blocked in read() on /dev/pilot, another
  * thread's write() on the same fd returns promptly and its bytes reach the
  * Palm; then the Palm sends, and the blocked read returns them.
+ *
+ * This is pilotd's doing, on any kernel: its loop parks the read and goes
+ * on to the write.  The kernel never serializes a character device's
+ * read and write on f_pos_lock, so FOPEN_STREAM plays no part here (the
+ * fpos-lock tests show where it does, on a FUSE regular file).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,8 @@
  * guest: what a desktop does through /dev/pilot is done here by calling
  * the port directly, with a front that records the answers.
  *
- *   redir-client --usbredir SERVER [--echo BYTES] [--seconds N]
+ *   redir-client --usbredir SERVER [--echo BYTES] [--seconds N] [--txq BYTES]
+ *                [--max-stall-ms N]
  *
  * Keeps one file open and a read parked on it, reopening after each
  * hangup, as a desktop that waits for the next HotSync does.  With
@@ -13,7 +14,14 @@
  * pattern and exits 0 as soon as they have come back byte for byte
  * (palm-sim in echo mode), 1 if they have not within N seconds (default
  * 60).  Without --echo it runs until N seconds pass or SIGTERM, then
- * exits 0.  It prints what it saw: carrier changes, hangups, bytes.
+ * exits 0.  It prints what it saw: carrier changes and hangups as they
+ * happen ("carrier on", "carrier off", "hangup N"), then a summary.
+ *
+ * For the attack tests (tests/link/redir_attacks.py): --txq sets the
+ * port's transmit queue (default 512 KiB), so that a small one makes
+ * writes park; --max-stall-ms watches the event loop with a 10 ms
+ * periodic timer, prints its worst lateness as "longest stall: N ms" at
+ * the end, and fails the run when that is above N.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,6 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 #include "../../fixtures/lib/testpattern.h"
 #include "core/log.h"
@@ -42,7 +52,12 @@ struct client {
 	size_t echo_len, written, received;
 	uint8_t *sent, *got;
 	bool mismatch;
+
+	struct watch tick; /* --max-stall-ms: every TICK_MS */
+	uint64_t tick_last_ms, longest_stall_ms;
 };
+
+#define TICK_MS 10
 
 static volatile sig_atomic_t stop;
 
@@ -144,6 +159,7 @@ static void act(struct client *c)
 	if (c->hung_up && !c->read_waiting && !c->write_waiting) {
 		c->hung_up = false;
 		c->hangups++;
+		printf("hangup %llu\n", c->hangups);
 		port_release(&c->port, c->fh); /* and open again, below */
 		c->have_file = false;
 		c->written = c->received = 0; /* a new session starts over */
@@ -157,8 +173,9 @@ static void act(struct client *c)
 		c->read_waiting = true;
 		port_read(&c->port, &c->req_read, c->fh, 4096, false, loop_now_ms());
 	}
-	if (c->have_file && !c->hung_up && c->port.carrier && !c->write_waiting &&
-	    c->written < c->echo_len) {
+	/* as fast as the port takes them: until one is parked */
+	while (c->have_file && !c->hung_up && c->port.carrier && !c->write_waiting &&
+	       c->written < c->echo_len) {
 		size_t n = c->echo_len - c->written > 1000 ? 1000 : c->echo_len - c->written;
 
 		c->write_waiting = true;
@@ -171,11 +188,49 @@ static bool echo_done(const struct client *c)
 	return c->echo_len && c->received >= c->echo_len;
 }
 
-static int setup(struct client *c, const char *server)
+/* How late the periodic timer runs: how long the loop was kept from it. */
+static void tick(void *ctx, uint32_t events)
+{
+	struct client *c = ctx;
+	uint64_t expirations, now = loop_now_ms();
+	uint64_t due = c->tick_last_ms + TICK_MS;
+
+	if (read(c->tick.fd, &expirations, sizeof(expirations)) < 0)
+		return;
+	if (now > due && now - due > c->longest_stall_ms)
+		c->longest_stall_ms = now - due;
+	c->tick_last_ms = now;
+}
+
+static int watch_stalls(struct client *c)
+{
+	const struct itimerspec every = {
+		.it_interval = { .tv_nsec = TICK_MS * 1000000L },
+		.it_value = { .tv_nsec = TICK_MS * 1000000L },
+	};
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	c->tick = (struct watch){ .fd = fd, .ready = tick, .ctx = c };
+	c->tick_last_ms = loop_now_ms();
+	if (timerfd_settime(fd, 0, &every, NULL) < 0 || loop_add(&c->loop, &c->tick, EPOLLIN) < 0) {
+		close(fd);
+		c->tick.fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+static int setup(struct client *c, const char *server, size_t txq_size)
 {
 	const struct port_config cfg = { .rxq_size = 256 * 1024,
-					 .txq_size = 512 * 1024,
-					 .read_max = 128 * 1024 };
+					 .txq_size = txq_size,
+					 .read_max = 128 * 1024,
+					 .files_max = PORT_FILES_MAX,
+					 .parked_max = PORT_PARKED_MAX,
+					 .parked_write_bytes = PORT_PARKED_WRITE_BYTES,
+					 .closing_wait_ms = PORT_CLOSING_WAIT_MS };
 	const struct port_hooks hooks = {
 		.ctx = c,
 		.answer_open = answer_open,
@@ -201,6 +256,7 @@ static int setup(struct client *c, const char *server)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: redir-client --usbredir SERVER [--echo BYTES] [--seconds N]\n"
+		   "                    [--txq BYTES] [--max-stall-ms N] [--verbose]\n"
 		   "Drive pilotd's usbredir transport and port without CUSE (see the\n"
 		   "header of tests/link/redir_client.c).\n");
 }
@@ -211,6 +267,8 @@ int main(int argc, char **argv)
 		{ "usbredir", required_argument, NULL, 'r' },
 		{ "echo", required_argument, NULL, 'e' },
 		{ "seconds", required_argument, NULL, 's' },
+		{ "txq", required_argument, NULL, 't' },
+		{ "max-stall-ms", required_argument, NULL, 'm' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -218,20 +276,24 @@ int main(int argc, char **argv)
 	struct client c = { 0 };
 	const char *server = NULL;
 	uint64_t end_ms;
-	long seconds = 60;
+	long seconds = 60, max_stall_ms = -1;
+	size_t txq_size = 512 * 1024;
+	bool carrier = false;
 	int opt, rc = 0;
 
-	while ((opt = getopt_long(argc, argv, "r:e:s:vh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "r:e:s:t:m:vh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'r': server = optarg; break;
 		case 'e': c.echo_len = strtoul(optarg, NULL, 0); break;
 		case 's': seconds = strtol(optarg, NULL, 0); break;
+		case 't': txq_size = strtoul(optarg, NULL, 0); break;
+		case 'm': max_stall_ms = strtol(optarg, NULL, 0); break;
 		case 'v': pilotd_verbose = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (!server || seconds <= 0) {
+	if (!server || seconds <= 0 || txq_size == 0) {
 		usage(stderr);
 		return 2;
 	}
@@ -246,7 +308,10 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	signal(SIGPIPE, SIG_IGN);
-	if (!c.sent || !c.got || setup(&c, server) < 0) {
+	setvbuf(stdout, NULL, _IOLBF, 0); /* each event as it happens */
+	c.tick.fd = -1;
+	if (!c.sent || !c.got || setup(&c, server, txq_size) < 0 ||
+	    (max_stall_ms >= 0 && watch_stalls(&c) < 0)) {
 		fprintf(stderr, "redir-client: cannot start\n");
 		return 1;
 	}
@@ -262,6 +327,10 @@ int main(int argc, char **argv)
 		}
 		c.link->ops->after_events(c.link, n == 0);
 		port_after_events(&c.port, loop_now_ms());
+		if (c.port.carrier != carrier) {
+			carrier = c.port.carrier;
+			printf("carrier %s\n", carrier ? "on" : "off");
+		}
 		act(&c);
 	}
 	if (c.echo_len &&
@@ -269,6 +338,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "redir-client: %zu of %zu bytes came back%s\n", c.received,
 			c.echo_len, c.mismatch || echo_done(&c) ? ", not as sent" : "");
 		rc = 1;
+	}
+	if (max_stall_ms >= 0) {
+		printf("longest stall: %llu ms\n", (unsigned long long)c.longest_stall_ms);
+		if (c.longest_stall_ms > (uint64_t)max_stall_ms) {
+			fprintf(stderr, "redir-client: the loop stalled %llu ms, above %ld ms\n",
+				(unsigned long long)c.longest_stall_ms, max_stall_ms);
+			rc = 1;
+		}
 	}
 	printf("carrier_changes=%llu hangups=%llu opens=%llu written=%zu received=%zu\n",
 	       (unsigned long long)c.port.carrier_changes, c.hangups, c.opens, c.written,
@@ -278,6 +355,8 @@ int main(int argc, char **argv)
 	port_shutdown(&c.port);
 	c.link->ops->stop(c.link);
 	port_free(&c.port);
+	if (c.tick.fd >= 0)
+		close(c.tick.fd);
 	loop_free(&c.loop);
 	free(c.sent);
 	free(c.got);

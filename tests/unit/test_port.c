@@ -34,6 +34,11 @@ static struct fake {
 	int tx_ready, rx_room, last_close, notified, parked, dropped_handles;
 	int seq, tx_ready_seq; /* hook calls so far; the last tx_ready's */
 	bool opener_gone;
+	struct port *port;	  /* for hooks that call back into it */
+	bool depart_in_rx_room;	  /* the handheld leaves inside rx_room */
+	bool depart_in_tx_ready;  /* ... or inside tx_ready */
+	bool take_in_tx_ready;	  /* the transport sends all inside tx_ready */
+	int depth, max_depth;	  /* of transport hooks on the stack */
 } fk;
 
 static int reqs[NREQ]; /* stand-ins for fuse_req_t */
@@ -112,15 +117,34 @@ static void h_drop(void *ctx, void *ph)
 	fk.dropped_handles++;
 }
 
+static void hook_enter(void)
+{
+	if (++fk.depth > fk.max_depth)
+		fk.max_depth = fk.depth;
+}
+
 static void h_tx_ready(void *ctx)
 {
+	hook_enter();
 	fk.tx_ready++;
 	fk.tx_ready_seq = ++fk.seq;
+	if (fk.depart_in_tx_ready && fk.port->carrier)
+		port_carrier_down(fk.port);
+	if (fk.take_in_tx_ready) {
+		static char sink[8192];
+
+		port_tx_done(fk.port, port_tx_take(fk.port, sink, sizeof(sink)));
+	}
+	fk.depth--;
 }
 
 static void h_rx_room(void *ctx)
 {
+	hook_enter();
 	fk.rx_room++;
+	if (fk.depart_in_rx_room && fk.port->carrier)
+		port_carrier_down(fk.port);
+	fk.depth--;
 }
 
 static void h_last_close(void *ctx)
@@ -130,8 +154,13 @@ static void h_last_close(void *ctx)
 
 static void setup(struct port *p)
 {
-	static const struct port_config cfg = { .rxq_size = 4096, .txq_size = 4096,
-						.read_max = 1024 };
+	static const struct port_config cfg = { .rxq_size = 4096,
+						.txq_size = 4096,
+						.read_max = 1024,
+						.files_max = 8,
+						.parked_max = 64,
+						.parked_write_bytes = 8192,
+						.closing_wait_ms = 30000 };
 	static const struct port_hooks hooks = {
 		.answer_open = h_open,
 		.answer_data = h_data,
@@ -148,6 +177,7 @@ static void setup(struct port *p)
 	};
 
 	memset(&fk, 0, sizeof(fk));
+	fk.port = p;
 	CHECK_EQ(port_init(p, &cfg, &hooks), 0);
 }
 
@@ -200,7 +230,9 @@ static void *do_write(struct port *p, uint64_t fh, const char *s, bool nonblock)
 static void *do_ioctl(struct port *p, uint64_t fh, unsigned int cmd, const void *in, size_t in_len,
 		      size_t out_len)
 {
-	struct tty_ioctl io = { .cmd = cmd, .in = in, .in_len = in_len, .out_len = out_len };
+	/* TCSBRK here is tcdrain(), whose argument is 1; 0 would ask for a break */
+	struct tty_ioctl io = { .cmd = cmd, .arg = cmd == TCSBRK, .in = in, .in_len = in_len,
+				.out_len = out_len };
 	void *req = new_req();
 
 	port_ioctl(p, req, fh, &io);
@@ -607,6 +639,7 @@ static void test_flush_ends_drain(void)
 /* Release and shutdown answer what is parked, each request once. */
 static void test_release_and_shutdown(void)
 {
+	char buf[4096];
 	struct port p;
 	void *r1, *r2, *w;
 	uint64_t a, b;
@@ -627,6 +660,9 @@ static void test_release_and_shutdown(void)
 	port_shutdown(&p);
 	CHECK(is_err(r2, EIO));
 	port_release(&p, b);
+	CHECK_EQ(fk.last_close, 0); /* a's bytes drain first */
+	while (port_tx_queued(&p))
+		handheld_takes(&p, buf, sizeof(buf));
 	CHECK_EQ(fk.last_close, 1);
 	check_all_answered_once();
 	port_free(&p);
@@ -658,6 +694,234 @@ static void test_poll_notify(void)
 	port_free(&p);
 }
 
+/* Bounds: open files, parked requests, bytes of parked writes. */
+static void test_bounds(void)
+{
+	struct port_open_args a = { .uid = 1000 };
+	uint64_t fh[8];
+	char big[3000], buf[4096];
+	void *req, *w1, *w2;
+	struct port p;
+
+	setup(&p);
+	for (int i = 0; i < 8; i++)
+		fh[i] = do_open(&p, false);
+	req = new_req();
+	port_open(&p, req, &a);
+	CHECK(is_err(req, ENFILE)); /* the ninth */
+	port_release(&p, fh[7]);
+	fh[7] = do_open(&p, false); /* room again */
+	port_carrier_up(&p);
+
+	/* 64 requests may wait; the 65th is refused at once */
+	for (int i = 0; i < 64; i++)
+		do_read(&p, fh[i % 8], 1, false, 0);
+	CHECK_EQ(port_parked_count(&p), 64);
+	CHECK(is_err(do_read(&p, fh[0], 1, false, 0), ENOBUFS));
+	CHECK(is_err(do_ioctl(&p, fh[0], TIOCMIWAIT, NULL, 0, 0), ENOBUFS));
+	port_rx(&p, "0123456789012345678901234567890123456789012345678901234567890123", 64, 1);
+	port_after_events(&p, 1);
+	CHECK_EQ(port_parked_count(&p), 0);
+
+	/* 8192 bytes of parked writes at most, in all */
+	memset(big, 'w', sizeof(big));
+	for (int i = 0; i < 4096 / 8; i++)
+		do_write(&p, fh[0], "abcdefgh", false);
+	w1 = new_req();
+	port_write(&p, w1, fh[1], big, sizeof(big), false);
+	w2 = new_req();
+	port_write(&p, w2, fh[2], big, sizeof(big), false);
+	CHECK(ans(w1)->count == 0 && ans(w2)->count == 0);
+	req = new_req();
+	port_write(&p, req, fh[3], big, sizeof(big), false); /* 9000 > 8192 */
+	CHECK(is_err(req, ENOBUFS));
+	CHECK_EQ(p.parked_write_bytes, 6000);
+	while (port_tx_queued(&p))
+		handheld_takes(&p, buf, sizeof(buf));
+	CHECK(ans(w1)->kind == WRITTEN && ans(w2)->kind == WRITTEN);
+	CHECK_EQ(p.parked_write_bytes, 0);
+	CHECK(p.stats.refused == 4);
+	for (int i = 0; i < 8; i++)
+		port_release(&p, fh[i]);
+	check_all_answered_once();
+	port_free(&p);
+}
+
+/* TCOOFF does not outlive the last close (row 5 of issue 17). */
+static void test_stopped_output_dropped_at_last_close(void)
+{
+	struct tty_ioctl off = { .cmd = TCXONC, .arg = TCOOFF };
+	struct port p;
+	char buf[64];
+	uint64_t fh;
+	void *req;
+
+	setup(&p);
+	port_carrier_up(&p);
+	fh = do_open(&p, false);
+	req = new_req();
+	port_ioctl(&p, req, fh, &off);
+	CHECK(p.tty.output_stopped);
+	do_write(&p, fh, "held", false);
+	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 0);
+	port_release(&p, fh);
+	CHECK(!p.tty.output_stopped && !p.tty.exclusive);
+	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 4); /* the closing drain */
+	fh = do_open(&p, false);
+	do_write(&p, fh, "next", false);
+	req = do_ioctl(&p, fh, TCSBRK, NULL, 0, 0); /* tcdrain */
+	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 4);
+	CHECK(memcmp(buf, "next", 4) == 0 && ans(req)->kind == IOCTL);
+	port_release(&p, fh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
+/* A file opened after a departure never reads the departed one's bytes (row 6). */
+static void test_departed_bytes_stay_with_their_session(void)
+{
+	struct port p;
+	uint64_t old, fresh;
+	void *r, *q;
+
+	setup(&p);
+	old = do_open(&p, false);
+	port_carrier_up(&p);
+	port_rx(&p, "secret", 6, 0);
+	port_carrier_down(&p);
+	fresh = do_open(&p, false); /* another user, between two handhelds */
+	CHECK(is_err(do_read(&p, fresh, 64, true, 1), EAGAIN));
+	CHECK(!(port_poll(&p, fresh, NULL) & POLLIN));
+	q = do_ioctl(&p, fresh, FIONREAD, NULL, 0, 4);
+	CHECK(ans(q)->kind == IOCTL && ans(q)->data[0] == 0);
+	r = do_read(&p, fresh, 64, false, 1);
+	port_after_events(&p, 1);
+	CHECK_EQ(ans(r)->count, 0);
+	CHECK(is_data(do_read(&p, old, 3, false, 1), "sec")); /* its own session's */
+	port_release(&p, old);
+	CHECK_EQ(byteq_len(&p.rxq), 0); /* nobody of that session is left */
+	port_carrier_up(&p);
+	port_rx(&p, "mine", 4, 2);
+	port_after_events(&p, 2);
+	CHECK(is_data(r, "mine"));
+	port_release(&p, fresh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
+/* Output unsent at the last close drains for the closing wait at most,
+ * and never goes out behind the next session's (row 7). */
+static void test_closing_wait(void)
+{
+	struct port_open_args blocking = { .uid = 1000 }, nonblocking = { .nonblock = true };
+	struct port p;
+	char buf[64];
+	uint64_t fh;
+	void *o, *n;
+
+	setup(&p);
+	port_carrier_up(&p);
+	fh = do_open(&p, false);
+	do_write(&p, fh, "STALE", false); /* the handheld takes nothing */
+	port_release(&p, fh);
+	CHECK(p.closing && fk.last_close == 0);
+	o = new_req();
+	port_open(&p, o, &blocking);
+	n = new_req();
+	port_open(&p, n, &nonblocking);
+	CHECK(ans(o)->count == 0 && is_err(n, EAGAIN));
+	CHECK_EQ(port_after_events(&p, 1000), 31000);
+	CHECK_EQ(port_after_events(&p, 30999), 31000);
+	CHECK_EQ(ans(o)->count, 0);
+	port_after_events(&p, 31000);
+	CHECK(ans(o)->kind == OPEN && !p.closing && fk.last_close == 1);
+	CHECK_EQ(p.stats.tx_discarded, 5);
+	do_write(&p, ans(o)->fh, "fresh", false);
+	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 5);
+	CHECK(memcmp(buf, "fresh", 5) == 0);
+	port_release(&p, ans(o)->fh);
+
+	/* taken in time: the next open goes ahead once it has gone */
+	fh = do_open(&p, false);
+	do_write(&p, fh, "hello", false);
+	port_release(&p, fh);
+	o = new_req();
+	port_open(&p, o, &blocking);
+	CHECK_EQ(ans(o)->count, 0);
+	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 5);
+	CHECK(ans(o)->kind == OPEN);
+	port_release(&p, ans(o)->fh);
+
+	/* setserial closing_wait none: the rest goes at once */
+	p.tty.closing_wait = 65535;
+	fh = do_open(&p, false);
+	do_write(&p, fh, "dropped", false);
+	port_release(&p, fh);
+	o = new_req();
+	port_open(&p, o, &blocking);
+	CHECK_EQ(ans(o)->count, 0);
+	port_after_events(&p, 40000);
+	CHECK(ans(o)->kind == OPEN && port_tx_queued(&p) == 0);
+	port_release(&p, ans(o)->fh);
+	p.tty.closing_wait = 3000;
+
+	/* a departure ends the wait too, and the bytes with it */
+	fh = do_open(&p, false);
+	do_write(&p, fh, "gone", false);
+	port_release(&p, fh);
+	o = new_req();
+	port_open(&p, o, &blocking); /* CLOCAL: opens once nothing drains */
+	port_carrier_down(&p);
+	CHECK(ans(o)->kind == OPEN && port_tx_queued(&p) == 0);
+	port_release(&p, ans(o)->fh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
+/* Hooks that call back: a departure inside rx_room while a TCSETSF's
+ * flush runs, and inside tx_ready (row 2); a transport that sends from
+ * inside tx_ready.  Every request once, hooks never nested. */
+static void test_reentrant_hooks(void)
+{
+	struct termios t;
+	struct port p;
+	void *d, *w;
+	char buf[4096];
+	uint64_t fh;
+
+	setup(&p);
+	fh = do_open(&p, false);
+	port_carrier_up(&p);
+	port_rx(&p, "in", 2, 0);
+	do_write(&p, fh, "queued", false);
+	memcpy(&t, &p.tty.termios, sizeof(t));
+	d = do_ioctl(&p, fh, TCSETSF, &t, sizeof(t), 0); /* waits for the output */
+	CHECK_EQ(ans(d)->count, 0);
+	fk.depart_in_rx_room = true;
+	handheld_takes(&p, buf, sizeof(buf)); /* drained: the flush runs */
+	CHECK(ans(d)->count == 1 && !p.carrier);
+	fk.depart_in_rx_room = false;
+
+	fh = do_open(&p, false);
+	port_carrier_up(&p);
+	fk.depart_in_tx_ready = true;
+	w = do_write(&p, fh, "bye", false);
+	CHECK(ans(w)->kind == WRITTEN && !p.carrier);
+	fk.depart_in_tx_ready = false;
+
+	fh = do_open(&p, false);
+	port_carrier_up(&p);
+	fk.take_in_tx_ready = true;
+	for (int i = 0; i < 2000; i++)
+		do_write(&p, fh, "abcdefgh", false);
+	CHECK_EQ(port_tx_queued(&p), 0);
+	CHECK_EQ(p.stats.tx_bytes, 16000);
+	CHECK_EQ(fk.max_depth, 1);
+	port_shutdown(&p);
+	port_free(&p);
+	check_all_answered_once();
+}
+
 /*
  * Random requests, interrupts, arrivals and departures: no request is
  * ever answered twice, and after shutdown and release every one has been
@@ -683,8 +947,14 @@ static void test_random_sessions(void)
 		now += (uint64_t)(rand() % 50);
 		switch (op) {
 		case 0:
-			if (!fh)
-				files[fi] = do_open(&p, rand() % 2);
+			if (!fh) {
+				struct port_open_args a = { .nonblock = rand() % 2 };
+
+				req = new_req();
+				port_open(&p, req, &a);
+				if (ans(req)->kind == OPEN)
+					files[fi] = ans(req)->fh;
+			}
 			break;
 		case 1:
 			if (fh) {
@@ -770,6 +1040,11 @@ int main(void)
 	test_flush_ends_drain();
 	test_release_and_shutdown();
 	test_poll_notify();
+	test_bounds();
+	test_stopped_output_dropped_at_last_close();
+	test_departed_bytes_stay_with_their_session();
+	test_closing_wait();
+	test_reentrant_hooks();
 	test_random_sessions();
 	return check_result("test_port");
 }

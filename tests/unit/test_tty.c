@@ -42,6 +42,7 @@ static void test_fetch_sizes(void)
 		{ TIOCMSET, 4, 0 },	{ TIOCMBIS, 4, 0 },	{ FIONREAD, 0, 4 },
 		{ TIOCOUTQ, 0, 4 },	{ TIOCGWINSZ, 0, 8 },	{ TIOCSWINSZ, 8, 0 },
 		{ TIOCGSERIAL, 0, 72 }, { TIOCGICOUNT, 0, 80 }, { TIOCGEXCL, 0, 4 },
+		{ TIOCSSERIAL, 72, 0 }, { TIOCGETD, 0, 4 },	{ TIOCSETD, 4, 0 },
 	};
 	struct tty t;
 	struct tty_reply r;
@@ -75,8 +76,12 @@ static void test_defaults_and_roundtrip(void)
 	CHECK_EQ(s.c_cc[VMIN], 1);
 	CHECK_EQ(s.c_ospeed, 9600);
 
-	/* stored exactly, including what a UART-less pty would refuse */
-	s.c_cflag = B57600 | CS7 | PARENB | CREAD;
+	/*
+	 * As usb-serial keeps them for visor (tty_termios_copy_hw): the
+	 * speed, CSIZE, parity and stop bits stay; HUPCL, CREAD and CLOCAL,
+	 * the other flag words and c_cc take the new values.
+	 */
+	s.c_cflag = B57600 | CS7 | PARENB | CSTOPB | CRTSCTS | CREAD;
 	s.c_lflag = 0;
 	s.c_cc[VMIN] = 5;
 	s.c_cc[VTIME] = 3;
@@ -85,21 +90,23 @@ static void test_defaults_and_roundtrip(void)
 	CHECK_EQ(r.err, 0);
 	run(&t, TCGETS2, 0, NULL, 0, 44, &idle, &r);
 	memcpy(&s, r.out, sizeof(s));
-	CHECK_EQ(s.c_cflag, B57600 | CS7 | PARENB | CREAD);
-	CHECK_EQ(s.c_ospeed, 57600);
-	CHECK_EQ(s.c_ispeed, 57600); /* CIBAUD 0: input follows output */
+	CHECK_EQ(s.c_cflag, B9600 | CS8 | CREAD);
+	CHECK_EQ(s.c_ospeed, 9600);
+	CHECK_EQ(s.c_ispeed, 9600);
+	CHECK_EQ(s.c_lflag, 0);
+	CHECK_EQ(s.c_cc[VMIN], 5);
 	CHECK_EQ(s.c_cc[VTIME], 3);
 
-	/* BOTHER through termios2 */
-	s.c_cflag = BOTHER | CS8 | CREAD;
+	/* BOTHER through termios2, and a split input speed: kept as well */
+	s.c_cflag = BOTHER | (B19200 << IBSHIFT) | CS8 | CREAD | CLOCAL | HUPCL;
 	s.c_ospeed = 12345;
 	s.c_ispeed = 0;
 	run(&t, TCSETS2, 0, &s, 44, 0, &idle, &r);
 	run(&t, TCGETS2, 0, NULL, 0, 44, &idle, &r);
 	memcpy(&s, r.out, sizeof(s));
-	CHECK_EQ(s.c_ospeed, 12345);
-	CHECK_EQ(s.c_ispeed, 12345);
-	CHECK_EQ(s.c_cflag & CBAUD, BOTHER);
+	CHECK_EQ(s.c_ospeed, 9600);
+	CHECK_EQ(s.c_ispeed, 9600);
+	CHECK_EQ(s.c_cflag, B9600 | CS8 | CREAD | CLOCAL | HUPCL);
 }
 
 static void test_termio_keeps_high_bits(void)
@@ -109,14 +116,19 @@ static void test_termio_keeps_high_bits(void)
 	uint8_t termio[18] = { 0 };
 	uint16_t cflag = B38400 | CS8;
 
+	uint16_t lflag = ECHO;
+
 	tty_init(&t);
-	t.termios.c_cflag |= CRTSCTS; /* a high bit */
+	t.termios.c_lflag |= EXTPROC; /* a high bit */
 	memcpy(termio + 4, &cflag, 2);
+	memcpy(termio + 6, &lflag, 2);
 	termio[9 + VMIN] = 7;
 	run(&t, TCSETA, 0, termio, 18, 0, &idle, &r);
-	CHECK_EQ(t.termios.c_cflag, CRTSCTS | B38400 | CS8);
+	CHECK_EQ(t.termios.c_lflag, EXTPROC | ECHO);
 	CHECK_EQ(t.termios.c_cc[VMIN], 7);
-	CHECK_EQ(t.termios.c_ospeed, 38400);
+	/* the hardware bits stay, here too; CREAD, HUPCL and CLOCAL were cleared */
+	CHECK_EQ(t.termios.c_cflag, B9600 | CS8);
+	CHECK_EQ(t.termios.c_ospeed, 9600);
 }
 
 static void test_drain_and_flush(void)
@@ -128,19 +140,37 @@ static void test_drain_and_flush(void)
 
 	tty_init(&t);
 	s = t.termios;
-	s.c_cflag = B115200 | CS8 | CREAD;
+	s.c_lflag = 0;
 	run(&t, TCSETSW, 0, &s, 36, 0, &busy, &r);
 	CHECK_EQ(r.action, TTY_WAIT_DRAIN);
-	CHECK_EQ(t.termios.c_ospeed, 9600); /* not yet */
+	CHECK(t.termios.c_lflag & ICANON); /* not yet */
 	run(&t, TCSETSW, 0, &s, 36, 0, &idle, &r);
 	CHECK_EQ(r.action, TTY_ANSWER);
-	CHECK_EQ(t.termios.c_ospeed, 115200);
+	CHECK_EQ(t.termios.c_lflag, 0);
 	run(&t, TCSETSF, 0, &s, 36, 0, &idle, &r);
 	CHECK_EQ(r.flush, TTY_FLUSH_IN);
 	run(&t, TCSBRK, 1, NULL, 0, 0, &busy, &r);
 	CHECK_EQ(r.action, TTY_WAIT_DRAIN);
 	run(&t, TCSBRK, 1, NULL, 0, 0, &idle, &r);
 	CHECK_EQ(r.action, TTY_ANSWER);
+	CHECK_EQ(r.err, 0);
+
+	/* a break: usb-serial drains, then visor has no break_ctl (ENOTTY) */
+	static const struct {
+		unsigned int cmd;
+		uintptr_t arg;
+		bool drains;
+	} breaks[] = {
+		{ TCSBRK, 0, true },   { TCSBRKP, 0, true },   { TCSBRKP, 3, true },
+		{ TIOCSBRK, 0, true }, { TIOCCBRK, 0, false },
+	};
+	for (size_t i = 0; i < sizeof(breaks) / sizeof(breaks[0]); i++) {
+		run(&t, breaks[i].cmd, breaks[i].arg, NULL, 0, 0, &busy, &r);
+		CHECK_EQ(r.action, breaks[i].drains ? TTY_WAIT_DRAIN : TTY_ANSWER);
+		run(&t, breaks[i].cmd, breaks[i].arg, NULL, 0, 0, &idle, &r);
+		CHECK_EQ(r.action, TTY_ANSWER);
+		CHECK_EQ(r.err, ENOTTY);
+	}
 
 	static const struct {
 		uintptr_t arg;
@@ -198,24 +228,107 @@ static void test_modem_lines_and_counts(void)
 	CHECK(!t.exclusive);
 }
 
-static void test_serial_and_unknown(void)
+static struct serial_struct get_serial(struct tty *t, bool compat)
+{
+	struct tty_ioctl io = { .cmd = TIOCGSERIAL, .out_len = compat ? 60 : 72, .compat = compat };
+	struct serial_struct ss;
+	struct tty_reply r;
+
+	memset(&ss, 0x5a, sizeof(ss));
+	tty_ioctl(t, &io, &idle, &r);
+	CHECK_EQ(r.action, TTY_ANSWER);
+	CHECK_EQ(r.out_len, io.out_len);
+	memcpy(&ss, r.out, r.out_len);
+	return ss;
+}
+
+/* What usb-serial answers: type 0, no FIFO, no baud_base, its two waits. */
+static void test_serial(void)
 {
 	struct tty t;
 	struct tty_reply r;
-	struct tty_ioctl io = { .cmd = TIOCGSERIAL, .out_len = 60, .compat = true };
 	struct serial_struct ss;
 
 	tty_init(&t);
-	tty_ioctl(&t, &io, &idle, &r);
-	CHECK_EQ(r.out_len, 60);
-	run(&t, TIOCGSERIAL, 0, NULL, 0, 72, &idle, &r);
-	CHECK_EQ(r.out_len, 72);
-	memcpy(&ss, r.out, sizeof(ss));
-	CHECK_EQ(ss.type, PORT_16550A);
+	for (int compat = 0; compat < 2; compat++) {
+		ss = get_serial(&t, compat);
+		CHECK_EQ(ss.type, 0);
+		CHECK_EQ(ss.line, 0);
+		CHECK_EQ(ss.xmit_fifo_size, 0);
+		CHECK_EQ(ss.baud_base, 0);
+		CHECK_EQ(ss.flags, 0);
+		CHECK_EQ(ss.close_delay, 50);
+		CHECK_EQ(ss.closing_wait, 3000);
+	}
+
+	/* root changes closing_wait; flags are accepted and not kept */
+	run(&t, TIOCSSERIAL, 0, NULL, 0, 0, &idle, &r);
+	CHECK_EQ(r.action, TTY_FETCH);
+	CHECK_EQ(r.fetch_in, 72);
+	ss.closing_wait = 100;
+	ss.flags = ASYNC_LOW_LATENCY;
+	run(&t, TIOCSSERIAL, 0, &ss, 72, 0, &idle, &r);
+	CHECK_EQ(r.err, 0);
+	ss = get_serial(&t, false);
+	CHECK_EQ(ss.closing_wait, 100);
+	CHECK_EQ(ss.flags, 0);
+
+	/* anyone else may set what is there already, and nothing new */
+	{
+		struct tty_ioctl io = { .cmd = TIOCSSERIAL,
+					.in = &ss,
+					.in_len = 60,
+					.compat = true,
+					.caller_uid = 1000 };
+
+		ss.flags = ASYNC_LOW_LATENCY;
+		tty_ioctl(&t, &io, &idle, &r);
+		CHECK_EQ(r.err, 0);
+		ss.closing_wait = ASYNC_CLOSING_WAIT_NONE;
+		tty_ioctl(&t, &io, &idle, &r);
+		CHECK_EQ(r.err, EPERM);
+		CHECK_EQ(t.closing_wait, 100);
+		ss.closing_wait = 100;
+		ss.close_delay = 1;
+		tty_ioctl(&t, &io, &idle, &r);
+		CHECK_EQ(r.err, EPERM);
+		CHECK_EQ(t.close_delay, 50);
+	}
+}
+
+static void test_ldisc_and_unknown(void)
+{
+	struct tty t;
+	struct tty_reply r;
+	int ldisc = 0;
+
+	tty_init(&t);
+	run(&t, TIOCGETD, 0, NULL, 0, 4, &idle, &r);
+	CHECK_EQ(answer_int(&r), 0);
+	run(&t, TIOCSETD, 0, &ldisc, 4, 0, &idle, &r);
+	CHECK_EQ(r.err, 0);
+	ldisc = 99;
+	run(&t, TIOCSETD, 0, &ldisc, 4, 0, &idle, &r);
+	CHECK_EQ(r.err, EINVAL);
+	ldisc = 3; /* N_PPP: only N_TTY here */
+	run(&t, TIOCSETD, 0, &ldisc, 4, 0, &idle, &r);
+	CHECK_EQ(r.err, EINVAL);
 	run(&t, 0x54ff, 0, NULL, 0, 0, &idle, &r);
 	CHECK_EQ(r.err, ENOTTY);
 	run(&t, TIOCSCTTY, 0, NULL, 0, 0, &idle, &r);
 	CHECK_EQ(r.err, ENOTTY);
+}
+
+/* TIOCMIWAIT ends only for a line in its mask that changed. */
+static void test_modem_wait_mask(void)
+{
+	const uint32_t carrier = 0x020 | 0x040 | 0x100; /* CTS, CD, DSR */
+
+	CHECK(tty_modem_wait_wakes(0x040, carrier));
+	CHECK(tty_modem_wait_wakes(0x100 | 0x080, carrier));
+	CHECK(!tty_modem_wait_wakes(0x080, carrier)); /* RNG never changes */
+	CHECK(!tty_modem_wait_wakes(0, carrier));
+	CHECK(!tty_modem_wait_wakes(0x040, 0x002));
 }
 
 static void test_read_rules(void)
@@ -266,12 +379,13 @@ static void test_read_rules(void)
 static void test_any_argument(void)
 {
 	static const unsigned int cmds[] = {
-		TCGETS,	    TCSETS,	 TCSETSW,   TCSETSF,	TCGETS2,     TCSETS2,
-		TCSETSW2,   TCSETSF2,	 TCGETA,    TCSETA,	TCSETAW,     TCSETAF,
-		TCSBRK,	    TCSBRKP,	 TIOCSBRK,  TIOCCBRK,	TCFLSH,	     TCXONC,
-		TIOCEXCL,   TIOCNXCL,	 TIOCGEXCL, FIONREAD,	TIOCOUTQ,    TIOCMGET,
-		TIOCMSET,   TIOCMBIS,	 TIOCMBIC,  TIOCMIWAIT, TIOCGICOUNT, TIOCGWINSZ,
-		TIOCSWINSZ, TIOCGSERIAL, 0,	    0x5400,	0xffffffffu, 0x802c542a,
+		TCGETS,	    TCSETS,	 TCSETSW,     TCSETSF,	  TCGETS2,     TCSETS2,
+		TCSETSW2,   TCSETSF2,	 TCGETA,      TCSETA,	  TCSETAW,     TCSETAF,
+		TCSBRK,	    TCSBRKP,	 TIOCSBRK,    TIOCCBRK,	  TCFLSH,      TCXONC,
+		TIOCEXCL,   TIOCNXCL,	 TIOCGEXCL,   FIONREAD,	  TIOCOUTQ,    TIOCMGET,
+		TIOCMSET,   TIOCMBIS,	 TIOCMBIC,    TIOCMIWAIT, TIOCGICOUNT, TIOCGWINSZ,
+		TIOCSWINSZ, TIOCGSERIAL, TIOCSSERIAL, TIOCGETD,	  TIOCSETD,    0,
+		0x5400,	    0xffffffffu, 0x802c542a,
 	};
 	uint32_t x = 1;
 
@@ -314,7 +428,9 @@ int main(void)
 	test_termio_keeps_high_bits();
 	test_drain_and_flush();
 	test_modem_lines_and_counts();
-	test_serial_and_unknown();
+	test_serial();
+	test_ldisc_and_unknown();
+	test_modem_wait_mask();
 	test_read_rules();
 	return check_result("test_tty");
 }

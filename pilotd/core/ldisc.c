@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: MIT
+#include <string.h>
+
+#include "ldisc.h"
+
+#define ECHO_MAX    512 /* echo bytes gathered before they are handed on */
+#define DELIVER_MAX 256 /* non-canonical bytes gathered before they are handed on */
+#define OUT_MAX	    8	/* output bytes of one input byte: a tab as spaces */
+
+/* One call of ldisc_receive(): what is gathered for the callbacks. */
+struct rx {
+	struct ldisc *l;
+	const struct termios2 *t;
+	const struct ldisc_ops *ops;
+	uint8_t echo[ECHO_MAX];
+	size_t echo_len;
+	uint8_t deliver[DELIVER_MAX];
+	size_t deliver_len;
+};
+
+/* The kernel's ctype (lib/ctype.c) is Latin-1: 128..159 are control characters. */
+static bool is_cntrl(uint8_t c)
+{
+	return c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0);
+}
+
+static bool is_lower(uint8_t c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 0xdf && c != 0xf7);
+}
+
+static bool is_upper(uint8_t c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 0xc0 && c <= 0xde && c != 0xd7);
+}
+
+static bool is_alnum(uint8_t c)
+{
+	return (c >= '0' && c <= '9') || is_lower(c) || is_upper(c);
+}
+
+/* IUTF8: a continuation byte takes no column and is not erased alone. */
+static bool is_continuation(const struct termios2 *t, uint8_t c)
+{
+	return (t->c_iflag & IUTF8) && (c & 0xc0) == 0x80;
+}
+
+/* A special character; 0 (_POSIX_VDISABLE) disables it, as n_tty's char_map does. */
+static bool is_cc(const struct termios2 *t, int index, uint8_t c)
+{
+	return c != 0 && t->c_cc[index] == c;
+}
+
+void ldisc_init(struct ldisc *l)
+{
+	memset(l, 0, sizeof(*l));
+}
+
+bool ldisc_input_raw(const struct termios2 *t)
+{
+	return !(t->c_iflag & (ISTRIP | INLCR | IGNCR | ICRNL | IUCLC | IXON | PARMRK)) &&
+	       !(t->c_lflag & (ICANON | ISIG | ECHO | ECHONL));
+}
+
+bool ldisc_output_raw(const struct termios2 *t)
+{
+	return !(t->c_oflag & OPOST) || (!(t->c_oflag & (OLCUC | ONLCR | OCRNL | ONOCR | ONLRET)) &&
+					 (t->c_oflag & TABDLY) != XTABS);
+}
+
+/* n_tty's do_output_char(): one byte through OPOST; returns the bytes put in out. */
+static size_t output_byte(struct ldisc *l, const struct termios2 *t, uint8_t c, uint8_t *out)
+{
+	uint32_t o = t->c_oflag;
+	unsigned int spaces;
+
+	if (!(o & OPOST)) {
+		out[0] = c;
+		return 1;
+	}
+	switch (c) {
+	case '\n':
+		if (o & ONLRET)
+			l->column = 0;
+		if (o & ONLCR) {
+			l->line_column = l->column = 0;
+			out[0] = '\r';
+			out[1] = '\n';
+			return 2;
+		}
+		l->line_column = l->column;
+		break;
+	case '\r':
+		if ((o & ONOCR) && l->column == 0)
+			return 0;
+		if (o & OCRNL) {
+			c = '\n';
+			if (o & ONLRET)
+				l->line_column = l->column = 0;
+			break;
+		}
+		l->line_column = l->column = 0;
+		break;
+	case '\t':
+		spaces = 8 - (l->column & 7);
+		l->column += spaces;
+		if ((o & TABDLY) == XTABS) {
+			memset(out, ' ', spaces);
+			return spaces;
+		}
+		break;
+	case '\b':
+		if (l->column > 0)
+			l->column--;
+		break;
+	default:
+		if (is_cntrl(c))
+			break;
+		if ((o & OLCUC) && is_lower(c))
+			c = (uint8_t)(c - ('a' - 'A'));
+		if (!is_continuation(t, c))
+			l->column++;
+		break;
+	}
+	out[0] = c;
+	return 1;
+}
+
+size_t ldisc_output(struct ldisc *l, const struct termios2 *t, const uint8_t *in, size_t len,
+		    uint8_t *out, size_t out_size, size_t *taken)
+{
+	size_t n = 0, i;
+
+	for (i = 0; i < len && n + OUT_MAX <= out_size; i++)
+		n += output_byte(l, t, in[i], out + n);
+	/* the last few bytes of room: a byte goes if its output fits */
+	for (; i < len; i++) {
+		uint8_t one[OUT_MAX];
+		struct ldisc saved = *l;
+		size_t k = output_byte(l, t, in[i], one);
+
+		if (n + k > out_size) {
+			*l = saved;
+			break;
+		}
+		memcpy(out + n, one, k);
+		n += k;
+	}
+	*taken = i;
+	return n;
+}
+
+void ldisc_flush_line(struct ldisc *l)
+{
+	l->line_len = 0;
+	l->lnext = false;
+}
+
+/* ---- receiving ---- */
+
+static void flush_echo(struct rx *rx)
+{
+	if (rx->echo_len && rx->ops->echo)
+		rx->ops->echo(rx->ops->ctx, rx->echo, rx->echo_len);
+	rx->echo_len = 0;
+}
+
+static void flush_deliver(struct rx *rx)
+{
+	if (rx->deliver_len)
+		rx->ops->deliver(rx->ops->ctx, rx->deliver, rx->deliver_len);
+	rx->deliver_len = 0;
+}
+
+/* An echo byte as written output (through OPOST). */
+static void echo_raw(struct rx *rx, uint8_t c)
+{
+	if (rx->echo_len + OUT_MAX > sizeof(rx->echo))
+		flush_echo(rx);
+	rx->echo_len += output_byte(rx->l, rx->t, c, rx->echo + rx->echo_len);
+}
+
+/* n_tty's echo_char(): with ECHOCTL a control character shows as ^X, two columns. */
+static void echo_char(struct rx *rx, uint8_t c)
+{
+	if ((rx->t->c_lflag & ECHOCTL) && is_cntrl(c) && c != '\t') {
+		if (rx->echo_len + 2 > sizeof(rx->echo))
+			flush_echo(rx);
+		rx->echo[rx->echo_len++] = '^';
+		rx->echo[rx->echo_len++] = c ^ 0100;
+		rx->l->column += 2;
+		return;
+	}
+	echo_raw(rx, c);
+}
+
+static void echo_backspace(struct rx *rx)
+{
+	echo_raw(rx, '\b');
+	echo_raw(rx, ' ');
+	echo_raw(rx, '\b');
+}
+
+static void deliver_byte(struct rx *rx, uint8_t c)
+{
+	if (rx->deliver_len == sizeof(rx->deliver))
+		flush_deliver(rx);
+	rx->deliver[rx->deliver_len++] = c;
+}
+
+/* A complete canonical line (len 0: end of file), then a fresh one. */
+static void deliver_line(struct rx *rx)
+{
+	flush_deliver(rx);
+	rx->ops->deliver(rx->ops->ctx, rx->l->line, rx->l->line_len);
+	rx->l->line_len = 0;
+}
+
+/* The columns a tab took when echoed: what n_tty's echo_erase_tab() backs over. */
+static unsigned int tab_width(struct rx *rx, size_t tab_at)
+{
+	unsigned int cols = 0;
+	size_t i = tab_at;
+	bool after_tab = false;
+
+	while (i > 0) {
+		uint8_t c = rx->l->line[--i];
+
+		if (c == '\t') {
+			after_tab = true;
+			break;
+		}
+		if (is_cntrl(c))
+			cols += (rx->t->c_lflag & ECHOCTL) ? 2 : 0;
+		else if (!is_continuation(rx->t, c))
+			cols++;
+	}
+	if (!after_tab)
+		cols += rx->l->line_column;
+	return 8 - (cols & 7);
+}
+
+/* The echo of one erased character (n_tty's eraser() without ECHOPRT). */
+static void echo_erased(struct rx *rx, uint8_t c, size_t at, bool erase_char)
+{
+	uint32_t lf = rx->t->c_lflag;
+
+	if (!(lf & ECHO))
+		return;
+	if (erase_char && !(lf & ECHOE)) {
+		echo_char(rx, rx->t->c_cc[VERASE]);
+	} else if (c == '\t') {
+		for (unsigned int n = tab_width(rx, at); n > 0; n--)
+			echo_raw(rx, '\b');
+	} else if (!is_cntrl(c)) {
+		echo_backspace(rx);
+	} else if (lf & ECHOCTL) {
+		echo_backspace(rx); /* ^X took two columns */
+		echo_backspace(rx);
+	}
+}
+
+enum erase_kind { ERASE_ONE, ERASE_WORD, ERASE_LINE };
+
+static void erase(struct rx *rx, enum erase_kind kind)
+{
+	struct ldisc *l = rx->l;
+	uint32_t lf = rx->t->c_lflag;
+	unsigned int alnums = 0;
+
+	if (l->line_len == 0)
+		return;
+	if (kind == ERASE_LINE &&
+	    (!(lf & ECHO) || !(lf & ECHOK) || !(lf & ECHOKE) || !(lf & ECHOE))) {
+		/* the whole line at once; the echo is the KILL character (and a newline) */
+		l->line_len = 0;
+		if (!(lf & ECHO))
+			return;
+		echo_char(rx, rx->t->c_cc[VKILL]);
+		if (lf & ECHOK)
+			echo_raw(rx, '\n');
+		return;
+	}
+	while (l->line_len > 0) {
+		size_t at = l->line_len;
+		uint8_t c;
+
+		/* a character with its UTF-8 continuation bytes, never a part */
+		do
+			c = l->line[--at];
+		while (is_continuation(rx->t, c) && at > 0);
+		if (is_continuation(rx->t, c))
+			break;
+		/* WERASE: blanks before the word, then the word (BSD's ALTWERASE) */
+		if (kind == ERASE_WORD) {
+			if (is_alnum(c) || c == '_')
+				alnums++;
+			else if (alnums)
+				break;
+		}
+		l->line_len = at;
+		echo_erased(rx, c, at, kind == ERASE_ONE);
+		if (kind == ERASE_ONE)
+			break;
+	}
+}
+
+/* ISIG: INTR, QUIT or SUSP (n_tty_receive_signal_char()). */
+static void signal_char(struct rx *rx, uint8_t c)
+{
+	bool flush = !(rx->t->c_lflag & NOFLSH);
+
+	flush_deliver(rx);
+	flush_echo(rx);
+	if (flush) {
+		ldisc_flush_line(rx->l);
+		rx->deliver_len = 0;
+	}
+	if (rx->ops->signal)
+		rx->ops->signal(rx->ops->ctx, c, flush);
+	if ((rx->t->c_iflag & IXON) && rx->ops->flow)
+		rx->ops->flow(rx->ops->ctx, false);
+	if (rx->t->c_lflag & ECHO)
+		echo_char(rx, c);
+}
+
+/* A byte that is data: into the line or to readers, with its echo. */
+static void data_char(struct rx *rx, uint8_t c)
+{
+	struct ldisc *l = rx->l;
+	bool canonical = rx->t->c_lflag & ICANON;
+	bool mark = c == 0xff && (rx->t->c_iflag & PARMRK); /* PARMRK doubles 0xff */
+
+	if (canonical && l->line_len + 1 + mark >= LDISC_LINE_MAX)
+		return; /* a full line keeps room for its end */
+	if (rx->t->c_lflag & ECHO) {
+		if (canonical && l->line_len == 0)
+			l->line_column = l->column;
+		echo_char(rx, c);
+	}
+	for (int i = 0; i <= mark; i++) {
+		if (canonical)
+			l->line[l->line_len++] = c;
+		else
+			deliver_byte(rx, c);
+	}
+}
+
+/* The canonical mode's characters; true when c was one of them. */
+static bool canonical_char(struct rx *rx, uint8_t c)
+{
+	const struct termios2 *t = rx->t;
+	struct ldisc *l = rx->l;
+	bool iexten = t->c_lflag & IEXTEN;
+
+	if (is_cc(t, VERASE, c) || is_cc(t, VKILL, c) || (iexten && is_cc(t, VWERASE, c))) {
+		erase(rx, is_cc(t, VERASE, c)  ? ERASE_ONE
+			  : is_cc(t, VKILL, c) ? ERASE_LINE
+					       : ERASE_WORD);
+		return true;
+	}
+	if (iexten && is_cc(t, VLNEXT, c)) {
+		l->lnext = true;
+		if ((t->c_lflag & ECHO) && (t->c_lflag & ECHOCTL)) {
+			echo_raw(rx, '^');
+			echo_raw(rx, '\b');
+		}
+		return true;
+	}
+	if (iexten && is_cc(t, VREPRINT, c) && (t->c_lflag & ECHO)) {
+		echo_char(rx, c);
+		echo_raw(rx, '\n');
+		for (size_t i = 0; i < l->line_len; i++)
+			echo_char(rx, l->line[i]);
+		return true;
+	}
+	/* a line's end always fits: data_char() keeps a byte of room */
+	if (c == '\n') {
+		if (t->c_lflag & (ECHO | ECHONL))
+			echo_raw(rx, '\n');
+		l->line[l->line_len++] = c;
+		deliver_line(rx);
+		return true;
+	}
+	if (is_cc(t, VEOF, c)) {
+		deliver_line(rx); /* without the EOF character; empty: end of file */
+		return true;
+	}
+	if (is_cc(t, VEOL, c) || (iexten && is_cc(t, VEOL2, c))) {
+		/* echoed as data, and it ends the line */
+		if (t->c_lflag & ECHO) {
+			if (l->line_len == 0)
+				l->line_column = l->column;
+			echo_char(rx, c);
+		}
+		l->line[l->line_len++] = c;
+		deliver_line(rx);
+		return true;
+	}
+	return false;
+}
+
+/* n_tty_receive_char_special(): flow control, signals, mappings, canonical mode. */
+static void receive_byte(struct rx *rx, uint8_t c)
+{
+	const struct termios2 *t = rx->t;
+
+	if (t->c_iflag & ISTRIP)
+		c &= 0x7f;
+	if ((t->c_iflag & IUCLC) && (t->c_lflag & IEXTEN) && is_upper(c))
+		c = (uint8_t)(c + ('a' - 'A'));
+	if (rx->l->lnext) {
+		rx->l->lnext = false;
+		data_char(rx, c);
+		return;
+	}
+	if (t->c_iflag & IXON) {
+		if (is_cc(t, VSTART, c) || is_cc(t, VSTOP, c)) {
+			flush_echo(rx);
+			if (rx->ops->flow)
+				rx->ops->flow(rx->ops->ctx, !is_cc(t, VSTART, c));
+			return;
+		}
+		if ((t->c_iflag & IXANY) && rx->ops->flow)
+			rx->ops->flow(rx->ops->ctx, false);
+	}
+	if ((t->c_lflag & ISIG) &&
+	    (is_cc(t, VINTR, c) || is_cc(t, VQUIT, c) || is_cc(t, VSUSP, c))) {
+		signal_char(rx, c);
+		return;
+	}
+	if (c == '\r') {
+		if (t->c_iflag & IGNCR)
+			return;
+		if (t->c_iflag & ICRNL)
+			c = '\n';
+	} else if (c == '\n' && (t->c_iflag & INLCR)) {
+		c = '\r';
+	}
+	if ((t->c_lflag & ICANON) && canonical_char(rx, c))
+		return;
+	data_char(rx, c);
+}
+
+void ldisc_receive(struct ldisc *l, const struct termios2 *t, const uint8_t *in, size_t len,
+		   const struct ldisc_ops *ops)
+{
+	struct rx rx = { .l = l, .t = t, .ops = ops };
+
+	for (size_t i = 0; i < len; i++)
+		receive_byte(&rx, in[i]);
+	flush_deliver(&rx);
+	flush_echo(&rx);
+}

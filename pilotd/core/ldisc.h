@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The line discipline's byte processing, as the kernel's n_tty does it
+ * (drivers/tty/n_tty.c): what the handheld's bytes become for readers
+ * (ISTRIP, IUCLC, the CR/NL mappings, canonical lines with their editing
+ * characters, ISIG, IXON) with their echo, and what written bytes become on
+ * their way to the handheld (OPOST: ONLCR, OCRNL, ONOCR, ONLRET, OLCUC,
+ * tabs as spaces).  Pure functions over struct termios2: no queues, no
+ * requests.  Not yet wired into the port (issue 19).
+ *
+ * Like core/tty.h, this header must not meet glibc's <termios.h>.
+ */
+#ifndef PILOTD_LDISC_H
+#define PILOTD_LDISC_H
+
+#include <asm/termbits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LDISC_LINE_MAX 4096 /* n_tty's N_TTY_BUF_SIZE: a line holds 4095 bytes and its end */
+
+struct ldisc {
+	uint8_t line[LDISC_LINE_MAX]; /* canonical mode: the line being edited */
+	size_t line_len;
+	unsigned int column;	  /* the handheld's output column (tabs, ONOCR, erasing) */
+	unsigned int line_column; /* the column where the line being edited began */
+	bool lnext;		  /* the previous byte was VLNEXT: take this one as is */
+};
+
+/* Where the effects of received bytes go; ctx is passed back to each. */
+struct ldisc_ops {
+	void *ctx;
+	/*
+	 * Bytes for readers.  In canonical mode one call per complete line,
+	 * its end included; a line of length 0 is an end of file (VEOF at the
+	 * start of a line), which a read answers with 0.
+	 */
+	void (*deliver)(void *ctx, const uint8_t *bytes, size_t len);
+	/* Echo toward the handheld, already through the output processing. */
+	void (*echo)(void *ctx, const uint8_t *bytes, size_t len);
+	/* IXON: the handheld sent STOP (stop true) or START, or IXANY restarted. */
+	void (*flow)(void *ctx, bool stop);
+	/*
+	 * ISIG: VINTR, VQUIT or VSUSP came.  /dev/pilot is nobody's controlling
+	 * terminal, so no signal is sent; with flush (NOFLSH clear) the caller
+	 * drops what readers had not read and the output not yet sent, as
+	 * n_tty's isig() does.
+	 */
+	void (*signal)(void *ctx, uint8_t c, bool flush);
+};
+
+void ldisc_init(struct ldisc *l);
+
+/* No byte changes on the way in (the port can keep its raw path). */
+bool ldisc_input_raw(const struct termios2 *t);
+/* No byte changes on the way out. */
+bool ldisc_output_raw(const struct termios2 *t);
+
+/* The handheld's bytes, one after the other, as n_tty receives them. */
+void ldisc_receive(struct ldisc *l, const struct termios2 *t, const uint8_t *in, size_t len,
+		   const struct ldisc_ops *ops);
+
+/*
+ * Written bytes through OPOST: takes bytes of in while their output fits in
+ * out (a byte becomes at most 8), sets *taken, returns the bytes put in out.
+ */
+size_t ldisc_output(struct ldisc *l, const struct termios2 *t, const uint8_t *in, size_t len,
+		    uint8_t *out, size_t out_size, size_t *taken);
+
+/* TCIFLUSH and a signal's flush also drop the line being edited. */
+void ldisc_flush_line(struct ldisc *l);
+
+#endif

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The line discipline's byte processing against what n_tty did with the
+ * same bytes on the visor tty in the guest (tests/guest/ttyprobe.c's
+ * in_* and out_* probes), plus the edges a probe cannot reach: a full
+ * line, the last bytes of room, erasing tabs and control characters.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "core/ldisc.h"
+
+/* What the callbacks saw: reads as "line|line|" (an end of file is "|"). */
+struct seen {
+	char reads[8192];
+	size_t reads_len;
+	char echo[1024];
+	size_t echo_len;
+	char flow[16]; /* 'S' stop, 'G' go */
+	int signals, flushes;
+};
+
+static void on_deliver(void *ctx, const uint8_t *bytes, size_t len)
+{
+	struct seen *s = ctx;
+
+	if (s->reads_len + len + 1 >= sizeof(s->reads))
+		abort();
+	memcpy(s->reads + s->reads_len, bytes, len);
+	s->reads_len += len;
+	s->reads[s->reads_len++] = '|';
+}
+
+static void on_echo(void *ctx, const uint8_t *bytes, size_t len)
+{
+	struct seen *s = ctx;
+
+	if (s->echo_len + len >= sizeof(s->echo))
+		abort();
+	memcpy(s->echo + s->echo_len, bytes, len);
+	s->echo_len += len;
+}
+
+static void on_flow(void *ctx, bool stop)
+{
+	struct seen *s = ctx;
+	size_t n = strlen(s->flow);
+
+	if (n + 1 < sizeof(s->flow))
+		s->flow[n] = stop ? 'S' : 'G';
+}
+
+static void on_signal(void *ctx, uint8_t c, bool flush)
+{
+	struct seen *s = ctx;
+
+	(void)c;
+	s->signals++;
+	if (flush) { /* the caller drops what readers had not read */
+		s->flushes++;
+		s->reads_len = 0;
+	}
+}
+
+/* A fresh ttyUSB's settings (tty_std_termios), then the case's flags. */
+static struct termios2 settings(uint32_t iflag, uint32_t oflag, uint32_t lflag)
+{
+	static const uint8_t std_cc[NCCS] =
+		"\003\034\177\025\004\0\1\0\021\023\032\0\022\017\027\026\0";
+	struct termios2 t;
+
+	memset(&t, 0, sizeof(t));
+	t.c_iflag = iflag;
+	t.c_oflag = oflag;
+	t.c_cflag = B9600 | CS8 | CREAD | HUPCL | CLOCAL;
+	t.c_lflag = lflag;
+	memcpy(t.c_cc, std_cc, sizeof(t.c_cc));
+	return t;
+}
+
+static struct seen receive(const struct termios2 *t, const char *in, size_t len)
+{
+	struct seen s;
+	struct ldisc l;
+	struct ldisc_ops ops = { .ctx = &s,
+				 .deliver = on_deliver,
+				 .echo = on_echo,
+				 .flow = on_flow,
+				 .signal = on_signal };
+
+	memset(&s, 0, sizeof(s));
+	ldisc_init(&l);
+	ldisc_receive(&l, t, (const uint8_t *)in, len, &ops);
+	return s;
+}
+
+static void check_bytes(const char *what, const char *got, size_t got_len, const char *want)
+{
+	if (got_len != strlen(want) || memcmp(got, want, got_len) != 0) {
+		fprintf(stderr, "%s: got \"%.*s\" (%zu bytes), expected \"%s\"\n", what,
+			(int)got_len, got, got_len, want);
+		check_failures++;
+	}
+}
+
+#define LF_CANON (ICANON | IEXTEN)
+#define OF_ONLCR (OPOST | ONLCR)
+#define IF_STD	 (ICRNL | IXON)
+#define LF_STD	 (ISIG | ICANON | ECHO | ECHOE | ECHOK | ECHOCTL | ECHOKE | IEXTEN)
+#define S(lit)	 lit, sizeof(lit) - 1
+
+/* The guest's probes, each with n_tty's answer on /dev/ttyUSB1. */
+static void test_input_as_n_tty(void)
+{
+	static const struct {
+		const char *name;
+		uint32_t iflag, oflag, lflag;
+		const char *in;
+		size_t len;
+		const char *reads, *echo, *flow;
+	} cases[] = {
+		{ "in_raw", 0, OF_ONLCR, 0, S("a\rb\nc\x7f"), "a\rb\nc\x7f|", "", "" },
+		{ "in_canon_line", 0, OF_ONLCR, ICANON, S("ab\ncd\n"), "ab\n|cd\n|", "", "" },
+		{ "in_canon_partial", 0, OF_ONLCR, ICANON, S("abc"), "", "", "" },
+		{ "in_canon_erase", 0, OF_ONLCR, ICANON, S("abc\x7f\n"), "ab\n|", "", "" },
+		{ "in_canon_kill", 0, OF_ONLCR, ICANON,
+		  S("abc\x15"
+		    "de\n"),
+		  "de\n|", "", "" },
+		{ "in_canon_werase", 0, OF_ONLCR, LF_CANON, S("ab cd\x17pq\n"), "ab pq\n|", "",
+		  "" },
+		{ "in_canon_eof", 0, OF_ONLCR, ICANON,
+		  S("ab\x04\x04"
+		    "c"),
+		  "ab||", "", "" },
+		{ "in_canon_lnext", 0, OF_ONLCR, LF_CANON, S("a\x16\x7f\n"), "a\x7f\n|", "", "" },
+		{ "in_icrnl", ICRNL, OF_ONLCR, ICANON, S("ab\r"), "ab\n|", "", "" },
+		{ "in_inlcr", INLCR, OF_ONLCR, 0, S("a\nb"), "a\rb|", "", "" },
+		{ "in_igncr", IGNCR, OF_ONLCR, 0, S("a\rb\n"), "ab\n|", "", "" },
+		{ "in_istrip", ISTRIP, OF_ONLCR, 0, S("\xc1\xe2\xff"), "Ab\x7f|", "", "" },
+		{ "in_iuclc", IUCLC, OF_ONLCR, 0, S("AB"), "AB|", "", "" }, /* needs IEXTEN */
+		{ "in_echo", ICRNL, OF_ONLCR, ICANON | ECHO, S("hi\r"), "hi\n|", "hi\r\n", "" },
+		{ "in_echo_raw", 0, OF_ONLCR, ECHO, S("hi"), "hi|", "hi", "" },
+		{ "in_echoctl", 0, OF_ONLCR, ICANON | ECHO | ECHOCTL,
+		  S("\x01"
+		    "a\n"),
+		  "\x01"
+		  "a\n|",
+		  "^Aa\r\n", "" },
+		{ "in_echoe", 0, OF_ONLCR, ICANON | ECHO | ECHOE, S("ab\x7f\n"), "a\n|",
+		  "ab\b \b\r\n", "" },
+		{ "in_echonl", 0, OF_ONLCR, ICANON | ECHONL, S("ab\n"), "ab\n|", "\r\n", "" },
+		{ "in_isig", 0, OF_ONLCR, ISIG,
+		  S("a\x03"
+		    "bc"),
+		  "bc|", "", "" },
+		{ "in_initial", IF_STD, OF_ONLCR, LF_STD, S("hi\rj\r"), "hi\n|j\n|", "hi\r\nj\r\n",
+		  "" },
+		{ "in_ixon", IXON, 0, 0, S("\x13\x11"), "", "", "SG" },
+		/* beyond the probes */
+		{ "isig_echo", 0, OF_ONLCR, ISIG | ECHO | ECHOCTL, S("a\x03"), "", "a^C", "" },
+		{ "isig_noflsh", 0, OF_ONLCR, ISIG | NOFLSH,
+		  S("a\x03"
+		    "b"),
+		  "a|b|", "", "" },
+		{ "ixany", IXON | IXANY, 0, 0,
+		  S("\x13"
+		    "x"),
+		  "x|", "", "SG" },
+		{ "kill_echok", 0, 0, ICANON | ECHO | ECHOK, S("ab\x15"), "", "ab\x15\n", "" },
+		{ "kill_echoke", 0, 0, ICANON | ECHO | ECHOK | ECHOKE | ECHOE, S("ab\x15"), "",
+		  "ab\b \b\b \b", "" },
+		{ "erase_tab", 0, 0, ICANON | ECHO | ECHOE, S("a\t\x7f"), "", "a\t\b\b\b\b\b\b\b",
+		  "" },
+		{ "erase_ctl", 0, 0, ICANON | ECHO | ECHOE | ECHOCTL, S("\x01\x7f"), "",
+		  "^A\b \b\b \b", "" },
+		{ "erase_no_echoe", 0, 0, ICANON | ECHO, S("ab\x7f\n"), "a\n|", "ab\x7f\n", "" },
+		{ "erase_empty", 0, 0, ICANON | ECHO | ECHOE,
+		  S("\x7f"
+		    "a\n"),
+		  "a\n|", "a\n", "" },
+		{ "utf8_erase", IUTF8, 0, ICANON | ECHO | ECHOE, S("a\xc3\xa9\x7f\n"), "a\n|",
+		  "a\xc3\xa9\b \b\n", "" },
+		{ "parmrk", PARMRK, 0, 0, S("\xff"), "\xff\xff|", "", "" },
+		{ "reprint", 0, 0, ICANON | IEXTEN | ECHO, S("ab\x12"), "", "ab\x12\nab", "" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct termios2 t = settings(cases[i].iflag, cases[i].oflag, cases[i].lflag);
+		struct seen s = receive(&t, cases[i].in, cases[i].len);
+		char what[64];
+
+		snprintf(what, sizeof(what), "%s reads", cases[i].name);
+		check_bytes(what, s.reads, s.reads_len, cases[i].reads);
+		snprintf(what, sizeof(what), "%s echo", cases[i].name);
+		check_bytes(what, s.echo, s.echo_len, cases[i].echo);
+		snprintf(what, sizeof(what), "%s flow", cases[i].name);
+		check_bytes(what, s.flow, strlen(s.flow), cases[i].flow);
+	}
+}
+
+/* VEOL set: a line ends there and the character stays in it. */
+static void test_eol(void)
+{
+	struct termios2 t = settings(0, 0, ICANON | ECHO);
+	struct seen s;
+
+	t.c_cc[VEOL] = ';';
+	s = receive(&t, S("ab;c"));
+	check_bytes("veol reads", s.reads, s.reads_len, "ab;|");
+	check_bytes("veol echo", s.echo, s.echo_len, "ab;c");
+
+	/* VEOL 0 (the default) is off: a NUL byte is data */
+	t.c_cc[VEOL] = 0;
+	s = receive(&t, S("a\0b\n"));
+	CHECK_EQ(s.reads_len, 5);
+	CHECK(memcmp(s.reads, "a\0b\n|", 5) == 0);
+}
+
+/* A canonical line holds 4095 bytes and its end; more are dropped. */
+static void test_full_line(void)
+{
+	struct termios2 t = settings(0, 0, ICANON);
+	static char in[5001];
+	struct seen s;
+
+	memset(in, 'x', 5000);
+	in[5000] = '\n';
+	s = receive(&t, in, sizeof(in));
+	CHECK_EQ(s.reads_len, LDISC_LINE_MAX + 1); /* and the '|' */
+	CHECK_EQ(s.reads[LDISC_LINE_MAX - 1], '\n');
+}
+
+/* Written bytes through OPOST, as the out_* probes saw them on ttyUSB1. */
+static void test_output_as_n_tty(void)
+{
+	static const struct {
+		const char *name;
+		uint32_t oflag;
+		const char *in, *out;
+	} cases[] = {
+		{ "out_raw", 0, "a\nb\rc\t", "a\nb\rc\t" },
+		{ "out_onlcr", OPOST | ONLCR, "a\nb\n", "a\r\nb\r\n" },
+		{ "out_ocrnl", OPOST | OCRNL, "a\rb\r", "a\nb\n" },
+		{ "out_onocr", OPOST | ONOCR | ONLCR, "\rab\r\n", "ab\r\r\n" },
+		{ "out_olcuc", OPOST | OLCUC, "aBc", "ABC" },
+		{ "out_opost_off", ONLCR, "a\nb\n", "a\nb\n" },
+		{ "out_tab3", OPOST | TAB3, "a\tb", "a       b" },
+		{ "out_initial", OPOST | ONLCR, "hi\n", "hi\r\n" },
+		{ "onlret", OPOST | ONLRET | ONOCR, "ab\n\r", "ab\n" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct termios2 t = settings(0, cases[i].oflag, 0);
+		struct ldisc l;
+		uint8_t out[64];
+		size_t taken, n;
+
+		ldisc_init(&l);
+		n = ldisc_output(&l, &t, (const uint8_t *)cases[i].in, strlen(cases[i].in), out,
+				 sizeof(out), &taken);
+		CHECK_EQ(taken, strlen(cases[i].in));
+		check_bytes(cases[i].name, (const char *)out, n, cases[i].out);
+	}
+}
+
+/* With little room a byte goes whole or not at all, and the column follows. */
+static void test_output_room(void)
+{
+	struct termios2 t = settings(0, OPOST | ONLCR | TAB3, 0);
+	struct ldisc l;
+	uint8_t out[16];
+	size_t taken, n;
+
+	ldisc_init(&l);
+	n = ldisc_output(&l, &t, (const uint8_t *)"ab\n\t", 4, out, 5, &taken);
+	CHECK_EQ(taken, 3); /* "ab\r\n": the tab's 8 spaces do not fit */
+	CHECK_EQ(n, 4);
+	CHECK_EQ(l.column, 0);
+	n = ldisc_output(&l, &t, (const uint8_t *)"\t", 1, out, sizeof(out), &taken);
+	CHECK_EQ(n, 8);
+	CHECK_EQ(l.column, 8);
+	n = ldisc_output(&l, &t, (const uint8_t *)"x", 1, out, 0, &taken);
+	CHECK_EQ(taken, 0);
+	CHECK_EQ(n, 0);
+}
+
+static void test_raw_paths(void)
+{
+	struct termios2 std = settings(IF_STD, OF_ONLCR, LF_STD);
+	struct termios2 raw = settings(0, 0, 0);
+	struct termios2 opost_only = settings(0, OPOST, 0);
+
+	CHECK(!ldisc_input_raw(&std));
+	CHECK(!ldisc_output_raw(&std));
+	CHECK(ldisc_input_raw(&raw));
+	CHECK(ldisc_output_raw(&raw));
+	CHECK(ldisc_output_raw(&opost_only));
+	raw.c_lflag = IEXTEN | ECHOE; /* nothing that acts without ICANON or ECHO */
+	CHECK(ldisc_input_raw(&raw));
+}
+
+/*
+ * Any settings, any bytes: lines stay within LDISC_LINE_MAX and every
+ * callback gets what it was promised (ASan and UBSan runs see the rest).
+ */
+static void test_any_input(void)
+{
+	static uint8_t in[6000];
+	uint32_t x = 7;
+
+	for (int round = 0; round < 300; round++) {
+		struct termios2 t;
+		struct ldisc l;
+		struct seen s;
+		struct ldisc_ops ops = { .ctx = &s, .deliver = on_deliver };
+		uint8_t out[64];
+		size_t taken;
+
+		x = x * 1103515245u + 12345u;
+		t = settings(x & 0x7fff, (x >> 3) & 0xffff, (x >> 7) & 0xffff);
+		for (size_t i = 0; i < sizeof(in); i++) {
+			x = x * 1103515245u + 12345u;
+			in[i] = (uint8_t)(x >> 16) % (round % 2 ? 256 : 40);
+		}
+		memset(&s, 0, sizeof(s));
+		ldisc_init(&l);
+		ldisc_receive(&l, &t, in, sizeof(in) / 4, &ops); /* reads fit in s.reads */
+		CHECK(l.line_len < LDISC_LINE_MAX);
+		ldisc_output(&l, &t, in, sizeof(in), out, sizeof(out), &taken);
+		CHECK(taken <= sizeof(in));
+	}
+}
+
+int main(void)
+{
+	test_any_input();
+	test_input_as_n_tty();
+	test_eol();
+	test_full_line();
+	test_output_as_n_tty();
+	test_output_room();
+	test_raw_paths();
+	return check_result("test_ldisc");
+}
