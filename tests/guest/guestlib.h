@@ -7,8 +7,10 @@
 #ifndef PILOTD_GUESTLIB_H
 #define PILOTD_GUESTLIB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define PILOT_DEV "/dev/pilot"
 
@@ -30,6 +32,13 @@ void palm_wait_stat(const char *field, uint64_t value, double timeout_s);
 
 /* Wait until thread tid of process pid sleeps in the kernel; fails after 10 s. */
 void wait_sleeping(int pid, int tid);
+
+/* The pid of the running pilotd; fails when there is none. */
+pid_t find_pilotd(void);
+/* pilotd runs the AddressSanitizer build (/usr/lib/pilotd-sanitized). */
+bool pilotd_sanitized(pid_t pid);
+/* A "kB" field of /proc/PID/status (VmRSS, VmHWM) or a count (Threads); -1 if absent. */
+long proc_status_kb(pid_t pid, const char *field);
 
 /*
  * Open /dev/pilot and wait until a handheld is attached (TIOCM_CAR): bytes
