@@ -69,13 +69,6 @@
 /* The closing wait, and what an open waiting for it may take on top of it. */
 #define CLOSING_WAIT_S	(PORT_CLOSING_WAIT_MS / 1000.0)
 #define CLOSING_SLACK_S 10.0
-/*
- * Loose bounds on pilotd's VmHWM after all attacks, about 2-3 times what
- * docs/design.md "Bounds" reports.  AddressSanitizer's shadow memory and
- * its quarantine of freed blocks make the sanitized build much larger.
- */
-#define HWM_BOUND_KB	       (16 * 1024)
-#define HWM_BOUND_SANITIZED_KB (48 * 1024)
 
 struct options {
 	const char *user;
@@ -698,7 +691,7 @@ static void usage(FILE *out)
 		"%d kB, %d kB for the sanitized build).  ATTACK: opens, ioctls, tcooff,\n"
 		"writers, all (default: each in turn).  Run as root, in the test guest:\n"
 		"it puts the simulated Palm in echo mode and resets its counters.\n",
-		PILOT_DEV, HWM_BOUND_KB, HWM_BOUND_SANITIZED_KB);
+		PILOT_DEV, PILOTD_HWM_BOUND_KB, PILOTD_HWM_BOUND_SANITIZED_KB);
 }
 
 static const struct attack *find_attack(const char *name)
@@ -757,9 +750,7 @@ int main(int argc, char **argv)
 	guest_test_name("attack");
 	sigaction(SIGUSR1, &sa, NULL);
 	pilotd = find_pilotd();
-	bound = o.hwm_max_kb		   ? o.hwm_max_kb
-		: pilotd_sanitized(pilotd) ? HWM_BOUND_SANITIZED_KB
-					   : HWM_BOUND_KB;
+	bound = o.hwm_max_kb ? o.hwm_max_kb : pilotd_hwm_bound_kb(pilotd);
 	palm("mode echo");
 	report("start", "before");
 	if (optind == argc)

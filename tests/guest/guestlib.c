@@ -280,3 +280,8 @@ long proc_status_kb(pid_t pid, const char *field)
 		fclose(f);
 	return value;
 }
+
+long pilotd_hwm_bound_kb(pid_t pid)
+{
+	return pilotd_sanitized(pid) ? PILOTD_HWM_BOUND_SANITIZED_KB : PILOTD_HWM_BOUND_KB;
+}

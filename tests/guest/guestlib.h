@@ -39,6 +39,15 @@ pid_t find_pilotd(void);
 bool pilotd_sanitized(pid_t pid);
 /* A "kB" field of /proc/PID/status (VmRSS, VmHWM) or a count (Threads); -1 if absent. */
 long proc_status_kb(pid_t pid, const char *field);
+/*
+ * A loose bound on pilotd's VmHWM under the attacks of attack and
+ * redir-flood, 2-3 times what docs/design.md "Bounds" reports; larger for
+ * the sanitized build (ASan's shadow memory and its quarantine of freed
+ * blocks).
+ */
+#define PILOTD_HWM_BOUND_KB	      (16 * 1024)
+#define PILOTD_HWM_BOUND_SANITIZED_KB (48 * 1024)
+long pilotd_hwm_bound_kb(pid_t pid);
 
 /*
  * Open /dev/pilot and wait until a handheld is attached (TIOCM_CAR): bytes
