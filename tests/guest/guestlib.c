@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -227,4 +228,60 @@ int open_node_attached(const char *path, int flags, double timeout_s)
 int open_attached(int flags, double timeout_s)
 {
 	return open_node_attached(PILOT_DEV, flags, timeout_s);
+}
+
+pid_t find_pilotd(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t pid = 0;
+
+	while (d && (e = readdir(d))) {
+		char path[300], comm[32] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		f = fopen(path, "r");
+		if (f && fgets(comm, sizeof(comm), f) && strcmp(comm, "pilotd\n") == 0)
+			pid = atoi(e->d_name);
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	if (!pid)
+		fail("pilotd is not running");
+	return pid;
+}
+
+bool pilotd_sanitized(pid_t pid)
+{
+	char path[64], exe[256] = "";
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	return readlink(path, exe, sizeof(exe) - 1) > 0 && strstr(exe, "pilotd-sanitized");
+}
+
+long proc_status_kb(pid_t pid, const char *field)
+{
+	size_t n = strlen(field);
+	char path[64], line[128];
+	long value = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, field, n) == 0 && line[n] == ':') {
+			value = strtol(line + n + 1, NULL, 10);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return value;
+}
+
+long pilotd_hwm_bound_kb(pid_t pid)
+{
+	return pilotd_sanitized(pid) ? PILOTD_HWM_BOUND_SANITIZED_KB : PILOTD_HWM_BOUND_KB;
 }

@@ -7,8 +7,10 @@
 #ifndef PILOTD_GUESTLIB_H
 #define PILOTD_GUESTLIB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define PILOT_DEV "/dev/pilot"
 
@@ -30,6 +32,22 @@ void palm_wait_stat(const char *field, uint64_t value, double timeout_s);
 
 /* Wait until thread tid of process pid sleeps in the kernel; fails after 10 s. */
 void wait_sleeping(int pid, int tid);
+
+/* The pid of the running pilotd; fails when there is none. */
+pid_t find_pilotd(void);
+/* pilotd runs the AddressSanitizer build (/usr/lib/pilotd-sanitized). */
+bool pilotd_sanitized(pid_t pid);
+/* A "kB" field of /proc/PID/status (VmRSS, VmHWM) or a count (Threads); -1 if absent. */
+long proc_status_kb(pid_t pid, const char *field);
+/*
+ * A loose bound on pilotd's VmHWM under the attacks of attack and
+ * redir-flood, 2-3 times what docs/design.md "Bounds" reports; larger for
+ * the sanitized build (ASan's shadow memory and its quarantine of freed
+ * blocks).
+ */
+#define PILOTD_HWM_BOUND_KB	      (16 * 1024)
+#define PILOTD_HWM_BOUND_SANITIZED_KB (48 * 1024)
+long pilotd_hwm_bound_kb(pid_t pid);
 
 /*
  * Open /dev/pilot and wait until a handheld is attached (TIOCM_CAR): bytes

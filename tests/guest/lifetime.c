@@ -164,30 +164,6 @@ static void session(uint64_t seed)
 	close(fd);
 }
 
-static pid_t find_pilotd(void)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	pid_t pid = 0;
-
-	while (d && (e = readdir(d))) {
-		char path[300], comm[32] = "";
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
-		f = fopen(path, "r");
-		if (f && fgets(comm, sizeof(comm), f) && strcmp(comm, "pilotd\n") == 0)
-			pid = atoi(e->d_name);
-		if (f)
-			fclose(f);
-	}
-	if (d)
-		closedir(d);
-	if (!pid)
-		fail("pilotd is not running");
-	return pid;
-}
-
 static int count_fds(pid_t pid)
 {
 	char path[64];
@@ -204,30 +180,6 @@ static int count_fds(pid_t pid)
 	return n - 2;
 }
 
-static bool sanitized(pid_t pid)
-{
-	char path[64], exe[256] = "";
-
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	return readlink(path, exe, sizeof(exe) - 1) > 0 && strstr(exe, "pilotd-sanitized");
-}
-
-static long rss_kb(pid_t pid)
-{
-	char path[64], line[128];
-	long kb = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kb;
-}
-
 static void cycles(void)
 {
 	pid_t pid = find_pilotd();
@@ -239,19 +191,19 @@ static void cycles(void)
 	/* pilotd closes the departed device once its transfers are back */
 	sleep(1);
 	fds0 = count_fds(pid);
-	rss0 = rss_kb(pid);
+	rss0 = proc_status_kb(pid, "VmRSS");
 	t0 = now_s();
 	for (int i = 0; i < CYCLES; i++)
 		session(200 + (uint64_t)i);
 	sleep(1);
 	fds1 = count_fds(pid);
-	rss1 = rss_kb(pid);
+	rss1 = proc_status_kb(pid, "VmRSS");
 	note("%d plug/unplug cycles in %.1f s: pilotd fds %d -> %d, VmRSS %ld -> %ld kB", CYCLES,
 	     now_s() - t0, fds0, fds1, rss0, rss1);
 	if (fds1 != fds0)
 		fail("pilotd's open fds grew from %d to %d over %d cycles", fds0, fds1, CYCLES);
 	/* AddressSanitizer keeps freed memory in quarantine: RSS says nothing */
-	if (sanitized(pid))
+	if (pilotd_sanitized(pid))
 		note("pilotd is sanitized: its VmRSS is not held to the bound");
 	else if (rss1 - rss0 > RSS_GROWTH_BOUND_KB)
 		fail("pilotd's VmRSS grew by %ld kB over %d cycles", rss1 - rss0, CYCLES);
