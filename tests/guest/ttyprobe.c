@@ -160,13 +160,21 @@ static int dev_open(int flags)
 	return open(path, flags | O_NOCTTY | O_CLOEXEC);
 }
 
-/* Open read-write and blocking, or end the run: every probe needs one. */
+/*
+ * Open read-write and blocking, or end the run: every probe needs one.
+ * It polls once, as a desktop does before it waits for the handheld:
+ * /dev/pilot takes the handheld's bytes from then on, a tty from the open
+ * (probe open_flush_in has the difference).
+ */
 static int dev(void)
 {
 	int fd = dev_open(O_RDWR | O_NONBLOCK);
+	struct pollfd p = { .events = POLLIN };
 
 	if (fd < 0)
 		fail("open %s: %s", path, strerror(errno));
+	p.fd = fd;
+	poll(&p, 1, 0);
 	fcntl(fd, F_SETFL, 0);
 	return fd;
 }
@@ -749,6 +757,28 @@ static void p_tcsetsw(void)
 	ioctl(fd, TIOCOUTQ, &n);
 	out("outq=%d", n);
 	out_handheld_got();
+	done(fd);
+}
+
+/*
+ * What the handheld said right after the open, before the desktop asked:
+ * a tty has taken it and tcflush(TCIFLUSH) discards it; /dev/pilot takes
+ * bytes only once the file reads, polls or asks FIONREAD, so the flush a
+ * serial library does right after open keeps the handheld's first words.
+ */
+static void p_open_flush_in(void)
+{
+	int fd = dev_open(O_RDWR | O_NONBLOCK);
+
+	if (fd < 0)
+		fail("open %s: %s", path, strerror(errno));
+	make_raw(fd, 0, 0, 0);
+	palm("reset-stats");
+	palm("send %s", "6669727374");
+	sleep(1);
+	CALL("tcflush_in", ioctl(fd, TCFLSH, TCIFLUSH));
+	fcntl(fd, F_SETFL, 0);
+	collect(fd, "read");
 	done(fd);
 }
 
@@ -1927,6 +1957,7 @@ static const struct probe probes[] = {
 	P(termio_tcsetaf, 0),
 	P(tcsetsw, 0),
 	P(tcsetsf, 0),
+	P(open_flush_in, 0),
 	P(tcsets_efault, COMPAT),
 	P(tcdrain_idle, 0),
 	P(tcdrain_data, 0),
