@@ -921,14 +921,16 @@ size_t port_rx_room(const struct port *p)
 
 void port_rx(struct port *p, const void *buf, size_t len, uint64_t now)
 {
-	size_t n = port_rx_room(p) ? byteq_push(&p->rxq, buf, len) : 0;
+	/* a transfer submitted for an earlier listener still delivers to a
+	 * live file that has not listened yet: nothing is lost that way */
+	size_t n = p->live_files && p->carrier ? byteq_push(&p->rxq, buf, len) : 0;
 
 	p->stats.rx_bytes += len;
 	if (n < len) {
 		/* nobody listens (or, never by the transport's rules, rxq is full) */
 		p->stats.rx_discarded += len - n;
 		log_debug("discarded %zu received bytes: %s", len - n,
-			  p->listening ? "no room" : "nobody listens");
+			  p->live_files ? "no room" : "no file is open");
 	}
 	/* Waiting reads are answered after the round (port_after_events()),
 	 * so that every packet that came in one round goes in one answer. */

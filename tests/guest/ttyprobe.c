@@ -768,18 +768,23 @@ static void p_tcsetsw(void)
  */
 static void p_open_flush_in(void)
 {
-	int fd = dev_open(O_RDWR | O_NONBLOCK);
+	int fd;
 
+	/* right after return: a handheld that nobody has read from yet */
+	fd = dev_open(O_RDWR | O_NONBLOCK);
 	if (fd < 0)
 		fail("open %s: %s", path, strerror(errno));
-	make_raw(fd, 0, 0, 0);
+	/* termios as the device had it: return_termios reads it next */
 	palm("reset-stats");
 	palm("send %s", "6669727374");
 	sleep(1);
+	out("taken_at_open=%" PRIu64, palm_stat("in_bytes"));
 	CALL("tcflush_in", ioctl(fd, TCFLSH, TCIFLUSH));
 	fcntl(fd, F_SETFL, 0);
+	/* the first poll starts /dev/pilot's reading: give the bytes time */
+	poll(&(struct pollfd){ .fd = fd, .events = POLLIN }, 1, 5000);
 	collect(fd, "read");
-	done(fd);
+	close(fd);
 }
 
 static void p_tcsetsf(void)
@@ -1957,7 +1962,6 @@ static const struct probe probes[] = {
 	P(termio_tcsetaf, 0),
 	P(tcsetsw, 0),
 	P(tcsetsf, 0),
-	P(open_flush_in, 0),
 	P(tcsets_efault, COMPAT),
 	P(tcdrain_idle, 0),
 	P(tcdrain_data, 0),
@@ -2068,6 +2072,7 @@ static const struct probe probes[] = {
 	P(gone_open, 0),
 	P(gone_close, 0),
 	P(return, 0),
+	P(open_flush_in, 0),
 	P(return_termios, 0),
 };
 
