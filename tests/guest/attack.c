@@ -217,11 +217,14 @@ static const unsigned long tty_cmds[] = {
 	0x402c542bUL, 0x402c542cUL, 0x402c542dUL, /* TCGETS2, TCSETS2, TCSETSW2, TCSETSF2 */
 };
 
-/* The calls that may wait by design: for the output to drain, for a modem line. */
+/*
+ * The calls that may wait by design: for the output to drain (the tty
+ * layer drains before every break but TIOCCBRK), for a modem line.
+ */
 static bool may_wait(unsigned long cmd)
 {
 	static const unsigned long waiting[] = {
-		TCSETSW, TCSETSF,    TCSETAW,	   TCSETAF,	 TCSBRK,
+		TCSETSW, TCSETSF,    TCSETAW,	   TCSETAF,	 TCSBRK,   TIOCSBRK,
 		TCSBRKP, TIOCMIWAIT, 0x402c542cUL, 0x402c542dUL,
 	};
 
