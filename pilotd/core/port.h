@@ -16,8 +16,9 @@
  *     the handheld, as with the kernel's visor driver, whose port submits
  *     no read until it is opened; and, better than a tty, a tcflush()
  *     right after open cannot discard it (docs/tty-differences.md).
- *     Bytes that still arrive with nobody listening are discarded, never
- *     kept for a later opener;
+ *     Bytes that a transfer already in flight still brings go to the live
+ *     files; with none open they are discarded, never kept for a later
+ *     opener;
  *   - bytes written while no handheld is attached are accepted and
  *     discarded, as a serial line without a device loses them: they never
  *     reach the next handheld.  poll reports POLLOUT, TIOCOUTQ 0;
@@ -40,7 +41,7 @@
  * later: with data, EINTR after port_interrupt(), EIO at release of its
  * file, at hangup or at port_shutdown().
  *
- * Re-entry: the transport hooks (tx_ready, rx_room, last_close) are only
+ * Re-entry: the transport hooks (tx_ready, tx_abort, rx_room, last_close) are only
  * called when the port is consistent and no request it holds is in
  * hand: the port notes that they are due and calls them as its outermost
  * call returns (and, for tx_ready, just before a write is answered, so
