@@ -112,6 +112,46 @@ static bool is_tcp(const struct redir_conn *c)
 
 /* ---- the parser's socket side ---- */
 
+/*
+ * Follow the packet framing in what the server sends (a 12-byte header
+ * for the hello, then 16 bytes when both ask for 64-bit ids, usbredirproto.h):
+ * libusbredirparser allocates a packet's whole length (up to 128 MiB) as
+ * soon as it has the header, so a header announcing more than any answer
+ * pilotd can get must never reach it.  False: it announced too much.
+ */
+static bool frame_ok(struct redir_conn *c, const uint8_t *data, size_t n)
+{
+	while (n > 0) {
+		size_t hlen, take;
+
+		if (c->body_left > 0) {
+			take = n < c->body_left ? n : (size_t)c->body_left;
+			c->body_left -= take;
+			data += take;
+			n -= take;
+			continue;
+		}
+		hlen = c->past_hello && usbredirparser_peer_has_cap(c->parser,
+								    usb_redir_cap_64bits_ids)
+			       ? 16
+			       : 12;
+		take = hlen - c->header_got < n ? hlen - c->header_got : n;
+		memcpy(c->header + c->header_got, data, take);
+		c->header_got += take;
+		data += take;
+		n -= take;
+		if (c->header_got < hlen)
+			break;
+		c->body_left = (uint32_t)c->header[4] | (uint32_t)c->header[5] << 8 |
+			       (uint32_t)c->header[6] << 16 | (uint32_t)c->header[7] << 24;
+		c->header_got = 0;
+		c->past_hello = true;
+		if (c->body_left > REDIR_PACKET_MAX)
+			return false;
+	}
+	return true;
+}
+
 int redir_conn_read(struct redir_conn *c, uint8_t *data, int count)
 {
 	size_t want = (size_t)count < c->read_budget ? (size_t)count : c->read_budget;
@@ -120,17 +160,11 @@ int redir_conn_read(struct redir_conn *c, uint8_t *data, int count)
 
 	if (want == 0 || c->drop)
 		return 0; /* this step's share is parsed, or we are leaving */
-	/*
-	 * libusbredirparser asks for the rest of one packet at a time, and
-	 * has allocated it already (up to 128 MiB): a packet larger than any
-	 * answer pilotd can get ends the connection before its bytes fill
-	 * that buffer.
-	 */
-	if ((size_t)count > REDIR_PACKET_MAX) {
-		redir_conn_drop(c, "it sent a packet larger than any pilotd asks for");
-		return 0;
-	}
 	n = recv(c->sock.fd, data, want, MSG_DONTWAIT);
+	if (n > 0 && !frame_ok(c, data, (size_t)n)) {
+		redir_conn_drop(c, "it announced a packet larger than any pilotd asks for");
+		return 0; /* the parser never sees that header */
+	}
 	if (n > 0) {
 		c->read_budget -= (size_t)n;
 		/*
@@ -166,8 +200,16 @@ void redir_conn_hello(struct redir_conn *c, const char *version)
 	c->state = REDIR_UP;
 	c->deadline_ms = 0;
 	c->failures = 0;
-	c->backoff_ms = REDIR_BACKOFF_FIRST_MS;
 	log_info("usbredir server %s: connected (%.64s)", c->server, version);
+}
+
+/*
+ * Not at the hello: a server that says hello and then nothing useful
+ * (a device_disconnect with no device, say) would be called every 0.1 s.
+ */
+void redir_conn_useful(struct redir_conn *c)
+{
+	c->backoff_ms = REDIR_BACKOFF_FIRST_MS;
 }
 
 void redir_conn_drop(struct redir_conn *c, const char *why)
@@ -214,6 +256,9 @@ static void close_connection(struct redir_conn *c, const char *why)
 	tear_down(c, why);
 	c->drop = NULL;
 	c->queued = false;
+	c->header_got = 0;
+	c->body_left = 0;
+	c->past_hello = false;
 	c->deadline_ms = 0;
 	c->state = REDIR_WAITING;
 	/* A departure is not a failure: the next handheld is called at once. */

@@ -73,6 +73,11 @@ struct redir_conn {
 	char drop_buf[96];
 	bool call_soon;	    /* the handheld left: the next call is not a failure */
 	size_t read_budget; /* bytes the parser may still read this step */
+	/* The server's packet headers, seen before the parser gets them */
+	uint8_t header[16];
+	size_t header_got;
+	uint64_t body_left; /* of the packet whose header came */
+	bool past_hello;
 	bool queued;	    /* packets queued since settle() last wrote */
 };
 
@@ -85,6 +90,8 @@ void redir_conn_call(struct redir_conn *c);
 int redir_conn_read(struct redir_conn *c, uint8_t *data, int count);
 int redir_conn_write(struct redir_conn *c, uint8_t *data, int count);
 void redir_conn_hello(struct redir_conn *c, const char *version);
+/* A handheld came up on it: the pause before the next call starts over. */
+void redir_conn_useful(struct redir_conn *c);
 
 /* Note that the connection must end; settle() ends it. */
 void redir_conn_drop(struct redir_conn *c, const char *why);

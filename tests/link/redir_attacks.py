@@ -30,6 +30,13 @@ each connection the client makes.
                     a veth pair; mid-session its link goes down: the client
                     must hang up within 60 s (pilotd says 25 s); exit 77 when
                     network namespaces cannot be made
+  oversized-packet  a bulk packet announced at 120 MiB (libusbredirparser
+                    allocates up to 128 MiB) and 32 MiB of it sent: the client
+                    drops the connection at the header, reads none of it, its
+                    peak memory grows by less than 16 MiB, and it calls again
+  disconnect-no-device  hello and a device_disconnect, with no device, on
+                    every call for 6 s: that is no departure, so the calls
+                    back off (at most 12, not one every 0.1 s)
   relay             the relay alone, in front of palm-sim, until killed (the
                     silent-peer case runs it inside the server's namespace)
 
@@ -501,6 +508,97 @@ def case_flood(args, tmp, kind):
         srv.close()
 
 
+def vm_hwm_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+def case_oversized_packet(args, tmp):
+    path = os.path.join(tmp, "server.sock")
+    srv = unix_listener(path)
+    srv.settimeout(10)
+    client = Client(args.client, path, "--seconds", "60")
+    announced, sent_max, sent = 120 << 20, 32 << 20, 0
+    try:
+        conn, _ = srv.accept()
+        with conn:
+            conn.sendall(hello())
+            time.sleep(0.5)
+            before = vm_hwm_kb(client.proc.pid)
+            hdr = struct.pack("<BBHIH", 0x81, 0, announced & 0xFFFF, 0, announced >> 16)
+            conn.settimeout(10)
+            try:
+                # the header says the data follows; only sent_max of it does
+                conn.sendall(struct.pack("<IIQ", BULK_PACKET, len(hdr) + announced, 7) + hdr)
+                chunk = b"\xaa" * (1 << 20)
+                while sent < sent_max:
+                    conn.sendall(chunk)
+                    sent += len(chunk)
+                conn.shutdown(socket.SHUT_WR)
+                while conn.recv(65536):  # a client that reads it all never hangs up
+                    pass
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            except socket.timeout:
+                raise Fail(f"the client took {sent >> 20} MiB of the packet and kept the "
+                           f"connection for 10 s more")
+        grown = vm_hwm_kb(client.proc.pid) - before
+        try:
+            srv.accept()[0].close()
+        except socket.timeout:
+            raise Fail("the client did not call again within 10 s")
+        rc = client.finish(timeout=30, terminate=True)
+        args.out = client.output()
+        print(f"a bulk packet announced at {announced >> 20} MiB: the client hung up after "
+              f"{sent >> 20} MiB were sent; its peak memory grew by {grown} kB")
+        if grown > 16 << 10:
+            raise Fail(f"the client's peak memory grew by {grown} kB reading one packet")
+        check_exit(client, rc, "the oversized packet")
+        print("ok: a packet larger than any pilotd asks for ends the connection at its header")
+    finally:
+        client.close()
+        srv.close()
+
+
+def case_disconnect_no_device(args, tmp):
+    path = os.path.join(tmp, "server.sock")
+    srv = unix_listener(path)
+    srv.settimeout(5)
+    client = Client(args.client, path, "--seconds", "60")
+    calls, end = 0, time.monotonic() + 6
+    try:
+        while time.monotonic() < end:
+            try:
+                conn, _ = srv.accept()
+            except socket.timeout:
+                break
+            calls += 1
+            with conn:
+                conn.settimeout(5)
+                try:
+                    conn.sendall(hello() + packet(DEVICE_DISCONNECT, b""))
+                    while conn.recv(4096):  # until the client hangs up
+                        pass
+                except (BrokenPipeError, ConnectionResetError, socket.timeout):
+                    pass
+        rc = client.finish(timeout=30, terminate=True)
+        args.out = client.output()
+        print(f"hello and device_disconnect with no device: {calls} calls in 6 s")
+        if calls > 12:
+            raise Fail(f"{calls} calls in 6 s: a device_disconnect with no device was "
+                       f"taken for a departure, with no pause between calls")
+        if calls < 2:
+            raise Fail("the client did not call again")
+        check_exit(client, rc, "device_disconnect with no device")
+        print("ok: the calls back off")
+    finally:
+        client.close()
+        srv.close()
+
+
 def case_no_32bit_lengths(args, tmp):
     attack = No32BitLengths()
     echo_through(args, tmp, [attack], 256 * 1024, [],
@@ -653,6 +751,8 @@ CASES = {
     "no-32bit-lengths": case_no_32bit_lengths,
     "second-address": case_second_address,
     "silent-peer": case_silent_peer,
+    "oversized-packet": case_oversized_packet,
+    "disconnect-no-device": case_disconnect_no_device,
     "relay": case_relay,
 }
 
