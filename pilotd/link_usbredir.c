@@ -412,6 +412,45 @@ static void on_buffered_bulk_packet(void *priv, uint64_t id,
 	on_unasked_data(priv, data);
 }
 
+/*
+ * Status answers to requests pilotd never makes: ignored.  Each must be
+ * set, since libusbredirparser calls whatever a server's packet names
+ * (a configuration_status, unasked, called a NULL pointer).
+ */
+static void on_configuration_status(void *priv, uint64_t id,
+				    struct usb_redir_configuration_status_header *h)
+{
+}
+
+static void on_alt_setting_status(void *priv, uint64_t id,
+				  struct usb_redir_alt_setting_status_header *h)
+{
+}
+
+static void on_iso_stream_status(void *priv, uint64_t id,
+				 struct usb_redir_iso_stream_status_header *h)
+{
+}
+
+static void on_interrupt_receiving_status(void *priv, uint64_t id,
+					  struct usb_redir_interrupt_receiving_status_header *h)
+{
+}
+
+static void on_bulk_streams_status(void *priv, uint64_t id,
+				   struct usb_redir_bulk_streams_status_header *h)
+{
+}
+
+static void on_bulk_receiving_status(void *priv, uint64_t id,
+				     struct usb_redir_bulk_receiving_status_header *h)
+{
+}
+
+static void on_filter_reject(void *priv)
+{
+}
+
 static void on_filter_filter(void *priv, struct usbredirfilter_rule *rules, int count)
 {
 	free(rules); /* ours to free (usbredirparser.h) */
@@ -447,6 +486,13 @@ static struct usbredirparser *new_parser(void *ctx)
 	p->interrupt_packet_func = on_interrupt_packet;
 	p->buffered_bulk_packet_func = on_buffered_bulk_packet;
 	p->filter_filter_func = on_filter_filter;
+	p->configuration_status_func = on_configuration_status;
+	p->alt_setting_status_func = on_alt_setting_status;
+	p->iso_stream_status_func = on_iso_stream_status;
+	p->interrupt_receiving_status_func = on_interrupt_receiving_status;
+	p->bulk_streams_status_func = on_bulk_streams_status;
+	p->bulk_receiving_status_func = on_bulk_receiving_status;
+	p->filter_reject_func = on_filter_reject;
 	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
 		usbredirparser_caps_set_cap(caps, wanted[i]);
 	usbredirparser_init(p, "pilotd " PILOTD_VERSION, caps, USB_REDIR_CAPS_SIZE, 0);
