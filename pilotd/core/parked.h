@@ -21,6 +21,7 @@ struct parked {
 	void *req;     /* the request to answer */
 	uint64_t fh;   /* the open file it came through */
 	size_t size;   /* bytes asked for (read) or offered (write) */
+	size_t done;   /* a write's bytes already queued (OPOST takes a part at a time) */
 	uint8_t *data; /* a write's or an ioctl's payload, owned by the entry */
 	bool interrupted;
 	uint32_t uid; /* whose request: its file's opener, or the opener */

@@ -28,6 +28,7 @@ int port_init(struct port *p, const struct port_config *cfg, const struct port_h
 {
 	*p = (struct port){ .h = *h, .cfg = *cfg };
 	tty_init(&p->tty);
+	ldisc_init(&p->ldisc);
 	if (cfg->closing_wait_ms) /* TIOCSSERIAL may change it later */
 		p->tty.closing_wait = (uint16_t)(cfg->closing_wait_ms / 10);
 	p->readbuf = malloc(cfg->read_max);
@@ -91,16 +92,57 @@ static bool rxq_has_reader(const struct port *p)
 	return false;
 }
 
-/* The received bytes that file f may read: its own session's only. */
+/*
+ * The received bytes that file f may read: its own session's only.  In
+ * canonical mode rxq holds complete lines alone (the line being edited
+ * is the ldisc's), so this is what n_tty's FIONREAD counts too.
+ */
 static size_t rx_avail(const struct port *p, const struct port_file *f)
 {
 	return f && f->session == p->rxq_session ? byteq_len(&p->rxq) : 0;
 }
 
+static bool canonical(const struct port *p)
+{
+	return p->tty.termios.c_lflag & ICANON;
+}
+
+/* Whether a read by f has something to answer: bytes, or a line (an end of file too). */
+static bool readable(const struct port *p, const struct port_file *f)
+{
+	if (!f || f->session != p->rxq_session)
+		return false;
+	return canonical(p) ? p->lines.count > 0 : byteq_len(&p->rxq) > 0;
+}
+
+static void lines_clear(struct port *p)
+{
+	p->lines.head = p->lines.count = 0;
+}
+
+static void lines_add(struct port *p, size_t len)
+{
+	p->lines.len[(p->lines.head + p->lines.count++) % PORT_LINES_MAX] = (uint32_t)len;
+}
+
+static void lines_pop(struct port *p)
+{
+	p->lines.head = (p->lines.head + 1) % PORT_LINES_MAX;
+	p->lines.count--;
+}
+
+/* Received bytes are held: read, in lines, or in the line being edited. */
+static bool rx_held(const struct port *p)
+{
+	return byteq_len(&p->rxq) || p->lines.count || p->ldisc.line_len;
+}
+
 static void drop_rxq(struct port *p)
 {
-	p->stats.rx_discarded += byteq_len(&p->rxq);
+	p->stats.rx_discarded += byteq_len(&p->rxq) + p->ldisc.line_len;
 	byteq_drop(&p->rxq, byteq_len(&p->rxq));
+	lines_clear(p);
+	ldisc_flush_line(&p->ldisc);
 }
 
 static void file_remove(struct port *p, uint64_t fh)
@@ -174,23 +216,32 @@ static size_t parked_by(const struct port *p, uint32_t uid, size_t *write_bytes)
 	return n;
 }
 
-static struct parked *park(struct port *p, struct parked_list *l, void *req, uint64_t fh,
-			   uint32_t uid, const void *data, size_t size)
+/* The bound that one more request of uid waiting in l would pass, or NULL. */
+static const char *park_bound(const struct port *p, const struct parked_list *l, uint32_t uid,
+			      size_t size, size_t *value)
 {
 	size_t bytes, n = parked_by(p, uid, &bytes);
 	size_t write_size = l == &p->writes ? size : 0;
+
+	*value = p->cfg.parked_max;
+	if (port_parked_count(p) >= p->cfg.parked_max || n >= share(uid, p->cfg.parked_max))
+		return "waiting requests (a quarter for one user)";
+	*value = p->cfg.parked_write_bytes;
+	if (p->parked_write_bytes + write_size > p->cfg.parked_write_bytes ||
+	    bytes + write_size > share(uid, p->cfg.parked_write_bytes))
+		return "bytes of waiting writes (a quarter for one user)";
+	return NULL;
+}
+
+static struct parked *park(struct port *p, struct parked_list *l, void *req, uint64_t fh,
+			   uint32_t uid, const void *data, size_t size)
+{
+	size_t value;
+	const char *bound = park_bound(p, l, uid, size, &value);
 	struct parked *e;
 
-	if (port_parked_count(p) >= p->cfg.parked_max ||
-	    n >= share(uid, p->cfg.parked_max)) {
-		refuse(p, req, ENOBUFS, "waiting requests (a quarter for one user)",
-		       p->cfg.parked_max);
-		return NULL;
-	}
-	if (p->parked_write_bytes + write_size > p->cfg.parked_write_bytes ||
-	    bytes + write_size > share(uid, p->cfg.parked_write_bytes)) {
-		refuse(p, req, ENOBUFS, "bytes of waiting writes (a quarter for one user)",
-		       p->cfg.parked_write_bytes);
+	if (bound) {
+		refuse(p, req, ENOBUFS, bound, value);
 		return NULL;
 	}
 	e = parked_add(l, req, fh, data, size);
@@ -214,9 +265,13 @@ static struct parked *unpark(struct port *p, struct parked_list *l, struct parke
 	return e;
 }
 
+/* A write that queued part of its bytes answers with that count instead, as n_tty does. */
 static void answer_err_free(struct port *p, struct parked *e, int err)
 {
-	p->h.answer_err(p->h.ctx, e->req, err);
+	if (e->done)
+		p->h.answer_written(p->h.ctx, e->req, e->done);
+	else
+		p->h.answer_err(p->h.ctx, e->req, err);
 	parked_free(e);
 }
 
@@ -229,12 +284,30 @@ static void answer_all(struct port *p, struct parked_list *l, uint64_t fh, int e
 		answer_err_free(p, unpark(p, l, e), err);
 }
 
+static void answer_read(struct port *p, void *req, const struct port_file *f, size_t size);
+static struct port_file *file_find(struct port *p, uint64_t fh);
+
 static void answer_interrupted(struct port *p, struct parked_list *l)
 {
-	struct parked *e;
+	struct parked *first = l->head, *e;
 
-	while ((e = parked_first_interrupted(l)))
-		answer_err_free(p, unpark(p, l, e), EINTR);
+	while ((e = parked_first_interrupted(l))) {
+		struct port_file *f = file_find(p, e->fh);
+
+		unpark(p, l, e);
+		/*
+		 * n_tty copies bytes to the reader it serves as they come, and a
+		 * signal then ends the read with them: a non-canonical read short
+		 * of VMIN returns what is there.  The other readers wait for
+		 * that one and get EINTR.
+		 */
+		if (l == &p->reads && e == first && !canonical(p) && rx_avail(p, f)) {
+			answer_read(p, e->req, f, e->size);
+			parked_free(e);
+		} else {
+			answer_err_free(p, e, EINTR);
+		}
+	}
 }
 
 void port_interrupt(struct port *p, void *req)
@@ -358,8 +431,9 @@ static void end_closing(struct port *p, bool timed_out)
 static void drop_tty_session(struct port *p)
 {
 	p->tty.exclusive = false;
-	p->tty.output_stopped = false;
+	p->tty.output_stopped = p->tty.flow_stopped = false;
 	memset(p->tty.winsize, 0, sizeof(p->tty.winsize));
+	ldisc_init(&p->ldisc); /* n_tty_open() starts a new tty afresh */
 }
 
 /* The last close: unsent output may drain first (the closing wait). */
@@ -381,7 +455,7 @@ static void release_file(struct port *p, uint64_t fh)
 	answer_all(p, &p->ioctls, fh, EIO);
 	file_remove(p, fh);
 	/* nobody is left to read them, and no later opener may */
-	if (byteq_len(&p->rxq) && !rxq_has_reader(p))
+	if (rx_held(p) && !rxq_has_reader(p))
 		drop_rxq(p);
 	if (!p->files)
 		last_close(p);
@@ -396,18 +470,21 @@ void port_release(struct port *p, uint64_t fh)
 /* ---- read ---- */
 
 /*
- * Whether a read of size bytes that began at started_ms can be answered
- * at now, with avail bytes for it, by the rules of VMIN and VTIME (tty.c
- * tty_read_rule()).  *deadline gets the time at which that may change
- * (0: not by time).
+ * Whether a read by f of size bytes that began at started_ms can be
+ * answered at now: in canonical mode once a line is complete, otherwise
+ * by the rules of VMIN and VTIME (tty.c tty_read_rule()).  *deadline gets
+ * the time at which that may change (0: not by time).
  */
-static bool read_ready(const struct port *p, size_t avail, size_t size, uint64_t started_ms,
-		       uint64_t now, uint64_t *deadline)
+static bool read_ready(const struct port *p, const struct port_file *f, size_t size,
+		       uint64_t started_ms, uint64_t now, uint64_t *deadline)
 {
 	struct tty_read_rule rule = tty_read_rule(&p->tty, size);
+	size_t avail = rx_avail(p, f);
 	uint64_t start = started_ms;
 
 	*deadline = 0;
+	if (canonical(p))
+		return readable(p, f);
 	if (rule.never_wait || avail >= (rule.min ? rule.min : 1))
 		return true;
 	if (!rule.timeout_ms || (rule.interbyte && avail == 0))
@@ -418,12 +495,30 @@ static bool read_ready(const struct port *p, size_t avail, size_t size, uint64_t
 	return now >= *deadline;
 }
 
-static void answer_read(struct port *p, void *req, size_t size, size_t avail)
+/*
+ * What f may read, up to size bytes: in canonical mode one line at most
+ * (n_tty's canon_copy_from_read_buf(): the rest of a line that did not
+ * fit comes with the next read; an end of file reads as 0).
+ */
+static void answer_read(struct port *p, void *req, const struct port_file *f, size_t size)
 {
-	size_t n = byteq_pop(&p->rxq, p->readbuf, min_size(min_size(size, avail), p->cfg.read_max));
+	size_t n = 0, max = min_size(size, p->cfg.read_max);
+	bool line_gone = false;
 
+	if (max && !canonical(p)) {
+		n = byteq_pop(&p->rxq, p->readbuf, min_size(max, rx_avail(p, f)));
+	} else if (max && readable(p, f)) {
+		uint32_t *len = &p->lines.len[p->lines.head];
+
+		n = byteq_pop(&p->rxq, p->readbuf, min_size(max, *len));
+		*len -= (uint32_t)n;
+		if (*len == 0) {
+			lines_pop(p);
+			line_gone = true;
+		}
+	}
 	p->h.answer_data(p->h.ctx, req, p->readbuf, n);
-	if (n && p->listening)
+	if ((n || line_gone) && p->listening)
 		due(p, PORT_DUE_RX_ROOM);
 }
 
@@ -459,24 +554,23 @@ static void read_now(struct port *p, void *req, uint64_t fh, size_t size, bool n
 		     uint64_t now)
 {
 	struct port_file *f = file_find(p, fh);
-	size_t avail = rx_avail(p, f);
 	uint64_t deadline;
 	struct parked *e;
 
 	start_listening(p, f);
 	if (size == 0 || (f && f->hung_up)) {
 		/* A hung-up file reads what its handheld sent, then end of file. */
-		answer_read(p, req, size, avail);
+		answer_read(p, req, f, size);
 		return;
 	}
-	if (!p->reads.head && read_ready(p, avail, size, now, now, &deadline)) {
-		answer_read(p, req, size, avail);
+	if (!p->reads.head && read_ready(p, f, size, now, now, &deadline)) {
+		answer_read(p, req, f, size);
 		return;
 	}
 	if (nonblock) {
 		/* n_tty: what is there, or EAGAIN */
-		if (!p->reads.head && avail > 0)
-			answer_read(p, req, size, avail);
+		if (!p->reads.head && readable(p, f))
+			answer_read(p, req, f, size);
 		else
 			p->h.answer_err(p->h.ctx, req, EAGAIN);
 		return;
@@ -499,12 +593,12 @@ static void serve_reads(struct port *p, uint64_t now)
 	uint64_t deadline;
 
 	while ((e = p->reads.head)) {
-		size_t avail = rx_avail(p, file_find(p, e->fh));
+		struct port_file *f = file_find(p, e->fh);
 
-		if (!read_ready(p, avail, e->size, e->started_ms, now, &deadline))
+		if (!read_ready(p, f, e->size, e->started_ms, now, &deadline))
 			break;
 		unpark(p, &p->reads, e);
-		answer_read(p, e->req, e->size, avail);
+		answer_read(p, e->req, f, e->size);
 		parked_free(e);
 	}
 }
@@ -521,13 +615,69 @@ static size_t write_chunk(const struct port *p, size_t size)
 	return min_size(size, p->txq.cap);
 }
 
+/* The transfer first, then the writer: it waits less. */
+static void answer_queued(struct port *p, void *req, size_t n)
+{
+	due(p, PORT_DUE_TX);
+	run_due_hooks(p);
+	p->h.answer_written(p->h.ctx, req, n);
+}
+
 /* Queue the bytes, let the transport start, then answer the writer. */
 static void write_now(struct port *p, void *req, const void *buf, size_t n)
 {
 	byteq_push(&p->txq, buf, n);
-	due(p, PORT_DUE_TX);
-	run_due_hooks(p); /* the transfer first: the writer waits less */
-	p->h.answer_written(p->h.ctx, req, n);
+	answer_queued(p, req, n);
+}
+
+/*
+ * Output processing (OPOST): as many of the len bytes as their output
+ * fits in txq; returns how many were taken.  A byte becomes up to 8 (a
+ * tab as spaces), so a write may go in parts, as in n_tty's
+ * process_output_block().
+ */
+static size_t queue_cooked(struct port *p, const uint8_t *in, size_t len)
+{
+	uint8_t out[2048];
+	size_t done = 0;
+
+	while (done < len && byteq_space(&p->txq) > 0) {
+		size_t taken, n = ldisc_output(&p->ldisc, &p->tty.termios, in + done, len - done, out,
+					       min_size(sizeof(out), byteq_space(&p->txq)), &taken);
+
+		if (taken == 0)
+			break;
+		byteq_push(&p->txq, out, n);
+		done += taken;
+	}
+	return done;
+}
+
+/*
+ * A write through OPOST.  A blocking one waits until all of it is queued
+ * (with the part queued so far as its answer if a signal or a hangup ends
+ * it, as n_tty's write returns); a non-blocking one takes what fits.
+ */
+static void write_cooked(struct port *p, void *req, uint64_t fh, const uint8_t *buf, size_t size,
+			 bool nonblock)
+{
+	size_t done = p->writes.head ? 0 : queue_cooked(p, buf, size), value;
+	uint32_t uid = uid_of(p, fh);
+	struct parked *e;
+
+	if (done == size || (nonblock && done)) {
+		answer_queued(p, req, done);
+	} else if (nonblock) {
+		p->h.answer_err(p->h.ctx, req, EAGAIN);
+	} else if (done && park_bound(p, &p->writes, uid, size, &value)) {
+		answer_queued(p, req, done); /* short rather than refused: part went */
+	} else {
+		if (done)
+			due(p, PORT_DUE_TX);
+		e = park(p, &p->writes, req, fh, uid, buf, size);
+		if (e)
+			e->done = done;
+	}
 }
 
 void port_write(struct port *p, void *req, uint64_t fh, const void *buf, size_t size,
@@ -541,6 +691,8 @@ void port_write(struct port *p, void *req, uint64_t fh, const void *buf, size_t 
 		/* a line with no device on it: the bytes are gone */
 		p->stats.tx_discarded += size;
 		p->h.answer_written(p->h.ctx, req, size);
+	} else if (!ldisc_output_raw(&p->tty.termios)) {
+		write_cooked(p, req, fh, buf, size, nonblock);
 	} else if (!p->writes.head && byteq_space(&p->txq) >= need) {
 		write_now(p, req, buf, need);
 	} else if (nonblock) {
@@ -556,22 +708,31 @@ void port_write(struct port *p, void *req, uint64_t fh, const void *buf, size_t 
 	run_due_hooks(p);
 }
 
+/* Queue parked writes in order, with the settings of now, as room comes. */
 static void serve_writes(struct port *p)
 {
 	struct parked *e, *taken = NULL, **tail = &taken;
+	bool queued = false;
 
 	while ((e = p->writes.head)) {
-		size_t need = write_chunk(p, e->size);
+		size_t before = e->done;
 
-		if (byteq_space(&p->txq) < need)
+		if (!ldisc_output_raw(&p->tty.termios)) {
+			e->done += queue_cooked(p, e->data + e->done, e->size - e->done);
+		} else {
+			size_t need = write_chunk(p, e->size - e->done);
+
+			if (byteq_space(&p->txq) >= need)
+				e->done += byteq_push(&p->txq, e->data + e->done, need);
+		}
+		queued |= e->done != before;
+		if (e->done < e->size)
 			break;
-		byteq_push(&p->txq, e->data, need);
 		unpark(p, &p->writes, e);
-		e->size = need;
 		*tail = e;
 		tail = &e->next;
 	}
-	if (!taken)
+	if (!queued)
 		return;
 	/* the transfer first, then the writers, whom no hook can reach now */
 	due(p, PORT_DUE_TX);
@@ -596,8 +757,8 @@ static unsigned int current_events(const struct port *p, const struct port_file 
 	 */
 	if (f && f->hung_up)
 		return POLLIN | POLLOUT | POLLHUP | POLLRDNORM | POLLWRNORM |
-		       (rx_avail(p, f) ? 0 : POLLERR);
-	if (rx_avail(p, f) > 0)
+		       (readable(p, f) ? 0 : POLLERR);
+	if (readable(p, f))
 		ev |= POLLIN | POLLRDNORM;
 	if (!p->carrier || (byteq_space(&p->txq) > 0 && !p->writes.head))
 		ev |= POLLOUT | POLLWRNORM;
@@ -631,22 +792,85 @@ unsigned int port_poll(struct port *p, uint64_t fh, void *poll_handle)
 /* Bytes leave txq only once the handheld took them (port_tx_done). */
 static bool output_drained(const struct port *p)
 {
-	return byteq_len(&p->txq) == 0;
+	return port_tx_queued(p) == 0;
+}
+
+/* What readers have not read, and the line being edited, go. */
+static void flush_input(struct port *p)
+{
+	byteq_drop(&p->rxq, byteq_len(&p->rxq));
+	lines_clear(p);
+	ldisc_flush_line(&p->ldisc);
+	if (p->listening)
+		due(p, PORT_DUE_RX_ROOM);
+}
+
+/* Bytes already handed to the handheld cannot be called back. */
+static void flush_output(struct port *p)
+{
+	p->stats.tx_flushed += byteq_len(&p->txq) - p->tx_inflight;
+	byteq_truncate(&p->txq, p->tx_inflight);
 }
 
 static void flush_queues(struct port *p, const struct port_file *f, unsigned int which)
 {
-	if ((which & TTY_FLUSH_IN) && rx_avail(p, f)) {
-		byteq_drop(&p->rxq, byteq_len(&p->rxq));
-		if (p->listening)
-			due(p, PORT_DUE_RX_ROOM);
-	}
+	/* a file of another session has no input here to flush */
+	if ((which & TTY_FLUSH_IN) && f && f->session == p->rxq_session)
+		flush_input(p);
 	if (which & TTY_FLUSH_OUT) {
-		/* bytes already handed to the handheld cannot be called back */
-		p->stats.tx_flushed += byteq_len(&p->txq) - p->tx_inflight;
-		byteq_truncate(&p->txq, p->tx_inflight);
+		flush_output(p);
 		serve_writes(p);
 	}
+}
+
+static void receive(struct port *p, const uint8_t *buf, size_t len, uint64_t now);
+
+/*
+ * New settings.  Switching canonical mode on makes what readers have not
+ * read one line; switching it off makes the line being edited readable
+ * (n_tty_set_termios()).  IXON off lets stopped output go.
+ */
+static void termios_changed(struct port *p, const struct termios2 *old)
+{
+	const struct termios2 *t = &p->tty.termios;
+
+	if ((old->c_lflag ^ t->c_lflag) & ICANON) {
+		lines_clear(p);
+		if (canonical(p) && byteq_len(&p->rxq)) {
+			lines_add(p, byteq_len(&p->rxq));
+		} else if (!canonical(p)) {
+			size_t n = byteq_push(&p->rxq, p->ldisc.line, p->ldisc.line_len);
+
+			p->stats.rx_discarded += p->ldisc.line_len - n;
+		}
+		ldisc_flush_line(&p->ldisc);
+	}
+	if ((old->c_iflag & IXON) && !(t->c_iflag & IXON) && p->tty.flow_stopped &&
+	    !p->tty.output_stopped) {
+		p->tty.flow_stopped = false;
+		due(p, PORT_DUE_TX);
+	}
+	if (p->listening)
+		due(p, PORT_DUE_RX_ROOM); /* port_rx_room() depends on the mode */
+}
+
+/*
+ * TIOCSTI: the byte is received as if from the handheld, into the input
+ * of f's session (a file opened before the handheld came may claim an
+ * empty rxq for it).
+ */
+static void inject(struct port *p, const struct port_file *f, uint8_t c)
+{
+	if (!f)
+		return;
+	if (f->session != p->rxq_session) {
+		if (rx_held(p)) {
+			p->stats.rx_discarded++;
+			return;
+		}
+		p->rxq_session = f->session;
+	}
+	receive(p, &c, 1, p->last_rx_ms);
 }
 
 /*
@@ -659,7 +883,8 @@ static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_i
 {
 	struct port_file *f = file_find(p, fh);
 	struct tty_context ctx;
-	bool was_stopped = p->tty.output_stopped;
+	bool was_stopped = p->tty.output_stopped || p->tty.flow_stopped;
+	struct termios2 old = p->tty.termios;
 	struct tty_reply r;
 	struct parked *e;
 
@@ -694,10 +919,20 @@ static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_i
 		return true;
 	case TTY_ANSWER: break;
 	}
+	if (memcmp(&old, &p->tty.termios, sizeof(old)) != 0)
+		termios_changed(p, &old);
 	if (r.flush)
 		flush_queues(p, f, r.flush);
-	if (r.output_changed && was_stopped && !p->tty.output_stopped)
+	if (r.output_changed && was_stopped && !p->tty.output_stopped && !p->tty.flow_stopped)
 		due(p, PORT_DUE_TX);
+	if (r.send_xchar && p->carrier) {
+		/* ahead of the output, even stopped output (tty_send_xchar()) */
+		p->xchar = r.xchar;
+		p->xchar_pending = true;
+		due(p, PORT_DUE_TX);
+	}
+	if (r.inject)
+		inject(p, f, r.inject_byte);
 	if (r.err)
 		p->h.answer_err(p->h.ctx, req, r.err);
 	else
@@ -804,6 +1039,9 @@ uint64_t port_after_events(struct port *p, uint64_t now)
 {
 	uint64_t deadline = 0;
 
+	/* what the round's input did to the output (echo, a signal's flush) */
+	serve_writes(p);
+	serve_drains(p);
 	/* data that came in the round wins over an interrupt, as in n_tty */
 	serve_reads(p, now);
 	if (p->interrupts_pending) {
@@ -818,7 +1056,7 @@ uint64_t port_after_events(struct port *p, uint64_t now)
 	if (p->closing && now >= p->closing_deadline)
 		end_closing(p, true);
 	if (p->reads.head)
-		read_ready(p, rx_avail(p, file_find(p, p->reads.head->fh)), p->reads.head->size,
+		read_ready(p, file_find(p, p->reads.head->fh), p->reads.head->size,
 			   p->reads.head->started_ms, now, &deadline);
 	if (p->closing && p->closing_deadline != UINT64_MAX)
 		deadline = earliest(deadline, p->closing_deadline);
@@ -846,8 +1084,9 @@ void port_shutdown(struct port *p)
 
 void port_carrier_up(struct port *p)
 {
-	/* what is left in rxq belongs to a handheld that has gone */
-	if (byteq_len(&p->rxq)) {
+	/* what is left in rxq belongs to a handheld that has gone (or to
+	 * TIOCSTI on a file that waited for this one) */
+	if (rx_held(p) && p->rxq_session != p->session + 1) {
 		log_warn("dropped %zu unread bytes from the previous handheld",
 			 byteq_len(&p->rxq));
 		drop_rxq(p);
@@ -871,6 +1110,12 @@ static void hang_up(struct port *p)
 	struct parked *e;
 
 	p->carrier = false;
+	/* a line being edited stays for the hung-up files, as a last line */
+	if (canonical(p) && p->ldisc.line_len && p->lines.count < PORT_LINES_MAX) {
+		p->stats.rx_discarded += p->ldisc.line_len -
+					 byteq_push(&p->rxq, p->ldisc.line, p->ldisc.line_len);
+		lines_add(p, p->ldisc.line_len);
+	}
 	for (struct port_file *f = p->files; f; f = f->next) {
 		if (!f->hung_up) {
 			f->hung_up = true;
@@ -895,9 +1140,10 @@ static void hang_up(struct port *p)
 		byteq_drop(&p->txq, byteq_len(&p->txq));
 	}
 	p->tx_inflight = p->tx_stale = 0;
+	p->xchar_pending = p->xchar_inflight = false;
 	drop_tty_session(p);
 	/* bytes no open file of their session can read are nobody's */
-	if (byteq_len(&p->rxq) && !rxq_has_reader(p))
+	if (rx_held(p) && !rxq_has_reader(p))
 		drop_rxq(p);
 	p->stats.hangups++;
 	if (n)
@@ -914,40 +1160,152 @@ void port_carrier_down(struct port *p)
 	run_due_hooks(p);
 }
 
+/*
+ * Room for received bytes such that none is lost: rxq's, less the line
+ * being edited (it goes into rxq whole); in canonical mode no more bytes
+ * than lines rxq can still count (each byte may end one); half with
+ * PARMRK, which doubles 0xff.
+ */
 size_t port_rx_room(const struct port *p)
 {
-	return p->listening && p->carrier ? byteq_space(&p->rxq) : 0;
+	size_t room;
+
+	if (!p->listening || !p->carrier)
+		return 0;
+	room = byteq_space(&p->rxq);
+	if (ldisc_input_raw(&p->tty.termios))
+		return room;
+	room = room > p->ldisc.line_len ? room - p->ldisc.line_len : 0;
+	if (p->tty.termios.c_iflag & PARMRK)
+		room /= 2;
+	if (canonical(p))
+		room = min_size(room, PORT_LINES_MAX - p->lines.count);
+	return room;
 }
 
-void port_rx(struct port *p, const void *buf, size_t len, uint64_t now)
-{
-	/* a transfer submitted for an earlier listener still delivers to a
-	 * live file that has not listened yet: nothing is lost that way */
-	size_t n = p->live_files && p->carrier ? byteq_push(&p->rxq, buf, len) : 0;
+/* ---- the line discipline's effects (ldisc_ops), during receive() ---- */
 
-	p->stats.rx_bytes += len;
-	if (n < len) {
-		/* nobody listens (or, never by the transport's rules, rxq is full) */
-		p->stats.rx_discarded += len - n;
-		log_debug("discarded %zu received bytes: %s", len - n,
-			  p->live_files ? "no room" : "no file is open");
+static void ld_deliver(void *ctx, const uint8_t *bytes, size_t len)
+{
+	struct port *p = ctx;
+	size_t n;
+
+	if (canonical(p) && p->lines.count == PORT_LINES_MAX) {
+		p->stats.rx_discarded += len; /* never by port_rx_room()'s rule */
+		return;
 	}
-	/* Waiting reads are answered after the round (port_after_events()),
-	 * so that every packet that came in one round goes in one answer. */
+	n = byteq_push(&p->rxq, bytes, len);
+	p->stats.rx_discarded += len - n;
+	if (canonical(p) && (n || !len))
+		lines_add(p, n);
+	if (n || canonical(p))
+		p->last_rx_ms = p->rx_now;
+}
+
+static void ld_echo(void *ctx, const uint8_t *bytes, size_t len)
+{
+	struct port *p = ctx;
+	size_t n = p->carrier ? byteq_push(&p->txq, bytes, len) : 0;
+
+	/* n_tty too loses echoes that find no room */
+	p->stats.tx_discarded += len - n;
+	if (n)
+		due(p, PORT_DUE_TX);
+}
+
+/* IXON: STOP and START from the handheld (n_tty's stop_tty(), start_tty()) */
+static void ld_flow(void *ctx, bool stop)
+{
+	struct port *p = ctx;
+
+	if (stop) {
+		p->tty.flow_stopped = true;
+	} else if (p->tty.flow_stopped && !p->tty.output_stopped) {
+		p->tty.flow_stopped = false;
+		due(p, PORT_DUE_TX);
+	}
+}
+
+/* ISIG: nobody's controlling terminal gets no signal; only the flush */
+static void ld_signal(void *ctx, uint8_t c, bool flush)
+{
+	struct port *p = ctx;
+
+	(void)c;
+	if (flush) {
+		flush_input(p);
+		flush_output(p);
+	}
+}
+
+/* The handheld's bytes (or TIOCSTI's) into the input, through n_tty's processing. */
+static void receive(struct port *p, const uint8_t *buf, size_t len, uint64_t now)
+{
+	const struct ldisc_ops ops = {
+		.ctx = p,
+		.deliver = ld_deliver,
+		.echo = ld_echo,
+		.flow = ld_flow,
+		.signal = ld_signal,
+	};
+	size_t n;
+
+	if (!ldisc_input_raw(&p->tty.termios)) {
+		p->rx_now = now;
+		ldisc_receive(&p->ldisc, &p->tty.termios, buf, len, &ops);
+		return;
+	}
+	n = byteq_push(&p->rxq, buf, len);
+	if (n < len) { /* never by port_rx_room()'s rule */
+		p->stats.rx_discarded += len - n;
+		log_debug("discarded %zu received bytes: no room", len - n);
+	}
 	if (n)
 		p->last_rx_ms = now;
 }
 
+void port_rx(struct port *p, const void *buf, size_t len, uint64_t now)
+{
+	p->stats.rx_bytes += len;
+	/* a transfer submitted for an earlier listener still delivers to a
+	 * live file that has not listened yet: nothing is lost that way */
+	if (!p->live_files || !p->carrier) {
+		p->stats.rx_discarded += len;
+		log_debug("discarded %zu received bytes: no file is open", len);
+		return;
+	}
+	/* Waiting reads are answered after the round (port_after_events()),
+	 * so that every packet that came in one round goes in one answer;
+	 * echoes and a flushed output's writers too. */
+	receive(p, buf, len, now);
+}
+
 size_t port_tx_take(struct port *p, void *buf, size_t max)
 {
-	if (!p->carrier || p->tty.output_stopped)
+	uint8_t *b = buf;
+	size_t n = 0;
+
+	if (!p->carrier || max == 0)
 		return 0;
-	p->tx_inflight = byteq_peek(&p->txq, 0, buf, max);
-	return p->tx_inflight;
+	if (p->xchar_pending) {
+		b[n++] = p->xchar;
+		p->xchar_inflight = true;
+	}
+	p->tx_inflight = 0;
+	if (!p->tty.output_stopped && !p->tty.flow_stopped)
+		p->tx_inflight = byteq_peek(&p->txq, 0, b + n, max - n);
+	return n + p->tx_inflight;
 }
 
 void port_tx_done(struct port *p, size_t sent)
 {
+	if (p->carrier && p->xchar_inflight) {
+		p->xchar_inflight = false;
+		if (sent) {
+			p->xchar_pending = false;
+			sent--;
+		}
+	}
 	if (p->carrier) { /* else txq was discarded at hangup */
 		sent = min_size(sent, p->tx_inflight);
 		if (p->tx_stale) {

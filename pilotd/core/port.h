@@ -64,6 +64,7 @@
 #include <stdint.h>
 
 #include "byteq.h"
+#include "ldisc.h"
 #include "parked.h"
 #include "tty.h"
 
@@ -116,6 +117,19 @@ struct port_file {
 #define PORT_PARKED_WRITE_BYTES (1024u * 1024)
 #define PORT_CLOSING_WAIT_MS	30000u
 
+/*
+ * Canonical mode: the complete lines in rxq, by length (0: an end of
+ * file).  A line's bytes take room in rxq, an end of file none, so the
+ * lines are counted apart; the port takes no more bytes than lines it can
+ * hold (port_rx_room()).  The bound is n_tty's buffer, in lines.
+ */
+#define PORT_LINES_MAX 4096u
+
+struct port_lines {
+	uint32_t len[PORT_LINES_MAX];
+	unsigned int head, count;
+};
+
 struct port_config {
 	size_t rxq_size, txq_size;
 	size_t read_max; /* the largest read answer the front can carry */
@@ -143,9 +157,15 @@ struct port {
 	struct port_hooks h;
 	struct port_config cfg;
 	struct tty tty;
+	struct ldisc ldisc; /* n_tty's processing, unless the settings are raw */
 	struct byteq rxq, txq;
+	struct port_lines lines; /* canonical mode: rxq's lines */
 	size_t tx_inflight; /* head of txq handed to the transport */
 	size_t tx_stale;    /* ... of a closed session whose closing wait ended */
+	bool xchar_pending; /* TCIOFF/TCION: xchar goes out ahead of txq */
+	bool xchar_inflight;
+	uint8_t xchar;
+	uint64_t rx_now; /* the time of the bytes ldisc_receive() hands on */
 	uint8_t *readbuf;
 
 	struct port_file *files;
@@ -216,7 +236,7 @@ void port_tx_done(struct port *p, size_t sent);
 
 static inline size_t port_tx_queued(const struct port *p)
 {
-	return byteq_len(&p->txq);
+	return byteq_len(&p->txq) + p->xchar_pending;
 }
 
 #endif

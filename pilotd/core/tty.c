@@ -282,14 +282,42 @@ static void xonc_ioctl(struct tty *t, const struct tty_ioctl *io, struct tty_rep
 {
 	switch (io->arg) {
 	case TCOOFF:
+		r->output_changed = !t->output_stopped;
+		t->output_stopped = true;
+		break;
 	case TCOON:
-		r->output_changed = t->output_stopped != (io->arg == TCOOFF);
-		t->output_stopped = io->arg == TCOOFF;
+		/* __start_tty(): a STOP from the handheld is forgotten too */
+		r->output_changed = t->output_stopped;
+		if (t->output_stopped)
+			t->output_stopped = t->flow_stopped = false;
 		break;
 	case TCIOFF:
-	case TCION: break; /* a STOP/START character means nothing to a Palm */
+	case TCION:
+		/* n_tty_ioctl_helper(): the character, unless it is disabled */
+		r->xchar = t->termios.c_cc[io->arg == TCIOFF ? VSTOP : VSTART];
+		r->send_xchar = r->xchar != 0;
+		break;
 	default: r->err = EINVAL; break;
 	}
+}
+
+/*
+ * TIOCSTI: the byte goes through the line discipline as if the handheld
+ * had sent it.  /dev/pilot is never the caller's controlling terminal, so
+ * only CAP_SYS_ADMIN (here: uid 0) may, as tiocsti() checks before it
+ * reads the byte.
+ */
+static void sti_ioctl(const struct tty_ioctl *io, struct tty_reply *r)
+{
+	if (io->caller_uid != 0) {
+		r->err = EPERM;
+		return;
+	}
+	if (!have(io, r, 1, 0))
+		return;
+	r->action = TTY_ANSWER;
+	r->inject = true;
+	r->inject_byte = *(const uint8_t *)io->in;
 }
 
 static void modem_ioctl(struct tty *t, const struct tty_ioctl *io, struct tty_reply *r)
@@ -350,6 +378,7 @@ void tty_ioctl(struct tty *t, const struct tty_ioctl *io, const struct tty_conte
 	case TIOCSETD: set_ldisc(io, r); break;
 	case TCFLSH: flush_ioctl(io, r); break;
 	case TCXONC: xonc_ioctl(t, io, r); break;
+	case TIOCSTI: sti_ioctl(io, r); break;
 	case TIOCEXCL: t->exclusive = true; break;
 	case TIOCNXCL: t->exclusive = false; break;
 	case TIOCGEXCL:

@@ -24,6 +24,7 @@ struct tty {
 	uint16_t winsize[4];	 /* struct winsize: row, col, xpixel, ypixel */
 	bool exclusive;		 /* TIOCEXCL: further opens fail with EBUSY */
 	bool output_stopped;	 /* TCXONC TCOOFF */
+	bool flow_stopped;	 /* IXON: the handheld sent STOP (n_tty's stop_tty()) */
 	/* TIOCSSERIAL, in centiseconds; closing_wait 65535 is "none" */
 	uint16_t close_delay, closing_wait;
 };
@@ -68,7 +69,11 @@ struct tty_reply {
 	uint8_t out[TTY_OUT_MAX];
 	size_t out_len;
 	unsigned int flush;  /* queues to empty before answering */
-	bool output_changed; /* output_stopped changed */
+	bool output_changed; /* output_stopped or flow_stopped changed */
+	bool send_xchar;     /* TCIOFF, TCION: send xchar ahead of the output */
+	uint8_t xchar;
+	bool inject;	     /* TIOCSTI: inject_byte is received as if from the handheld */
+	uint8_t inject_byte;
 };
 
 /* The settings of a fresh USB serial port: 9600 8N1, cooked. */
@@ -89,8 +94,8 @@ uint32_t tty_output_speed(const struct termios2 *t);
 uint32_t tty_input_speed(const struct termios2 *t);
 
 /*
- * How a read must wait (VMIN/VTIME of a non-canonical tty; a canonical
- * one reads as VMIN 1, since the data path stays raw).
+ * How a non-canonical read waits (VMIN/VTIME); a canonical one waits
+ * for a complete line, which the port keeps track of (core/port.c).
  */
 struct tty_read_rule {
 	size_t min;		 /* answer once this many bytes are there */

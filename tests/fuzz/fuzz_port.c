@@ -30,6 +30,7 @@
 
 #include "core/port.h"
 #include "fuzz_input.h"
+#include "raw_termios.h"
 
 #define NREQ	 512
 #define NFILES	 6
@@ -279,7 +280,8 @@ static void h_last_close(void *ctx)
  */
 static void sync_rx(void)
 {
-	size_t q = byteq_len(&fz.port.rxq);
+	/* canonical mode: the line being edited is the ldisc's */
+	size_t q = byteq_len(&fz.port.rxq) + fz.port.ldisc.line_len;
 
 	if (q < fz.rxm.len) {
 		FUZZ_CHECK(q == 0);
@@ -346,6 +348,16 @@ static void rx_some(size_t n)
 		n = sizeof(buf);
 	for (size_t i = 0; i < n; i++)
 		buf[i] = fz.rx_counter++;
+	if (fz.port.tty.termios.c_lflag & ICANON) {
+		/* what the transport's rule (port_rx_room()) lets come: a line
+		 * never outgrows rxq, so no byte in its middle is lost */
+		size_t room = byteq_space(&fz.port.rxq) - fz.port.ldisc.line_len;
+
+		if (room > PORT_LINES_MAX - fz.port.lines.count)
+			room = PORT_LINES_MAX - fz.port.lines.count;
+		if (n > room)
+			n = room;
+	}
 	sync_rx();
 	d = fz.port.stats.rx_discarded;
 	port_rx(&fz.port, buf, n, fz.now);
@@ -362,14 +374,24 @@ static void tx_some(size_t max, size_t done)
 
 	if (max > sizeof(buf))
 		max = sizeof(buf);
+	bool xchar = fz.port.xchar_pending;
+
 	sync_tx();
 	n = port_tx_take(&fz.port, buf, max);
 	fz.inflight = n;
+	if (done > n)
+		done = n;
+	/* TCIOFF/TCION: the STOP or START character first, then the output */
+	if (xchar && n) {
+		FUZZ_CHECK(buf[0] == fz.port.xchar);
+		port_tx_done(&fz.port, done ? 1 : 0); /* the output after it goes again */
+		FUZZ_CHECK(fz.port.xchar_pending == !done);
+		sync_tx();
+		return;
+	}
 	/* the head of what was written in this session, in order */
 	for (size_t i = 0; i < n && i < fz.txm.len; i++)
 		FUZZ_CHECK(buf[i] == mq_at(&fz.txm, i));
-	if (done > n)
-		done = n;
 	fz.inflight = 0;
 	if (done <= fz.txm.len) {
 		mq_pop(&fz.txm, done);
@@ -541,12 +563,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz.in = (struct input){ .p = data, .left = size };
 	if (port_init(&fz.port, &cfg, &hooks) < 0)
 		return 0;
+	/* bytes, not text: the model needs every byte through unchanged; in
+	 * canonical mode only a newline is special (the editing characters
+	 * are disabled), so lines are split but no byte changes */
+	make_raw_termios(&fz.port.tty.termios);
+	fz.port.tty.termios.c_cc[VERASE] = fz.port.tty.termios.c_cc[VKILL] = 0;
+	fz.port.tty.termios.c_cc[VEOF] = 0;
 	for (int steps = 0; fz.in.left > 0 && steps < 2000; steps++) {
 		step(input_u8(&fz.in));
 		/* between steps every write is answered and in the model */
 		sync_rx();
 		sync_tx();
-		FUZZ_CHECK(port_tx_queued(&fz.port) == fz.txm.len && fz.tx_ahead == 0);
+		FUZZ_CHECK(byteq_len(&fz.port.txq) == fz.txm.len && fz.tx_ahead == 0);
 	}
 
 	/* the end: every request answered exactly once */

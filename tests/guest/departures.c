@@ -54,6 +54,7 @@ int main(int argc, char **argv)
 			fd = open(PILOT_DEV, O_RDWR | O_NONBLOCK);
 			if (fd < 0)
 				fail("round %d: open: %s", i, strerror(errno));
+			set_raw(fd); /* no echo back to the echoing Palm */
 			memset(buf, i, sizeof(buf));
 			/* the desktop just wrote: the departure meets queued bytes */
 			if (write(fd, buf, 1 + (size_t)(rand() % (int)sizeof(buf))) < 0 &&

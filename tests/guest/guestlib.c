@@ -207,6 +207,17 @@ void wait_sleeping(int pid, int tid)
 	fail("task %d of process %d never blocked", tid, pid);
 }
 
+void set_raw(int fd)
+{
+	struct termios t;
+
+	if (tcgetattr(fd, &t) < 0)
+		fail("tcgetattr: %s", strerror(errno));
+	cfmakeraw(&t);
+	if (tcsetattr(fd, TCSANOW, &t) < 0)
+		fail("tcsetattr: %s", strerror(errno));
+}
+
 int open_node_attached(const char *path, int flags, double timeout_s)
 {
 	double deadline = now_s() + timeout_s;
@@ -214,6 +225,7 @@ int open_node_attached(const char *path, int flags, double timeout_s)
 
 	if (fd < 0)
 		fail("open %s: %s", path, strerror(errno));
+	set_raw(fd); /* as every serial desktop does first: bytes, not lines */
 	/* the carrier line is "a handheld is attached" */
 	while (ioctl(fd, TIOCMGET, &lines) == 0 && !(lines & TIOCM_CAR)) {
 		if (now_s() > deadline)

@@ -56,6 +56,8 @@ long pilotd_hwm_bound_kb(pid_t pid);
 int open_attached(int flags, double timeout_s);
 /* The same for another node (pilotd --name). */
 int open_node_attached(const char *path, int flags, double timeout_s);
+/* cfmakeraw() settings, as a desktop makes them (a fresh tty is cooked: lines, echo) */
+void set_raw(int fd);
 
 /* read() until len bytes or error; returns bytes read. */
 size_t read_full(int fd, void *buf, size_t len);

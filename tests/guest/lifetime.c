@@ -61,6 +61,7 @@ static void open_before_plug(void)
 	reader_fd = open(PILOT_DEV, O_RDWR);
 	if (reader_fd < 0)
 		fail("open without a handheld: %s", strerror(errno));
+	set_raw(reader_fd);
 	pthread_create(&t, NULL, reader, NULL);
 	while (!atomic_load(&reader_tid))
 		usleep(1000);

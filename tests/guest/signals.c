@@ -70,6 +70,7 @@ static void sigalrm_interrupts_read(void)
 
 	if (fd < 0)
 		fail("open: %s", strerror(errno));
+	set_raw(fd);
 	sigaction(SIGALRM, &sa, NULL);
 	t0 = now_s();
 	alarm(1);

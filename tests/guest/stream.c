@@ -32,6 +32,7 @@ int main(int argc, char **argv)
 	fd = open(PILOT_DEV, O_RDWR | O_NONBLOCK);
 	if (fd < 0)
 		fail("open: %s", strerror(errno));
+	set_raw(fd);
 	/* Data waiting, so that a pread that gets through returns at once. */
 	palm("send-pattern 5 64");
 	palm("release");

@@ -32,6 +32,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "raw_termios.h"
 #include "../../fixtures/lib/testpattern.h"
 #include "core/log.h"
 #include "core/loop.h"
@@ -250,6 +251,7 @@ static int setup(struct client *c, const char *server, size_t txq_size)
 
 	if (loop_init(&c->loop) < 0 || port_init(&c->port, &cfg, &hooks) < 0)
 		return -1;
+	make_raw_termios(&c->port.tty.termios); /* as a desktop sets it first */
 	return link_usbredir_start(&c->link, &match, server, &c->loop, &c->port);
 }
 

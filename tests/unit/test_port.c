@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "raw_termios.h"
 #include "core/port.h"
 
 #define NREQ 4096
@@ -179,6 +180,7 @@ static void setup(struct port *p)
 	memset(&fk, 0, sizeof(fk));
 	fk.port = p;
 	CHECK_EQ(port_init(p, &cfg, &hooks), 0);
+	make_raw_termios(&p->tty.termios); /* the tests of lines set ICANON */
 }
 
 static void *new_req(void)
@@ -1166,6 +1168,282 @@ out:
 	port_free(&p);
 }
 
+/* ---- the data path through n_tty's processing (core/ldisc.c) ---- */
+
+#define IF_STD (ICRNL | IXON)
+#define OF_STD (OPOST | ONLCR)
+#define LF_STD (ISIG | ICANON | ECHO | ECHOE | ECHOK | ECHOCTL | ECHOKE | IEXTEN)
+
+/* Settings through TCSETS, as a program makes them (the rest as they are). */
+static void set_flags(struct port *p, uint64_t fh, unsigned int iflag, unsigned int oflag,
+		      unsigned int lflag)
+{
+	struct termios t;
+
+	memcpy(&t, &p->tty.termios, sizeof(t));
+	t.c_iflag = iflag;
+	t.c_oflag = oflag;
+	t.c_lflag = lflag;
+	CHECK(ans(do_ioctl(p, fh, TCSETS, &t, sizeof(t), 0))->kind == IOCTL);
+}
+
+static int fionread(struct port *p, uint64_t fh)
+{
+	int n = -1;
+	void *q = do_ioctl(p, fh, FIONREAD, NULL, 0, sizeof(int));
+
+	memcpy(&n, ans(q)->data, sizeof(n));
+	return n;
+}
+
+static bool handheld_got(struct port *p, const char *s)
+{
+	char buf[256];
+	size_t n = handheld_takes(p, buf, sizeof(buf));
+
+	return n == strlen(s) && memcmp(buf, s, n) == 0;
+}
+
+/* Canonical mode: a line per read, FIONREAD and poll count complete lines. */
+static void test_canonical_lines(void)
+{
+	struct port p;
+	uint64_t fh;
+	void *r;
+
+	setup(&p);
+	port_carrier_up(&p);
+	fh = do_open(&p, false);
+	set_flags(&p, fh, 0, 0, ICANON);
+	port_rx(&p, "ab\ncd\nef", 8, 1);
+	CHECK_EQ(fionread(&p, fh), 6); /* "ef" is not a line yet */
+	CHECK(port_poll(&p, fh, NULL) & POLLIN);
+	CHECK(is_data(do_read(&p, fh, 64, true, 1), "ab\n"));
+	CHECK(is_data(do_read(&p, fh, 2, true, 1), "cd")); /* the rest comes next */
+	CHECK(is_data(do_read(&p, fh, 64, true, 1), "\n"));
+	CHECK(is_err(do_read(&p, fh, 64, true, 1), EAGAIN));
+	CHECK(!(port_poll(&p, fh, NULL) & POLLIN));
+	r = do_read(&p, fh, 64, false, 2); /* a blocking read waits for the end */
+	port_rx(&p, "gh", 2, 3);
+	port_after_events(&p, 3);
+	CHECK_EQ(ans(r)->count, 0);
+	port_rx(&p, "\n", 1, 4);
+	port_after_events(&p, 4);
+	CHECK(is_data(r, "efgh\n"));
+
+	/* the editing characters, and VEOF: a line without its end, then end of file */
+	set_flags(&p, fh, 0, 0, ICANON | IEXTEN);
+	port_rx(&p, "abc\177\027xy\025z\004\004", 12, 5);
+	CHECK(is_data(do_read(&p, fh, 64, true, 5), "z"));
+	CHECK(is_data(do_read(&p, fh, 64, true, 5), "")); /* VEOF alone: end of file */
+	CHECK(is_err(do_read(&p, fh, 64, true, 5), EAGAIN));
+	port_release(&p, fh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
+/* The fresh settings: `cat` sees lines, CR becomes NL, and the handheld gets the echo. */
+static void test_cooked_defaults(void)
+{
+	struct port p;
+	uint64_t fh;
+
+	setup(&p);
+	port_carrier_up(&p);
+	fh = do_open(&p, false);
+	set_flags(&p, fh, IF_STD, OF_STD, LF_STD);
+	port_rx(&p, "hi\rjo\r", 6, 1);
+	port_after_events(&p, 1);
+	CHECK(is_data(do_read(&p, fh, 64, true, 1), "hi\n"));
+	CHECK(is_data(do_read(&p, fh, 64, true, 1), "jo\n"));
+	CHECK(handheld_got(&p, "hi\r\njo\r\n")); /* ECHO through ONLCR */
+	CHECK(ans(do_write(&p, fh, "a\nb\n", false))->len == 4);
+	CHECK(handheld_got(&p, "a\r\nb\r\n"));
+	port_release(&p, fh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
+/* A write whose output outgrows txq goes in parts; a signal ends it with what went. */
+static void test_cooked_write_in_parts(void)
+{
+	static char nl[3001];
+	struct port p;
+	uint64_t fh;
+	char buf[8192];
+	void *w;
+
+	memset(nl, '\n', sizeof(nl) - 1);
+	setup(&p);
+	port_carrier_up(&p);
+	fh = do_open_as(&p, 0, false); /* a user's quarter of parked bytes is smaller */
+	set_flags(&p, fh, 0, OF_STD, 0);
+	w = do_write(&p, fh, nl, false); /* 6000 bytes out, txq holds 4096 */
+	CHECK_EQ(ans(w)->count, 0);
+	CHECK_EQ(port_tx_queued(&p), 4096);
+	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 4096);
+	CHECK(ans(w)->kind == WRITTEN && ans(w)->len == 3000);
+	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 6000 - 4096);
+	CHECK(buf[0] == '\r' && buf[1] == '\n');
+
+	/* non-blocking: what fits, a count short of the write */
+	w = do_write(&p, fh, nl, true);
+	CHECK(ans(w)->kind == WRITTEN && ans(w)->len == 2048);
+	CHECK(is_err(do_write(&p, fh, "x", true), EAGAIN));
+	/* blocking, interrupted after a part went: that part's count */
+	handheld_takes(&p, buf, 1000);
+	w = do_write(&p, fh, nl, false);
+	port_interrupt(&p, w);
+	port_after_events(&p, 1);
+	CHECK(ans(w)->kind == WRITTEN && ans(w)->len == 500);
+	port_release(&p, fh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
+/* Switching ICANON keeps every byte: unread bytes become a line, a line being edited becomes bytes. */
+static void test_mode_switch_keeps_bytes(void)
+{
+	struct port p;
+	uint64_t fh;
+
+	setup(&p);
+	port_carrier_up(&p);
+	fh = do_open(&p, false);
+	port_rx(&p, "abc", 3, 1);
+	set_flags(&p, fh, 0, 0, ICANON);
+	CHECK(is_data(do_read(&p, fh, 64, true, 1), "abc"));
+	port_rx(&p, "xy", 2, 2);
+	CHECK(is_err(do_read(&p, fh, 64, true, 2), EAGAIN));
+	CHECK(port_rx_room(&p) == 4096 - 2); /* the line being edited takes its room */
+	set_flags(&p, fh, 0, 0, 0);
+	CHECK(is_data(do_read(&p, fh, 64, true, 2), "xy"));
+
+	/* a departure leaves the line being edited to the hung-up file, as a last line */
+	set_flags(&p, fh, 0, 0, ICANON);
+	port_rx(&p, "last", 4, 3);
+	port_carrier_down(&p);
+	CHECK(port_poll(&p, fh, NULL) & POLLIN);
+	CHECK(is_data(do_read(&p, fh, 64, true, 3), "last"));
+	CHECK(is_data(do_read(&p, fh, 64, true, 3), ""));
+	port_release(&p, fh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
+/* IXON: STOP from the handheld holds the output, START lets it go; TCIOFF sends STOP first. */
+static void test_software_flow_control(void)
+{
+	struct tty_ioctl ooff = { .cmd = TCXONC, .arg = TCOOFF }, ioff = { .cmd = TCXONC, .arg = TCIOFF };
+	struct port p;
+	uint64_t fh;
+	char buf[64];
+
+	setup(&p);
+	port_carrier_up(&p);
+	fh = do_open(&p, false);
+	set_flags(&p, fh, IXON, 0, 0);
+	port_rx(&p, "a\023b", 3, 1);
+	do_write(&p, fh, "held", false);
+	CHECK_EQ(port_tx_take(&p, buf, sizeof(buf)), 0);
+	port_rx(&p, "\021", 1, 2);
+	port_after_events(&p, 2);
+	CHECK(is_data(do_read(&p, fh, 64, true, 2), "ab")); /* STOP and START are not data */
+	CHECK(handheld_got(&p, "held"));
+
+	/* IXON off lets output a STOP held go */
+	port_rx(&p, "\023", 1, 3);
+	do_write(&p, fh, "go", false);
+	CHECK_EQ(port_tx_take(&p, buf, sizeof(buf)), 0);
+	set_flags(&p, fh, 0, 0, 0);
+	CHECK(handheld_got(&p, "go"));
+
+	/* TCIOFF: the STOP character goes out ahead of output, even stopped output */
+	port_ioctl(&p, new_req(), fh, &ooff);
+	do_write(&p, fh, "later", false);
+	port_ioctl(&p, new_req(), fh, &ioff);
+	CHECK_EQ(port_tx_queued(&p), 6);
+	CHECK(handheld_got(&p, "\023"));
+	CHECK_EQ(port_tx_queued(&p), 5);
+	port_release(&p, fh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
+/* ISIG: INTR flushes both ways (nobody's controlling terminal, so no signal). */
+static void test_isig_flushes(void)
+{
+	struct port p;
+	uint64_t fh;
+
+	setup(&p);
+	port_carrier_up(&p);
+	fh = do_open(&p, false);
+	set_flags(&p, fh, 0, 0, ISIG);
+	do_write(&p, fh, "unsent", false);
+	port_rx(&p, "ab\003cd", 5, 1);
+	port_after_events(&p, 1);
+	CHECK(is_data(do_read(&p, fh, 64, true, 1), "cd"));
+	CHECK_EQ(port_tx_queued(&p), 0);
+	port_release(&p, fh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
+/* TIOCSTI: root's byte is input; anyone else's is refused, as for a tty that is not theirs. */
+static void test_tiocsti(void)
+{
+	struct port p;
+	uint64_t fh;
+	struct tty_ioctl sti = { .cmd = TIOCSTI, .in = "z", .in_len = 1, .caller_uid = 0 };
+	void *q;
+
+	setup(&p);
+	port_carrier_up(&p);
+	fh = do_open(&p, false);
+	q = new_req();
+	port_ioctl(&p, q, fh, &sti);
+	CHECK(ans(q)->kind == IOCTL);
+	CHECK(is_data(do_read(&p, fh, 64, true, 1), "z"));
+	sti.caller_uid = 1000;
+	q = new_req();
+	port_ioctl(&p, q, fh, &sti);
+	CHECK(is_err(q, EPERM));
+	CHECK(is_err(do_read(&p, fh, 64, true, 1), EAGAIN));
+	port_release(&p, fh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
+/* A read short of VMIN that a signal ends returns the bytes that came (n_tty). */
+static void test_vmin_interrupted_returns_bytes(void)
+{
+	struct port p;
+	struct termios t;
+	uint64_t fh;
+	void *r1, *r2;
+
+	setup(&p);
+	port_carrier_up(&p);
+	fh = do_open(&p, false);
+	memcpy(&t, &p.tty.termios, sizeof(t));
+	t.c_cc[VMIN] = 5;
+	do_ioctl(&p, fh, TCSETS, &t, sizeof(t), 0);
+	r1 = do_read(&p, fh, 64, false, 0);
+	r2 = do_read(&p, fh, 64, false, 0);
+	port_rx(&p, "abc", 3, 1);
+	port_after_events(&p, 1);
+	CHECK_EQ(ans(r1)->count, 0);
+	port_interrupt(&p, r2);
+	port_interrupt(&p, r1);
+	port_after_events(&p, 2);
+	CHECK(is_data(r1, "abc"));
+	CHECK(is_err(r2, EINTR)); /* it waited behind the first */
+	port_release(&p, fh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
 int main(void)
 {
 	test_rx_with_no_file_open();
@@ -1191,5 +1469,13 @@ int main(void)
 	test_closing_wait();
 	test_reentrant_hooks();
 	test_random_sessions();
+	test_canonical_lines();
+	test_cooked_defaults();
+	test_cooked_write_in_parts();
+	test_mode_switch_keeps_bytes();
+	test_software_flow_control();
+	test_isig_flushes();
+	test_tiocsti();
+	test_vmin_interrupted_returns_bytes();
 	return check_result("test_port");
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "raw_termios.h"
 #include "core/pump.h"
 
 static int answers;
@@ -74,6 +75,7 @@ static uint64_t setup(struct port *p, size_t rxq)
 	static int req;
 
 	CHECK_EQ(port_init(p, &cfg, &hooks), 0);
+	make_raw_termios(&p->tty.termios); /* the tests of lines set ICANON */
 	port_carrier_up(p);
 	port_open(p, &req, &a);
 	port_poll(p, p->next_fh, NULL); /* a desktop that listens */
