@@ -445,8 +445,15 @@ static const struct step card_steps3[] = {
 	{ "VFSImportDatabaseFromFile, not a database", 0x0103, 0x41, 0x20, B("\0\1/junk.pdb\0"),
 	  0x2a0c, NO_ANSWER },
 	{ "VFSCustomControl", 0x0103, 0x3f, 0x20, B("vfat\0\1"), 0x2901, NO_ANSWER },
+	/* no source lays these two out: whatever the request, vfsErrUnimplemented
+	 * from 1.3 on, and below 1.3 "not supported" as for any newer call */
 	{ "VFSGetFile", 0x0103, 0x52, 0x20, B("\0\1/junk.pdb\0"), 0x2a10, NO_ANSWER },
 	{ "VFSPutFile", 0x0103, 0x53, 0x20, B("\0\1/junk.pdb\0"), 0x2a10, NO_ANSWER },
+	{ "VFSGetFile, no argument", 0x0104, 0x52, 0x20, NULL, 0, 0x2a10, NO_ANSWER },
+	{ "VFSGetFile at 1.2", 0x0102, 0x52, 0x20, B("\0\1/junk.pdb\0"), DLP_ERR_NOT_SUPPORTED,
+	  NO_ANSWER },
+	{ "VFSPutFile at 1.2", 0x0102, 0x53, 0x20, B("\0\1/junk.pdb\0"), DLP_ERR_NOT_SUPPORTED,
+	  NO_ANSWER },
 	{ "VFSVolumeFormat", 0x0103, 0x54, 0x20, B("\0\2\0\x0c\0\0\0\1\0\0libs\0\2\0\1"), 0,
 	  NO_ANSWER },
 	{ "VFSFileDelete, formatted away", 0x0103, 0x48, 0x20, B("\0\1/junk.pdb\0"), 0x2a08,
