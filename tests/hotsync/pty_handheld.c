@@ -5,7 +5,7 @@
  * a desktop program on the slave side.  Tests palm-sync against the
  * handheld on the host, without QEMU, in seconds and under ASan.
  *
- *   pty-handheld [--slp] [--wakeup-baud N] [--dlp-version 1.1|1.2|1.4] [--drop-ack]
+ *   pty-handheld [--slp] [--wakeup-baud N] [--dlp-version 1.1|...|1.4|R/A] [--drop-ack]
  *                [--capacity BYTES] [--overstate-free BYTES]
  *                [--store FILE]... [--export DIR]
  *                -- palm-sync --port @PTY@ list
@@ -130,7 +130,7 @@ int main(int argc, char **argv)
 	struct hs_link link = { 0 };
 	struct dlp_server dlp;
 	enum hs_stack stack = HS_NET;
-	uint16_t version = 0x0102;
+	uint16_t version, reported;
 	uint32_t overstate = 0;
 	const char *export_dir = NULL;
 	char slave_path[128];
@@ -138,6 +138,7 @@ int main(int argc, char **argv)
 	int master = -1, slave = -1, c, status;
 	pid_t child;
 
+	dlp_server_version_parse(DLP_SERVER_DEFAULT_VERSION, &version, &reported);
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': stack = HS_SLP; break;
@@ -147,7 +148,7 @@ int main(int argc, char **argv)
 		case 'o': overstate = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'b': link.wakeup_baud = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'd':
-			if (dlp_version_parse(optarg, &version) < 0) {
+			if (dlp_server_version_parse(optarg, &version, &reported) < 0) {
 				fprintf(stderr, "pty-handheld: bad --dlp-version '%s'\n", optarg);
 				return 2;
 			}
@@ -173,6 +174,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	dlp_server_init(&dlp, &store, version);
+	dlp.reported = reported;
 	dlp.overstate_free = overstate;
 	hs_link_init(&link, HS_HANDHELD, stack, hs_now_ms());
 	link.drop_acks = drop_ack ? 1 : 0;

@@ -58,10 +58,11 @@ grep -q '^netsync	off	desktop	192.168.165.30	255.255.255.0$' "$tmp/out" ||
 	fail "info (DLP 1.1): $(cat "$tmp/out")"
 grep -q '^databases' "$tmp/out" && fail "a DLP 1.1 handheld gave database counts"
 
-# the card (DLP 1.3): files in; a fresh card lists its default directory
-# empty; DLP 1.2 handhelds know no card
+# the card, on the default handheld (reports DLP 1.2, answers 1.3's calls,
+# as a Tungsten T): files in; a fresh card lists its default directory
+# empty; a handheld of DLP 1.2 alone knows no card
 for st in "" --slp; do
-	"$pty" $st --dlp-version 1.3 --store "$fx/MemoDB.pdb" -- "${client[@]}" card-install \
+	"$pty" $st --store "$fx/MemoDB.pdb" -- "${client[@]}" card-install \
 		"$fx/NotesToGo.pdb" "$fx/ToolBox.prc" > "$tmp/out" 2> "$tmp/err" ||
 		fail "card-install $st: $(cat "$tmp/err")"
 	grep -q 'ToolBox.prc	/PALM/Launcher/ToolBox.prc	3367 bytes' "$tmp/out" ||
@@ -70,7 +71,8 @@ done
 "$pty" --dlp-version 1.4 --store "$fx/MemoDB.pdb" -- "${client[@]}" card-list /PALM \
 	> "$tmp/out" 2> "$tmp/err" || fail "card-list: $(cat "$tmp/err")"
 [ "$(grep -v '^pty-handheld' "$tmp/out")" = /PALM/Launcher/ ] || fail "card-list: $(cat "$tmp/out")"
-if "$pty" --store "$fx/MemoDB.pdb" -- "${client[@]}" card-list / > "$tmp/out" 2> "$tmp/err"; then
+if "$pty" --dlp-version 1.2 --store "$fx/MemoDB.pdb" -- "${client[@]}" card-list / \
+	> "$tmp/out" 2> "$tmp/err"; then
 	fail "a DLP 1.2 handheld listed its card"
 fi
 grep -q 'knows no expansion cards' "$tmp/err" || fail "card-list (DLP 1.2): $(cat "$tmp/err")"

@@ -5,6 +5,7 @@
  * what a handheld refuses, and no crash or silence for any truncated or
  * random request.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "dlp.h"
 #include "dlp_server.h"
 #include "testpattern.h"
+#include "wire.h"
 
 static struct store store;
 static struct dlp_server srv;
@@ -52,6 +54,43 @@ static const uint8_t *arg_data(uint8_t id, size_t len)
 	if (a)
 		CHECK_EQ(a->len, len);
 	return a && a->len == len ? a->data : (const uint8_t *)"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0";
+}
+
+/*
+ * What --dlp-version and palmctl's dlp-version make: "1.2" a Palm OS 3
+ * handheld that refuses the card calls, the default "1.2/1.3" a Tungsten T
+ * that reports 1.2 in ReadSysInfo and answers them.
+ */
+static void versions(void)
+{
+	uint16_t version = 0, reported = 0;
+	const uint8_t *v;
+
+	CHECK_EQ(dlp_server_version_parse("1.2", &version, &reported), 0);
+	CHECK(version == 0x0102 && reported == 0);
+	CHECK_EQ(dlp_server_version_parse(DLP_SERVER_DEFAULT_VERSION, &version, &reported), 0);
+	CHECK(version == 0x0103 && reported == 0x0102);
+	CHECK_EQ(dlp_server_version_parse("1.4/1.4", &version, &reported), 0);
+	CHECK(version == 0x0104 && reported == 0);
+	CHECK_EQ(dlp_server_version_parse("1.3/1.2", &version, &reported), -EINVAL);
+	CHECK_EQ(dlp_server_version_parse("1.2/", &version, &reported), -EINVAL);
+	CHECK_EQ(dlp_server_version_parse("1.2/1.3/1.4", &version, &reported), -EINVAL);
+	CHECK_EQ(dlp_server_version_parse("1.22222222/1.3", &version, &reported), -EINVAL);
+	CHECK_EQ(dlp_server_version_parse("2.1", &version, &reported), -EINVAL);
+
+	dlp_server_version_parse("1.2", &srv.version, &srv.reported);
+	CHECK_EQ(call(DLP_EXP_SLOT_ENUMERATE, 0, NULL, 0), DLP_ERR_NOT_SUPPORTED);
+	CHECK_EQ(call(DLP_VFS_VOLUME_ENUMERATE, 0, NULL, 0), DLP_ERR_NOT_SUPPORTED);
+	dlp_server_version_parse(DLP_SERVER_DEFAULT_VERSION, &srv.version, &srv.reported);
+	CHECK_EQ(call(DLP_READ_SYS_INFO, 0, "\0\1\0\4", 4), 0);
+	v = arg_data(DLP_ARG_FIRST + 1, 12);
+	CHECK(v[0] == 0 && v[1] == 1 && v[2] == 0 && v[3] == 2); /* DLP 1.2 */
+	CHECK_EQ(get_be32(v + 8), 0xffef); /* records below 64 KiB: not a 1.4 handheld */
+	CHECK_EQ(call(DLP_VFS_VOLUME_ENUMERATE, 0, NULL, 0), 0);
+	CHECK(memcmp(arg_data(DLP_ARG_FIRST, 4), "\0\1\0\1", 4) == 0);
+	CHECK_EQ(call(DLP_LOOP_BACK_TEST, 0, "\0\0\0\1x", 5), 0);
+	CHECK_EQ(call(DLP_EXP_SLOT_MEDIA_TYPE, 0, "\0\1", 2), DLP_ERR_NOT_SUPPORTED); /* 1.4 */
+	srv.reported = 0;
 }
 
 /*
@@ -169,6 +208,7 @@ static void test_answers(void)
 	CHECK_EQ(call(DLP_READ_RECORD_EX, 1, "\1\0\0\0\0\0\0\0\0\0\xff\xff", 12),
 		 DLP_ERR_NOT_SUPPORTED);
 	CHECK_EQ(call(0x50, 0, "x", 1), DLP_ERR_NOT_SUPPORTED);
+	versions();
 	srv.version = 0x0101;
 	CHECK_EQ(call(DLP_FIND_DB, 0, "\x80\0MemoDB", 9), DLP_ERR_NOT_SUPPORTED);
 	CHECK_EQ(call(DLP_READ_SYS_INFO, 0, NULL, 0), 0);
@@ -445,8 +485,15 @@ static const struct step card_steps3[] = {
 	{ "VFSImportDatabaseFromFile, not a database", 0x0103, 0x41, 0x20, B("\0\1/junk.pdb\0"),
 	  0x2a0c, NO_ANSWER },
 	{ "VFSCustomControl", 0x0103, 0x3f, 0x20, B("vfat\0\1"), 0x2901, NO_ANSWER },
+	/* no source lays these two out: whatever the request, vfsErrUnimplemented
+	 * from 1.3 on, and below 1.3 "not supported" as for any newer call */
 	{ "VFSGetFile", 0x0103, 0x52, 0x20, B("\0\1/junk.pdb\0"), 0x2a10, NO_ANSWER },
 	{ "VFSPutFile", 0x0103, 0x53, 0x20, B("\0\1/junk.pdb\0"), 0x2a10, NO_ANSWER },
+	{ "VFSGetFile, no argument", 0x0104, 0x52, 0x20, NULL, 0, 0x2a10, NO_ANSWER },
+	{ "VFSGetFile at 1.2", 0x0102, 0x52, 0x20, B("\0\1/junk.pdb\0"), DLP_ERR_NOT_SUPPORTED,
+	  NO_ANSWER },
+	{ "VFSPutFile at 1.2", 0x0102, 0x53, 0x20, B("\0\1/junk.pdb\0"), DLP_ERR_NOT_SUPPORTED,
+	  NO_ANSWER },
 	{ "VFSVolumeFormat", 0x0103, 0x54, 0x20, B("\0\2\0\x0c\0\0\0\1\0\0libs\0\2\0\1"), 0,
 	  NO_ANSWER },
 	{ "VFSFileDelete, formatted away", 0x0103, 0x48, 0x20, B("\0\1/junk.pdb\0"), 0x2a08,
