@@ -927,8 +927,10 @@ static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_i
 		due(p, PORT_DUE_TX);
 	if (r.send_xchar && p->carrier) {
 		/* ahead of the output, even stopped output (tty_send_xchar()) */
-		p->xchar = r.xchar;
-		p->xchar_pending = true;
+		if (p->xchar_count < PORT_XCHARS_MAX)
+			p->xchars[p->xchar_count++] = r.xchar;
+		else if (p->xchar_inflight < PORT_XCHARS_MAX)
+			p->xchars[PORT_XCHARS_MAX - 1] = r.xchar;
 		due(p, PORT_DUE_TX);
 	}
 	if (r.inject)
@@ -1140,7 +1142,7 @@ static void hang_up(struct port *p)
 		byteq_drop(&p->txq, byteq_len(&p->txq));
 	}
 	p->tx_inflight = p->tx_stale = 0;
-	p->xchar_pending = p->xchar_inflight = false;
+	p->xchar_count = p->xchar_inflight = 0;
 	drop_tty_session(p);
 	/* bytes no open file of their session can read are nobody's */
 	if (rx_held(p) && !rxq_has_reader(p))
@@ -1283,14 +1285,13 @@ void port_rx(struct port *p, const void *buf, size_t len, uint64_t now)
 size_t port_tx_take(struct port *p, void *buf, size_t max)
 {
 	uint8_t *b = buf;
-	size_t n = 0;
+	size_t n;
 
 	if (!p->carrier || max == 0)
 		return 0;
-	if (p->xchar_pending) {
-		b[n++] = p->xchar;
-		p->xchar_inflight = true;
-	}
+	n = min_size(p->xchar_count, max);
+	memcpy(b, p->xchars, n);
+	p->xchar_inflight = (unsigned int)n;
 	p->tx_inflight = 0;
 	if (!p->tty.output_stopped && !p->tty.flow_stopped)
 		p->tx_inflight = byteq_peek(&p->txq, 0, b + n, max - n);
@@ -1300,11 +1301,12 @@ size_t port_tx_take(struct port *p, void *buf, size_t max)
 void port_tx_done(struct port *p, size_t sent)
 {
 	if (p->carrier && p->xchar_inflight) {
-		p->xchar_inflight = false;
-		if (sent) {
-			p->xchar_pending = false;
-			sent--;
-		}
+		size_t done = min_size(sent, p->xchar_inflight);
+
+		p->xchar_count -= (unsigned int)done;
+		memmove(p->xchars, p->xchars + done, p->xchar_count);
+		p->xchar_inflight = 0;
+		sent -= done;
 	}
 	if (p->carrier) { /* else txq was discarded at hangup */
 		sent = min_size(sent, p->tx_inflight);

@@ -125,6 +125,13 @@ struct port_file {
  */
 #define PORT_LINES_MAX 4096u
 
+/*
+ * STOP and START characters waiting to go ahead of the output: usb-serial
+ * writes each (tty_send_xchar() without send_xchar); beyond this many
+ * the latest replaces the last, the state the handheld must end in.
+ */
+#define PORT_XCHARS_MAX 8u
+
 struct port_lines {
 	uint32_t len[PORT_LINES_MAX];
 	unsigned int head, count;
@@ -162,9 +169,9 @@ struct port {
 	struct port_lines lines; /* canonical mode: rxq's lines */
 	size_t tx_inflight; /* head of txq handed to the transport */
 	size_t tx_stale;    /* ... of a closed session whose closing wait ended */
-	bool xchar_pending; /* TCIOFF/TCION: xchar goes out ahead of txq */
-	bool xchar_inflight;
-	uint8_t xchar;
+	/* TCIOFF/TCION: STOP and START characters, in order, ahead of txq */
+	uint8_t xchars[PORT_XCHARS_MAX];
+	unsigned int xchar_count, xchar_inflight;
 	uint64_t rx_now; /* the time of the bytes ldisc_receive() hands on */
 	uint8_t *readbuf;
 
@@ -236,7 +243,7 @@ void port_tx_done(struct port *p, size_t sent);
 
 static inline size_t port_tx_queued(const struct port *p)
 {
-	return byteq_len(&p->txq) + p->xchar_pending;
+	return byteq_len(&p->txq) + p->xchar_count;
 }
 
 #endif

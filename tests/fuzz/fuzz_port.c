@@ -374,7 +374,7 @@ static void tx_some(size_t max, size_t done)
 
 	if (max > sizeof(buf))
 		max = sizeof(buf);
-	bool xchar = fz.port.xchar_pending;
+	unsigned int xchars = fz.port.xchar_count;
 
 	sync_tx();
 	n = port_tx_take(&fz.port, buf, max);
@@ -382,10 +382,14 @@ static void tx_some(size_t max, size_t done)
 	if (done > n)
 		done = n;
 	/* TCIOFF/TCION: the STOP or START character first, then the output */
-	if (xchar && n) {
-		FUZZ_CHECK(buf[0] == fz.port.xchar);
-		port_tx_done(&fz.port, done ? 1 : 0); /* the output after it goes again */
-		FUZZ_CHECK(fz.port.xchar_pending == !done);
+	if (xchars && n) {
+		size_t x = n < xchars ? n : xchars;
+
+		FUZZ_CHECK(memcmp(buf, fz.port.xchars, x) == 0);
+		if (done > x)
+			done = x;
+		port_tx_done(&fz.port, done); /* the output after them goes again */
+		FUZZ_CHECK(fz.port.xchar_count == xchars - done);
 		sync_tx();
 		return;
 	}

@@ -1334,7 +1334,8 @@ static void test_mode_switch_keeps_bytes(void)
 /* IXON: STOP from the handheld holds the output, START lets it go; TCIOFF sends STOP first. */
 static void test_software_flow_control(void)
 {
-	struct tty_ioctl ooff = { .cmd = TCXONC, .arg = TCOOFF }, ioff = { .cmd = TCXONC, .arg = TCIOFF };
+	struct tty_ioctl ooff = { .cmd = TCXONC, .arg = TCOOFF }, ioff = { .cmd = TCXONC, .arg = TCIOFF },
+			 ion = { .cmd = TCXONC, .arg = TCION };
 	struct port p;
 	uint64_t fh;
 	char buf[64];
@@ -1362,9 +1363,14 @@ static void test_software_flow_control(void)
 	port_ioctl(&p, new_req(), fh, &ooff);
 	do_write(&p, fh, "later", false);
 	port_ioctl(&p, new_req(), fh, &ioff);
-	CHECK_EQ(port_tx_queued(&p), 6);
-	CHECK(handheld_got(&p, "\023"));
+	port_ioctl(&p, new_req(), fh, &ion);
+	CHECK_EQ(port_tx_queued(&p), 7);
+	CHECK(handheld_got(&p, "\023\021")); /* both, in order, as usb-serial writes them */
 	CHECK_EQ(port_tx_queued(&p), 5);
+	for (int i = 0; i < 20; i++) /* bounded: the latest state wins */
+		port_ioctl(&p, new_req(), fh, i % 2 ? &ion : &ioff);
+	CHECK_EQ(port_tx_queued(&p), 5 + PORT_XCHARS_MAX);
+	CHECK_EQ(p.xchars[PORT_XCHARS_MAX - 1], '\021');
 	port_release(&p, fh);
 	check_all_answered_once();
 	port_free(&p);
