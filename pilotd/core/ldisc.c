@@ -335,8 +335,10 @@ static void data_char(struct rx *rx, uint8_t c, bool mapped_newline)
 	bool canonical = rx->t->c_lflag & ICANON;
 	bool mark = c == 0xff && (rx->t->c_iflag & PARMRK); /* PARMRK doubles 0xff */
 
-	if (canonical && l->line_len + 1 + mark >= LDISC_LINE_MAX)
-		return; /* a full line keeps room for its end */
+	if (canonical && l->line_len + 1 + mark >= LDISC_LINE_MAX) {
+		l->dropped++; /* a full line keeps room for its end */
+		return;
+	}
 	if (rx->t->c_lflag & ECHO) {
 		if (canonical && l->line_len == 0)
 			l->line_column = l->column;

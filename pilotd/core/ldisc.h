@@ -6,7 +6,8 @@
  * characters, ISIG, IXON) with their echo, and what written bytes become on
  * their way to the handheld (OPOST: ONLCR, OCRNL, ONOCR, ONLRET, OLCUC,
  * tabs as spaces).  Pure functions over struct termios2: no queues, no
- * requests.  Not yet wired into the port (issue 19).
+ * requests; the port (core/port.c) calls them unless the settings are
+ * raw, and keeps the lines, the echo and the flow state they report.
  *
  * Like core/tty.h, this header must not meet glibc's <termios.h>.
  */
@@ -26,6 +27,7 @@ struct ldisc {
 	unsigned int column;	  /* the handheld's output column (tabs, ONOCR, erasing) */
 	unsigned int line_column; /* the column where the line being edited began */
 	bool lnext;		  /* the previous byte was VLNEXT: take this one as is */
+	uint64_t dropped;	  /* bytes a full line had no room for, as n_tty drops them */
 };
 
 /* Where the effects of received bytes go; ctx is passed back to each. */

@@ -1253,8 +1253,11 @@ static void receive(struct port *p, const uint8_t *buf, size_t len, uint64_t now
 	size_t n;
 
 	if (!ldisc_input_raw(&p->tty.termios)) {
+		uint64_t dropped = p->ldisc.dropped;
+
 		p->rx_now = now;
 		ldisc_receive(&p->ldisc, &p->tty.termios, buf, len, &ops);
+		p->stats.rx_discarded += p->ldisc.dropped - dropped;
 		return;
 	}
 	n = byteq_push(&p->rxq, buf, len);

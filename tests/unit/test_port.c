@@ -1233,10 +1233,25 @@ static void test_canonical_lines(void)
 
 	/* the editing characters, and VEOF: a line without its end, then end of file */
 	set_flags(&p, fh, 0, 0, ICANON | IEXTEN);
-	port_rx(&p, "abc\177\027xy\025z\004\004", 12, 5);
+	port_rx(&p, "abc\177\027xy\025z\004\004", 11, 5);
 	CHECK(is_data(do_read(&p, fh, 64, true, 5), "z"));
 	CHECK(is_data(do_read(&p, fh, 64, true, 5), "")); /* VEOF alone: end of file */
 	CHECK(is_err(do_read(&p, fh, 64, true, 5), EAGAIN));
+
+	/* a line longer than n_tty's buffer: the rest of it is dropped, and counted */
+	{
+		static char xs[2500];
+		uint64_t before = p.stats.rx_discarded;
+
+		memset(xs, 'x', sizeof(xs));
+		port_rx(&p, xs, sizeof(xs), 6);
+		port_rx(&p, xs, sizeof(xs), 6);
+		port_rx(&p, "\n", 1, 6);
+		CHECK_EQ(p.stats.rx_discarded - before, 5000 - (LDISC_LINE_MAX - 1));
+		CHECK_EQ(fionread(&p, fh), LDISC_LINE_MAX);
+		r = do_read(&p, fh, 8192, true, 6);
+		CHECK(ans(r)->kind == DATA && ans(r)->len == 1024); /* read_max */
+	}
 	port_release(&p, fh);
 	check_all_answered_once();
 	port_free(&p);
