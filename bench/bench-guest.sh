@@ -74,6 +74,8 @@ for size in 1024 65536; do
 	pilot-bench write /dev/pilot $size "$MIB"
 	pilot-bench read /dev/pilot $size "$MIB"
 done
+pilot-bench write-cooked /dev/pilot 1024 "$MIB"
+pilot-bench read-cooked /dev/pilot 1024 "$MIB"
 pilot-bench parked-write /dev/pilot 65536 "$MIB"
 for n in 1 64 1024; do
 	pilot-bench latency /dev/pilot $n "$ROUNDS"
@@ -99,6 +101,8 @@ while [ ! -e /dev/ttyUSB1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 if [ -e /dev/ttyUSB1 ]; then
 	pilot-bench write /dev/ttyUSB1 1024 "$MIB"
 	pilot-bench read /dev/ttyUSB1 1024 "$MIB"
+	pilot-bench write-cooked /dev/ttyUSB1 1024 "$MIB"
+	pilot-bench read-cooked /dev/ttyUSB1 1024 "$MIB"
 	for n in 1 64 1024; do
 		pilot-bench latency /dev/ttyUSB1 $n "$ROUNDS"
 	done

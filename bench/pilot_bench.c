@@ -7,6 +7,10 @@
  *
  *   pilot-bench write DEV CALL_SIZE MIB     palm-sim in sink mode
  *   pilot-bench read DEV CALL_SIZE MIB      the Palm sends MIB MiB
+ *   pilot-bench write-cooked, read-cooked   the same through the line
+ *                                           discipline's processing (OPOST
+ *                                           ONLCR; ICRNL): the bytes change
+ *                                           in number nowhere, the path does
  *   pilot-bench parked-write DEV CALL_SIZE MIB   write beside a parked read
  *   pilot-bench latency DEV BYTES ROUNDS    echo: write BYTES, read them back
  *   pilot-bench park DEV SECONDS            hold a blocked read open
@@ -44,6 +48,19 @@ static int open_raw(const char *dev)
 	return fd;
 }
 
+/* Output and input processing on, non-canonical and without echo. */
+static void set_cooked(int fd)
+{
+	struct termios t;
+
+	if (tcgetattr(fd, &t) < 0)
+		fail("tcgetattr: %s", strerror(errno));
+	t.c_oflag |= OPOST | ONLCR;
+	t.c_iflag |= ICRNL;
+	if (tcsetattr(fd, TCSANOW, &t) < 0)
+		fail("tcsetattr: %s", strerror(errno));
+}
+
 static void report(const char *op, const char *dev, size_t call, double mib, double secs,
 		   double cpu)
 {
@@ -72,7 +89,7 @@ static void do_write(int fd, const char *dev, size_t call, size_t total, const c
 	free(buf);
 }
 
-static void do_read(int fd, const char *dev, size_t call, size_t total)
+static void do_read(int fd, const char *dev, size_t call, size_t total, const char *op)
 {
 	uint8_t *buf = malloc(call);
 	double t0, c0;
@@ -89,7 +106,7 @@ static void do_read(int fd, const char *dev, size_t call, size_t total)
 			fail("read after %zu bytes: %s", done, r < 0 ? strerror(errno) : "EOF");
 		done += (size_t)r;
 	}
-	report("read", dev, call, (double)total / 1048576, mono_s() - t0, cpu_busy_s() - c0);
+	report(op, dev, call, (double)total / 1048576, mono_s() - t0, cpu_busy_s() - c0);
 	free(buf);
 }
 
@@ -169,7 +186,13 @@ int main(int argc, char **argv)
 	if (strcmp(op, "write") == 0) {
 		do_write(fd, dev, a, (size_t)b << 20, "write");
 	} else if (strcmp(op, "read") == 0) {
-		do_read(fd, dev, a, (size_t)b << 20);
+		do_read(fd, dev, a, (size_t)b << 20, "read");
+	} else if (strcmp(op, "write-cooked") == 0) {
+		set_cooked(fd);
+		do_write(fd, dev, a, (size_t)b << 20, op); /* zeros: no newline to map */
+	} else if (strcmp(op, "read-cooked") == 0) {
+		set_cooked(fd);
+		do_read(fd, dev, a, (size_t)b << 20, op); /* ICRNL maps, counts stay */
 	} else if (strcmp(op, "parked-write") == 0) {
 		pthread_t t;
 

@@ -37,13 +37,15 @@ def main():
     print(f"{'path':32} {'write':>8} {'read':>8} {'cpu w':>8} {'cpu r':>8}")
     paths = [("pilotd, 1 KiB calls", "/dev/pilot", "1024"),
              ("pilotd, 64 KiB calls", "/dev/pilot", "65536"),
+             ("pilotd, 1 KiB, OPOST/ICRNL", "/dev/pilot", "1024", "-cooked"),
              ("visor tty, 1 KiB calls", "/dev/ttyUSB1", "1024"),
+             ("visor tty, 1 KiB, OPOST/ICRNL", "/dev/ttyUSB1", "1024", "-cooked"),
              ("raw libusb 16 KiB x 4", "libusb-16384x4", "16384"),
              ("raw libusb 64 B x 4", "libusb-64x4", "64")]
     got = {}
-    for name, dev, call in paths:
-        w = find(rows, op="write", dev=dev, call=call)
-        r = find(rows, op="read", dev=dev, call=call)
+    for name, dev, call, *cooked in paths:
+        w = find(rows, op="write" + "".join(cooked), dev=dev, call=call)
+        r = find(rows, op="read" + "".join(cooked), dev=dev, call=call)
         got[name] = (num(w, "mbps"), num(r, "mbps"), num(w, "cpu_per_mb"), num(r, "cpu_per_mb"))
         cells = [f"{v:8.3f}" if v is not None else f"{'-':>8}" for v in got[name]]
         print(f"{name:32} {' '.join(cells)}")
@@ -101,6 +103,11 @@ def main():
               f", p99 {ratio(num(p, 'p99_us'), num(v, 'p99_us'))}   (target <= 1)")
     print(f"CPU per MB with 1 KiB writes, pilotd / visor: "
           f"{ratio(got['pilotd, 1 KiB calls'][2], got['visor tty, 1 KiB calls'][2])}   (target <= 1)")
+    cp, cv = got["pilotd, 1 KiB, OPOST/ICRNL"], got["visor tty, 1 KiB, OPOST/ICRNL"]
+    rp = got["pilotd, 1 KiB calls"]
+    print(f"1 KiB calls through the line discipline, pilotd / visor: write {ratio(cp[0], cv[0])}, "
+          f"read {ratio(cp[1], cv[1])}; pilotd cooked / raw: write {ratio(cp[0], rp[0])}, "
+          f"read {ratio(cp[1], rp[1])}")
     big, raw = got["pilotd, 64 KiB calls"], got["raw libusb 16 KiB x 4"]
     print(f"64 KiB calls, pilotd / raw libusb 16 KiB x 4: write {ratio(big[0], raw[0])}, "
           f"read {ratio(big[1], raw[1])}   (target >= 0.8)")
