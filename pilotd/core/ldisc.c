@@ -5,7 +5,6 @@
 
 #define ECHO_MAX    512 /* echo bytes gathered before they are handed on */
 #define DELIVER_MAX 256 /* non-canonical bytes gathered before they are handed on */
-#define OUT_MAX	    8	/* output bytes of one input byte: a tab as spaces */
 
 /* One call of ldisc_receive(): what is gathered for the callbacks. */
 struct rx {
@@ -131,11 +130,11 @@ size_t ldisc_output(struct ldisc *l, const struct termios2 *t, const uint8_t *in
 {
 	size_t n = 0, i;
 
-	for (i = 0; i < len && n + OUT_MAX <= out_size; i++)
+	for (i = 0; i < len && n + LDISC_OUT_MAX <= out_size; i++)
 		n += output_byte(l, t, in[i], out + n);
 	/* the last few bytes of room: a byte goes if its output fits */
 	for (; i < len; i++) {
-		uint8_t one[OUT_MAX];
+		uint8_t one[LDISC_OUT_MAX];
 		struct ldisc saved = *l;
 		size_t k = output_byte(l, t, in[i], one);
 
@@ -175,7 +174,7 @@ static void flush_deliver(struct rx *rx)
 /* An echo byte as written output (through OPOST). */
 static void echo_raw(struct rx *rx, uint8_t c)
 {
-	if (rx->echo_len + OUT_MAX > sizeof(rx->echo))
+	if (rx->echo_len + LDISC_OUT_MAX > sizeof(rx->echo))
 		flush_echo(rx);
 	rx->echo_len += output_byte(rx->l, rx->t, c, rx->echo + rx->echo_len);
 }

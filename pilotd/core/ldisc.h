@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #define LDISC_LINE_MAX 4096 /* n_tty's N_TTY_BUF_SIZE: a line holds 4095 bytes and its end */
+#define LDISC_OUT_MAX  8    /* the output of one written byte at most: a tab as spaces */
 
 struct ldisc {
 	uint8_t line[LDISC_LINE_MAX]; /* canonical mode: the line being edited */

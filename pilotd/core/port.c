@@ -125,6 +125,25 @@ static void lines_add(struct port *p, size_t len)
 	p->lines.len[(p->lines.head + p->lines.count++) % PORT_LINES_MAX] = (uint32_t)len;
 }
 
+/*
+ * A complete line into rxq (canonical mode): what fits of it, the rest
+ * counted.  With the ring full (transfers sized before ICANON came on
+ * bring more line ends than it holds) the line joins the last one: a
+ * boundary is lost, never a byte.
+ */
+static void add_line(struct port *p, const uint8_t *bytes, size_t len)
+{
+	size_t n = byteq_push(&p->rxq, bytes, len);
+
+	p->stats.rx_discarded += len - n;
+	if (len && !n)
+		return;
+	if (p->lines.count < PORT_LINES_MAX)
+		lines_add(p, n);
+	else
+		p->lines.len[(p->lines.head + p->lines.count - 1) % PORT_LINES_MAX] += (uint32_t)n;
+}
+
 static void lines_pop(struct port *p)
 {
 	p->lines.head = (p->lines.head + 1) % PORT_LINES_MAX;
@@ -409,6 +428,10 @@ static void end_closing(struct port *p, bool timed_out)
 		p->stats.tx_discarded += unsent;
 		byteq_truncate(&p->txq, p->tx_inflight);
 	}
+	/* STOP/START characters not sent are the closed session's too */
+	p->xchar_count = p->xchar_inflight;
+	if (timed_out && p->xchar_inflight)
+		p->xchar_stale = true; /* as tx_stale: never sent again */
 	if (timed_out && p->tx_inflight) {
 		/* as usb-serial kills its write URBs: whatever the transfer in
 		 * flight did not deliver is never sent again */
@@ -440,7 +463,7 @@ static void drop_tty_session(struct port *p)
 static void last_close(struct port *p)
 {
 	drop_tty_session(p);
-	if (p->carrier && byteq_len(&p->txq) > 0) {
+	if (p->carrier && port_tx_queued(p) > 0) {
 		p->closing = true; /* its deadline starts at this round's end */
 		due(p, PORT_DUE_TX);
 	} else {
@@ -760,7 +783,10 @@ static unsigned int current_events(const struct port *p, const struct port_file 
 		       (readable(p, f) ? 0 : POLLERR);
 	if (readable(p, f))
 		ev |= POLLIN | POLLRDNORM;
-	if (!p->carrier || (byteq_space(&p->txq) > 0 && !p->writes.head))
+	/* room for a byte's output: one, or eight through OPOST (a tab) */
+	if (!p->carrier ||
+	    (byteq_space(&p->txq) >= (ldisc_output_raw(&p->tty.termios) ? 1 : LDISC_OUT_MAX) &&
+	     !p->writes.head))
 		ev |= POLLOUT | POLLWRNORM;
 	return ev;
 }
@@ -892,7 +918,7 @@ static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_i
 		start_listening(p, f);
 	ctx = (struct tty_context){
 		.rx_queued = rx_avail(p, f),
-		.tx_queued = byteq_len(&p->txq),
+		.tx_queued = port_tx_queued(p),
 		.carrier = p->carrier,
 		.drained = output_drained(p),
 		.carrier_changes = p->carrier_changes,
@@ -1113,10 +1139,9 @@ static void hang_up(struct port *p)
 
 	p->carrier = false;
 	/* a line being edited stays for the hung-up files, as a last line */
-	if (canonical(p) && p->ldisc.line_len && p->lines.count < PORT_LINES_MAX) {
-		p->stats.rx_discarded += p->ldisc.line_len -
-					 byteq_push(&p->rxq, p->ldisc.line, p->ldisc.line_len);
-		lines_add(p, p->ldisc.line_len);
+	if (canonical(p) && p->ldisc.line_len) {
+		add_line(p, p->ldisc.line, p->ldisc.line_len);
+		ldisc_flush_line(&p->ldisc);
 	}
 	for (struct port_file *f = p->files; f; f = f->next) {
 		if (!f->hung_up) {
@@ -1143,6 +1168,7 @@ static void hang_up(struct port *p)
 	}
 	p->tx_inflight = p->tx_stale = 0;
 	p->xchar_count = p->xchar_inflight = 0;
+	p->xchar_stale = false;
 	drop_tty_session(p);
 	/* bytes no open file of their session can read are nobody's */
 	if (rx_held(p) && !rxq_has_reader(p))
@@ -1192,15 +1218,14 @@ static void ld_deliver(void *ctx, const uint8_t *bytes, size_t len)
 	struct port *p = ctx;
 	size_t n;
 
-	if (canonical(p) && p->lines.count == PORT_LINES_MAX) {
-		p->stats.rx_discarded += len; /* never by port_rx_room()'s rule */
+	if (canonical(p)) {
+		add_line(p, bytes, len);
+		p->last_rx_ms = p->rx_now;
 		return;
 	}
 	n = byteq_push(&p->rxq, bytes, len);
 	p->stats.rx_discarded += len - n;
-	if (canonical(p) && (n || !len))
-		lines_add(p, n);
-	if (n || canonical(p))
+	if (n)
 		p->last_rx_ms = p->rx_now;
 }
 
@@ -1292,7 +1317,8 @@ size_t port_tx_take(struct port *p, void *buf, size_t max)
 
 	if (!p->carrier || max == 0)
 		return 0;
-	n = min_size(p->xchar_count, max);
+	/* one slot stays free for a TCIOFF/TCION that comes meanwhile */
+	n = min_size(min_size(p->xchar_count, PORT_XCHARS_MAX - 1), max);
 	memcpy(b, p->xchars, n);
 	p->xchar_inflight = (unsigned int)n;
 	p->tx_inflight = 0;
@@ -1304,12 +1330,13 @@ size_t port_tx_take(struct port *p, void *buf, size_t max)
 void port_tx_done(struct port *p, size_t sent)
 {
 	if (p->carrier && p->xchar_inflight) {
-		size_t done = min_size(sent, p->xchar_inflight);
+		size_t done = p->xchar_stale ? p->xchar_inflight : min_size(sent, p->xchar_inflight);
 
 		p->xchar_count -= (unsigned int)done;
 		memmove(p->xchars, p->xchars + done, p->xchar_count);
+		sent -= min_size(sent, done);
 		p->xchar_inflight = 0;
-		sent -= done;
+		p->xchar_stale = false;
 	}
 	if (p->carrier) { /* else txq was discarded at hangup */
 		sent = min_size(sent, p->tx_inflight);

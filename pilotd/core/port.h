@@ -172,6 +172,7 @@ struct port {
 	/* TCIOFF/TCION: STOP and START characters, in order, ahead of txq */
 	uint8_t xchars[PORT_XCHARS_MAX];
 	unsigned int xchar_count, xchar_inflight;
+	bool xchar_stale; /* those in flight belong to a closed session */
 	uint64_t rx_now; /* the time of the bytes ldisc_receive() hands on */
 	uint8_t *readbuf;
 

@@ -281,7 +281,15 @@ static void h_last_close(void *ctx)
 static void sync_rx(void)
 {
 	/* canonical mode: the line being edited is the ldisc's */
-	size_t q = byteq_len(&fz.port.rxq) + fz.port.ldisc.line_len;
+	size_t q = byteq_len(&fz.port.rxq) + fz.port.ldisc.line_len, sum = 0;
+
+	/* and rxq holds complete lines whose lengths add up to it */
+	for (unsigned int i = 0; i < fz.port.lines.count; i++)
+		sum += fz.port.lines.len[(fz.port.lines.head + i) % PORT_LINES_MAX];
+	if (fz.port.tty.termios.c_lflag & ICANON)
+		FUZZ_CHECK(sum == byteq_len(&fz.port.rxq));
+	else
+		FUZZ_CHECK(fz.port.lines.count == 0 && fz.port.ldisc.line_len == 0);
 
 	if (q < fz.rxm.len) {
 		FUZZ_CHECK(q == 0);
@@ -351,7 +359,8 @@ static void rx_some(size_t n)
 	if (fz.port.tty.termios.c_lflag & ICANON) {
 		/* what the transport's rule (port_rx_room()) lets come: a line
 		 * never outgrows rxq, so no byte in its middle is lost */
-		size_t room = byteq_space(&fz.port.rxq) - fz.port.ldisc.line_len;
+		size_t space = byteq_space(&fz.port.rxq), line = fz.port.ldisc.line_len;
+		size_t room = space > line ? space - line : 0;
 
 		if (room > PORT_LINES_MAX - fz.port.lines.count)
 			room = PORT_LINES_MAX - fz.port.lines.count;
@@ -384,6 +393,9 @@ static void tx_some(size_t max, size_t done)
 	/* TCIOFF/TCION: the STOP or START character first, then the output */
 	if (xchars && n) {
 		size_t x = n < xchars ? n : xchars;
+
+		if (x > PORT_XCHARS_MAX - 1)
+			x = PORT_XCHARS_MAX - 1; /* one slot stays free */
 
 		FUZZ_CHECK(memcmp(buf, fz.port.xchars, x) == 0);
 		if (done > x)

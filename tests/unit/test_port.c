@@ -1465,6 +1465,96 @@ static void test_vmin_interrupted_returns_bytes(void)
 	port_free(&p);
 }
 
+/* The sum of the lines is what rxq holds, in canonical mode. */
+static bool lines_add_up(const struct port *p)
+{
+	size_t sum = 0;
+
+	for (unsigned int i = 0; i < p->lines.count; i++)
+		sum += p->lines.len[(p->lines.head + i) % PORT_LINES_MAX];
+	return sum == byteq_len(&p->rxq);
+}
+
+/* Edges an attacker's review found in the line discipline's wiring. */
+static void test_ldisc_edges(void)
+{
+	struct tty_ioctl ioff = { .cmd = TCXONC, .arg = TCIOFF }, ion = { .cmd = TCXONC, .arg = TCION };
+	static char big[4000], nl[5000];
+	struct port p;
+	char buf[64];
+	uint64_t fh;
+
+	/* a departure with more than rxq holds: the lines still add up, POLLERR at the end */
+	setup(&p);
+	port_carrier_up(&p);
+	fh = do_open(&p, false);
+	set_flags(&p, fh, 0, 0, ICANON);
+	memset(big, 'x', sizeof(big));
+	port_rx(&p, big, sizeof(big), 1);
+	port_rx(&p, "\n", 1, 1);
+	port_rx(&p, big, 200, 1); /* past the room: a transfer already in flight */
+	port_carrier_down(&p);
+	CHECK(lines_add_up(&p));
+	while (port_poll(&p, fh, NULL) & POLLIN && !(port_poll(&p, fh, NULL) & POLLERR) &&
+	       fk.next_req < NREQ - 8)
+		do_read(&p, fh, 1024, true, 2);
+	CHECK(port_poll(&p, fh, NULL) & POLLERR);
+	port_release(&p, fh);
+	port_free(&p);
+
+	/* ICANON on under transfers sized for raw mode: more line ends than the ring holds */
+	setup(&p);
+	port_carrier_up(&p);
+	fh = do_open(&p, false);
+	set_flags(&p, fh, 0, 0, ICANON);
+	memset(nl, '\004', sizeof(nl)); /* VEOF: lines that take no byte of rxq */
+	port_rx(&p, nl, sizeof(nl), 1);
+	port_rx(&p, "abc\n", 4, 1);
+	CHECK_EQ(p.lines.count, PORT_LINES_MAX);
+	CHECK(p.stats.rx_discarded == 0 && lines_add_up(&p)); /* abc joined the last line */
+	CHECK_EQ(port_rx_room(&p), 0);
+	port_carrier_down(&p);
+	port_release(&p, fh);
+	port_free(&p);
+
+	/* OPOST: no POLLOUT while a newline's output (2 bytes) or a tab's (8) may not fit */
+	setup(&p);
+	port_carrier_up(&p);
+	fh = do_open(&p, false);
+	set_flags(&p, fh, 0, OF_STD, 0);
+	memset(nl, 'a', sizeof(nl));
+	nl[4093] = '\0';
+	do_write(&p, fh, nl, true); /* 4093 of 4096 */
+	CHECK(!(port_poll(&p, fh, NULL) & POLLOUT));
+	handheld_takes(&p, buf, sizeof(buf));
+	CHECK(port_poll(&p, fh, NULL) & POLLOUT);
+
+	/* a STOP of a closed session never reaches the next one */
+	while (port_tx_queued(&p))
+		handheld_takes(&p, big, sizeof(big));
+	port_ioctl(&p, new_req(), fh, &ioff);
+	port_release(&p, fh);
+	CHECK(p.closing); /* the STOP is output: the closing wait covers it */
+	port_after_events(&p, 10);
+	port_after_events(&p, 10 + 30000);
+	CHECK(!p.closing && port_tx_queued(&p) == 0);
+	fh = do_open(&p, false);
+	CHECK_EQ(port_tx_take(&p, buf, sizeof(buf)), 0);
+
+	/* with PORT_XCHARS_MAX - 1 in flight, the last TCIOFF/TCION still goes */
+	for (unsigned int i = 0; i < PORT_XCHARS_MAX; i++)
+		port_ioctl(&p, new_req(), fh, i % 2 ? &ion : &ioff);
+	CHECK_EQ(port_tx_take(&p, buf, sizeof(buf)), PORT_XCHARS_MAX - 1);
+	port_ioctl(&p, new_req(), fh, &ioff);
+	port_tx_done(&p, PORT_XCHARS_MAX - 1);
+	CHECK_EQ(port_tx_take(&p, buf, sizeof(buf)), 1);
+	CHECK_EQ(buf[0], '\023'); /* the state asked last */
+	port_tx_done(&p, 1);
+	port_release(&p, fh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
 int main(void)
 {
 	test_rx_with_no_file_open();
@@ -1498,5 +1588,6 @@ int main(void)
 	test_isig_flushes();
 	test_tiocsti();
 	test_vmin_interrupted_returns_bytes();
+	test_ldisc_edges();
 	return check_result("test_port");
 }
