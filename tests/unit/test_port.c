@@ -1555,6 +1555,188 @@ static void test_ldisc_edges(void)
 	port_free(&p);
 }
 
+/* ---- any settings, any order: the invariants hold ---- */
+
+static unsigned int rnd(unsigned int n)
+{
+	return (unsigned int)rand() % n;
+}
+
+static void random_settings(struct port *p, uint64_t fh)
+{
+	static const unsigned int iflags[] = { ICRNL, INLCR, IGNCR, ISTRIP, IXON, IXANY, PARMRK, IUCLC };
+	static const unsigned int oflags[] = { OPOST, ONLCR, OCRNL, ONOCR, ONLRET, OLCUC, XTABS };
+	static const unsigned int lflags[] = { ICANON, ECHO,	ECHOE, ECHOK,  ECHOKE,
+					       ECHOCTL, IEXTEN, ISIG,  NOFLSH, ECHONL };
+	static const unsigned int cmds[] = { TCSETS, TCSETSW, TCSETSF };
+	struct termios t;
+
+	memcpy(&t, &p->tty.termios, sizeof(t));
+	t.c_iflag = t.c_oflag = t.c_lflag = 0;
+	for (size_t i = 0; i < sizeof(iflags) / sizeof(iflags[0]); i++)
+		t.c_iflag |= rnd(3) ? 0 : iflags[i];
+	for (size_t i = 0; i < sizeof(oflags) / sizeof(oflags[0]); i++)
+		t.c_oflag |= rnd(3) ? 0 : oflags[i];
+	for (size_t i = 0; i < sizeof(lflags) / sizeof(lflags[0]); i++)
+		t.c_lflag |= rnd(2) ? 0 : lflags[i];
+	t.c_cflag |= CLOCAL;
+	t.c_cc[VMIN] = (cc_t)rnd(4);
+	t.c_cc[VTIME] = (cc_t)rnd(3);
+	do_ioctl(p, fh, cmds[rnd(3)], &t, sizeof(t), 0);
+}
+
+/*
+ * Random requests, settings (every input, output and local flag the line
+ * discipline knows), bytes full of special characters, arrivals and
+ * departures, with the transport keeping port_rx_room()'s rule.  After
+ * every step: the lines add up to rxq, the STOP/START queue is in bounds.
+ * At the end of each run the handheld takes everything: no write or
+ * drain is left waiting unless output is stopped, and every request is
+ * answered exactly once.
+ */
+static void test_random_settings(void)
+{
+	static const char alphabet[] = "ab \t\r\n\003\004\010\021\023\025\026\027\177\377\222x";
+	static char txbuf[16384], w[3000];
+
+	for (unsigned int seed = 1; seed <= 200; seed++) {
+		uint64_t files[4] = { 0 }, now = 0;
+		bool out_busy = false;
+		size_t taken = 0;
+		struct port p;
+
+		srand(seed);
+		setup(&p);
+		for (int step = 0; step < 3000 && fk.next_req < NREQ - 100; step++) {
+			int fi = (int)rnd(4);
+			uint64_t fh = files[fi];
+			uint8_t b[512];
+			size_t n;
+
+			switch (rnd(20)) {
+			case 0:
+				if (!fh) {
+					struct port_open_args a = { .uid = rnd(2) ? 0 : 1000u + (unsigned)fi,
+								    .nonblock = true };
+					void *r = new_req();
+
+					port_open(&p, r, &a);
+					if (ans(r)->kind == OPEN)
+						files[fi] = ans(r)->fh;
+				}
+				break;
+			case 1:
+				if (fh && !rnd(4)) {
+					port_release(&p, fh);
+					files[fi] = 0;
+				}
+				break;
+			case 2:
+			case 3:
+				if (fh)
+					do_read(&p, fh, 1 + rnd(300), rnd(2), now);
+				break;
+			case 4:
+			case 5:
+				n = 1 + rnd(sizeof(w));
+				for (size_t i = 0; fh && i < n; i++)
+					w[i] = alphabet[rnd(sizeof(alphabet) - 1)];
+				if (fh)
+					port_write(&p, new_req(), fh, w, n, rnd(2));
+				break;
+			case 6:
+				if (fh)
+					port_poll(&p, fh, NULL);
+				break;
+			case 7:
+				if (fh)
+					random_settings(&p, fh);
+				break;
+			case 8:
+				port_interrupt(&p, &reqs[rnd((unsigned)fk.next_req + 1)]);
+				break;
+			case 9:
+				if (rnd(5))
+					break;
+				if (p.carrier)
+					port_carrier_down(&p);
+				else
+					port_carrier_up(&p);
+				out_busy = false;
+				break;
+			case 10:
+			case 11:
+				n = 1 + rnd(sizeof(b));
+				if (n > port_rx_room(&p))
+					n = port_rx_room(&p); /* the transport keeps the rule */
+				for (size_t i = 0; i < n; i++)
+					b[i] = (uint8_t)alphabet[rnd(sizeof(alphabet) - 1)];
+				if (p.carrier)
+					port_rx(&p, b, n, now);
+				break;
+			case 12:
+			case 13:
+				if (p.carrier && !out_busy) {
+					taken = port_tx_take(&p, txbuf, 1 + rnd(sizeof(txbuf)));
+					out_busy = taken > 0;
+				} else if (p.carrier) {
+					port_tx_done(&p, rnd(2) ? taken : rnd((unsigned)taken + 1));
+					out_busy = false;
+				}
+				break;
+			case 14:
+				now += rnd(200);
+				port_after_events(&p, now);
+				break;
+			case 15:
+			case 16:
+				if (fh) {
+					struct tty_ioctl io = { .cmd = rnd(2) ? TCXONC : TCFLSH, .arg = rnd(4) };
+
+					port_ioctl(&p, new_req(), fh, &io);
+				}
+				break;
+			case 17:
+				if (fh) {
+					struct tty_ioctl io = { .cmd = TIOCSTI, .in = &alphabet[rnd(8)], .in_len = 1 };
+
+					port_ioctl(&p, new_req(), fh, &io);
+				}
+				break;
+			default:
+				if (fh)
+					do_ioctl(&p, fh, rnd(2) ? TCSBRK : rnd(2) ? FIONREAD : TIOCOUTQ, NULL, 0, 4);
+				break;
+			}
+			if (p.tty.termios.c_lflag & ICANON)
+				CHECK(lines_add_up(&p));
+			else
+				CHECK(p.lines.count == 0);
+			CHECK(p.xchar_count <= PORT_XCHARS_MAX && p.xchar_inflight <= p.xchar_count);
+			CHECK(p.tx_inflight <= byteq_len(&p.txq));
+		}
+		if (p.carrier) { /* the handheld takes everything */
+			if (out_busy)
+				port_tx_done(&p, taken);
+			for (int i = 0; i < 50; i++) {
+				port_tx_done(&p, port_tx_take(&p, txbuf, sizeof(txbuf)));
+				now += 100000;
+				port_after_events(&p, now);
+			}
+			if (!p.tty.output_stopped && !p.tty.flow_stopped)
+				CHECK(p.writes.count == 0 && port_tx_queued(&p) == 0);
+		}
+		port_after_events(&p, now + 1000000);
+		port_shutdown(&p);
+		for (int i = 0; i < 4; i++)
+			if (files[i])
+				port_release(&p, files[i]);
+		port_shutdown(&p);
+		check_all_answered_once();
+		port_free(&p);
+	}
+}
+
 int main(void)
 {
 	test_rx_with_no_file_open();
@@ -1589,5 +1771,6 @@ int main(void)
 	test_tiocsti();
 	test_vmin_interrupted_returns_bytes();
 	test_ldisc_edges();
+	test_random_settings();
 	return check_result("test_port");
 }
