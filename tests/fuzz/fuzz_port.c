@@ -401,7 +401,8 @@ static void tx_some(size_t max, size_t done)
 		if (done > x)
 			done = x;
 		port_tx_done(&fz.port, done); /* the output after them goes again */
-		FUZZ_CHECK(fz.port.xchar_count == xchars - done);
+		/* at least those taken went (a hook may take more, or depart) */
+		FUZZ_CHECK(fz.port.xchar_count <= xchars - done);
 		sync_tx();
 		return;
 	}
