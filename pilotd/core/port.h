@@ -34,6 +34,10 @@
  *     wait, then is discarded; blocking opens wait for that, so one
  *     session's output never goes out behind the next one's.
  *
+ * The bytes pass n_tty's processing both ways (core/ldisc.h) unless the
+ * settings are raw, as a desktop sets them: canonical lines, echo, the
+ * mappings, IXON, ISIG (docs/design.md "The line discipline in the port").
+ *
  * Plain C, no libfuse or libusb: requests are opaque pointers answered
  * through struct port_hooks, time is passed in, so the host unit tests
  * drive it with a fake clock and a fake front.  Every request handed to
