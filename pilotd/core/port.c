@@ -1067,9 +1067,12 @@ uint64_t port_after_events(struct port *p, uint64_t now)
 {
 	uint64_t deadline = 0;
 
-	/* what the round's input did to the output (echo, a signal's flush) */
-	serve_writes(p);
-	serve_drains(p);
+	/* a signal character emptied txq in the round: writers and drains may go */
+	if (p->output_flushed) {
+		p->output_flushed = false;
+		serve_writes(p);
+		serve_drains(p);
+	}
 	/* data that came in the round wins over an interrupt, as in n_tty */
 	serve_reads(p, now);
 	if (p->interrupts_pending) {
@@ -1262,6 +1265,7 @@ static void ld_signal(void *ctx, uint8_t c, bool flush)
 	if (flush) {
 		flush_input(p);
 		flush_output(p);
+		p->output_flushed = true; /* served after the round, not in the transport's call */
 	}
 }
 

@@ -178,6 +178,7 @@ struct port {
 	unsigned int xchar_count, xchar_inflight;
 	bool xchar_stale; /* those in flight belong to a closed session */
 	uint64_t rx_now; /* the time of the bytes ldisc_receive() hands on */
+	bool output_flushed; /* ISIG emptied txq: serve writes and drains after the round */
 	uint8_t *readbuf;
 
 	struct port_file *files;

@@ -1406,6 +1406,22 @@ static void test_isig_flushes(void)
 	port_after_events(&p, 1);
 	CHECK(is_data(do_read(&p, fh, 64, true, 1), "cd"));
 	CHECK_EQ(port_tx_queued(&p), 0);
+
+	/* a writer waiting for room gets it from the flush, after the round */
+	{
+		static char full[4097];
+		void *w;
+
+		memset(full, 'f', sizeof(full) - 1);
+		do_write(&p, fh, full, false);
+		w = do_write(&p, fh, "next", false);
+		CHECK_EQ(ans(w)->count, 0);
+		port_rx(&p, "\003", 1, 2);
+		CHECK_EQ(ans(w)->count, 0); /* not inside the transport's call */
+		port_after_events(&p, 2);
+		CHECK(ans(w)->kind == WRITTEN && ans(w)->len == 4);
+		CHECK_EQ(port_tx_queued(&p), 4);
+	}
 	port_release(&p, fh);
 	check_all_answered_once();
 	port_free(&p);
