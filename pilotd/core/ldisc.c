@@ -17,10 +17,14 @@ struct rx {
 	size_t deliver_len;
 };
 
-/* The kernel's ctype (lib/ctype.c) is Latin-1: 128..159 are control characters. */
+/*
+ * The kernel's ctype (lib/ctype.c) is Latin-1, but gives 128..159 no class
+ * at all: they are not control characters, so n_tty echoes them as they
+ * are and counts a column for each.
+ */
 static bool is_cntrl(uint8_t c)
 {
-	return c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0);
+	return c < 0x20 || c == 0x7f;
 }
 
 static bool is_lower(uint8_t c)
@@ -57,14 +61,18 @@ void ldisc_init(struct ldisc *l)
 
 bool ldisc_input_raw(const struct termios2 *t)
 {
+	/* EXTPROC without ISTRIP or IUCLC: n_tty queues the bytes as they are */
+	if ((t->c_lflag & EXTPROC) && !(t->c_iflag & ISTRIP) &&
+	    !((t->c_iflag & IUCLC) && (t->c_lflag & IEXTEN)))
+		return true;
 	return !(t->c_iflag & (ISTRIP | INLCR | IGNCR | ICRNL | IUCLC | IXON | PARMRK)) &&
 	       !(t->c_lflag & (ICANON | ISIG | ECHO | ECHONL));
 }
 
+/* Without OPOST; with it every byte moves the column (process_output_block()). */
 bool ldisc_output_raw(const struct termios2 *t)
 {
-	return !(t->c_oflag & OPOST) || (!(t->c_oflag & (OLCUC | ONLCR | OCRNL | ONOCR | ONLRET)) &&
-					 (t->c_oflag & TABDLY) != XTABS);
+	return !(t->c_oflag & OPOST);
 }
 
 /* n_tty's do_output_char(): one byte through OPOST; returns the bytes put in out. */
@@ -149,19 +157,74 @@ size_t ldisc_output(struct ldisc *l, const struct termios2 *t, const uint8_t *in
 	return n;
 }
 
+/* n_tty's reset_buffer_flags(): a VLNEXT stays pending. */
 void ldisc_flush_line(struct ldisc *l)
 {
 	l->line_len = 0;
-	l->lnext = false;
+	l->erasing = false;
 }
 
 /* ---- receiving ---- */
 
+/*
+ * Echoes are gathered as n_tty's echo buffer holds them: bytes, and
+ * operations after ECHO_OP_START whose effect on the column is known only
+ * when they are processed (flush_echo()), as __process_echoes() does; so
+ * echoes that an ISIG flush discards move no column.
+ */
+#define ECHO_OP_START	      0xff
+#define ECHO_OP_MOVE_BACK_COL 0x80
+#define ECHO_OP_SET_CANON_COL 0x81
+#define ECHO_OP_ERASE_TAB     0x82
+
+/* n_tty's __process_echoes(): the gathered echoes through OPOST, to the handheld. */
 static void flush_echo(struct rx *rx)
 {
-	if (rx->echo_len && rx->ops->echo)
-		rx->ops->echo(rx->ops->ctx, rx->echo, rx->echo_len);
+	uint8_t out[ECHO_MAX * LDISC_OUT_MAX];
+	struct ldisc *l = rx->l;
+	size_t n = 0;
+
+	for (size_t i = 0; i < rx->echo_len; i++) {
+		uint8_t c = rx->echo[i], op;
+		unsigned int cols;
+
+		if (c != ECHO_OP_START) {
+			if (rx->t->c_oflag & OPOST)
+				n += output_byte(l, rx->t, c, out + n);
+			else
+				out[n++] = c; /* without OPOST no column moves */
+			continue;
+		}
+		switch (op = rx->echo[++i]) {
+		case ECHO_OP_ERASE_TAB:
+			cols = rx->echo[++i];
+			if (!(cols & 0x80))
+				cols += l->line_column;
+			for (cols = 8 - (cols & 7); cols > 0; cols--) {
+				out[n++] = '\b';
+				if (l->column > 0)
+					l->column--;
+			}
+			break;
+		case ECHO_OP_SET_CANON_COL: l->line_column = l->column; break;
+		case ECHO_OP_MOVE_BACK_COL:
+			if (l->column > 0)
+				l->column--;
+			break;
+		case ECHO_OP_START: /* a 0xff, put out as is */
+			out[n++] = ECHO_OP_START;
+			l->column++;
+			break;
+		default: /* ECHOCTL: ^X */
+			out[n++] = '^';
+			out[n++] = op ^ 0100;
+			l->column += 2;
+			break;
+		}
+	}
 	rx->echo_len = 0;
+	if (n && rx->ops->echo)
+		rx->ops->echo(rx->ops->ctx, out, n);
 }
 
 static void flush_deliver(struct rx *rx)
@@ -171,26 +234,54 @@ static void flush_deliver(struct rx *rx)
 	rx->deliver_len = 0;
 }
 
-/* An echo byte as written output (through OPOST). */
+/* Room for one operation (3 bytes at most) in the echo buffer. */
+static void echo_room(struct rx *rx)
+{
+	if (rx->echo_len + 3 > sizeof(rx->echo))
+		flush_echo(rx);
+}
+
+static void echo_op(struct rx *rx, uint8_t op)
+{
+	echo_room(rx);
+	rx->echo[rx->echo_len++] = ECHO_OP_START;
+	rx->echo[rx->echo_len++] = op;
+}
+
+/* n_tty's echo_char_raw(): the byte as written output (through OPOST). */
 static void echo_raw(struct rx *rx, uint8_t c)
 {
-	if (rx->echo_len + LDISC_OUT_MAX > sizeof(rx->echo))
-		flush_echo(rx);
-	rx->echo_len += output_byte(rx->l, rx->t, c, rx->echo + rx->echo_len);
+	if (c == ECHO_OP_START) {
+		echo_op(rx, ECHO_OP_START);
+		return;
+	}
+	echo_room(rx);
+	rx->echo[rx->echo_len++] = c;
 }
 
 /* n_tty's echo_char(): with ECHOCTL a control character shows as ^X, two columns. */
 static void echo_char(struct rx *rx, uint8_t c)
 {
-	if ((rx->t->c_lflag & ECHOCTL) && is_cntrl(c) && c != '\t') {
-		if (rx->echo_len + 2 > sizeof(rx->echo))
-			flush_echo(rx);
-		rx->echo[rx->echo_len++] = '^';
-		rx->echo[rx->echo_len++] = c ^ 0100;
-		rx->l->column += 2;
-		return;
+	if ((rx->t->c_lflag & ECHOCTL) && is_cntrl(c) && c != '\t')
+		echo_op(rx, c);
+	else
+		echo_raw(rx, c);
+}
+
+/* ECHOPRT: the end of erasing shows as '/'. */
+static void finish_erasing(struct rx *rx)
+{
+	if (rx->l->erasing) {
+		echo_raw(rx, '/');
+		rx->l->erasing = false;
 	}
-	echo_raw(rx, c);
+}
+
+/* The first byte of a line records its column (n_tty's echo_set_canon_col()). */
+static void echo_first_of_line(struct rx *rx)
+{
+	if (rx->l->line_len == 0)
+		echo_op(rx, ECHO_OP_SET_CANON_COL);
 }
 
 static void echo_backspace(struct rx *rx)
@@ -215,8 +306,8 @@ static void deliver_line(struct rx *rx)
 	rx->l->line_len = 0;
 }
 
-/* The columns a tab took when echoed: what n_tty's echo_erase_tab() backs over. */
-static unsigned int tab_width(struct rx *rx, size_t tab_at)
+/* n_tty's echo_erase_tab(): the columns before the tab, counted when echoed. */
+static void echo_erase_tab(struct rx *rx, size_t tab_at)
 {
 	unsigned int cols = 0;
 	size_t i = tab_at;
@@ -234,28 +325,37 @@ static unsigned int tab_width(struct rx *rx, size_t tab_at)
 		else if (!is_continuation(rx->t, c))
 			cols++;
 	}
-	if (!after_tab)
-		cols += rx->l->line_column;
-	return 8 - (cols & 7);
+	echo_op(rx, ECHO_OP_ERASE_TAB);
+	rx->echo[rx->echo_len++] = (uint8_t)((cols & 7) | (after_tab ? 0x80 : 0));
 }
 
-/* The echo of one erased character (n_tty's eraser() without ECHOPRT). */
-static void echo_erased(struct rx *rx, uint8_t c, size_t at, bool erase_char)
+/* The echo of one erased character, at..end of the line (n_tty's eraser()). */
+static void echo_erased(struct rx *rx, size_t at, size_t end, bool erase_char)
 {
 	uint32_t lf = rx->t->c_lflag;
+	uint8_t c = rx->l->line[at];
 
 	if (!(lf & ECHO))
 		return;
-	if (erase_char && !(lf & ECHOE)) {
+	if (lf & ECHOPRT) {
+		if (!rx->l->erasing) {
+			echo_raw(rx, '\\');
+			rx->l->erasing = true;
+		}
+		echo_char(rx, c);
+		for (size_t i = at + 1; i < end; i++) { /* its UTF-8 continuation bytes */
+			echo_raw(rx, rx->l->line[i]);
+			echo_op(rx, ECHO_OP_MOVE_BACK_COL);
+		}
+	} else if (erase_char && !(lf & ECHOE)) {
 		echo_char(rx, rx->t->c_cc[VERASE]);
 	} else if (c == '\t') {
-		for (unsigned int n = tab_width(rx, at); n > 0; n--)
-			echo_raw(rx, '\b');
-	} else if (!is_cntrl(c)) {
-		echo_backspace(rx);
-	} else if (lf & ECHOCTL) {
-		echo_backspace(rx); /* ^X took two columns */
-		echo_backspace(rx);
+		echo_erase_tab(rx, at);
+	} else {
+		if (is_cntrl(c) && (lf & ECHOCTL))
+			echo_backspace(rx); /* ^X took two columns */
+		if (!is_cntrl(c) || (lf & ECHOCTL))
+			echo_backspace(rx);
 	}
 }
 
@@ -275,13 +375,14 @@ static void erase(struct rx *rx, enum erase_kind kind)
 		l->line_len = 0;
 		if (!(lf & ECHO))
 			return;
+		finish_erasing(rx);
 		echo_char(rx, rx->t->c_cc[VKILL]);
 		if (lf & ECHOK)
 			echo_raw(rx, '\n');
 		return;
 	}
 	while (l->line_len > 0) {
-		size_t at = l->line_len;
+		size_t at = l->line_len, end = l->line_len;
 		uint8_t c;
 
 		/* a character with its UTF-8 continuation bytes, never a part */
@@ -298,22 +399,27 @@ static void erase(struct rx *rx, enum erase_kind kind)
 				break;
 		}
 		l->line_len = at;
-		echo_erased(rx, c, at, kind == ERASE_ONE);
+		echo_erased(rx, at, end, kind == ERASE_ONE);
 		if (kind == ERASE_ONE)
 			break;
 	}
+	if (l->line_len == 0 && (lf & ECHO))
+		finish_erasing(rx);
 }
 
-/* ISIG: INTR, QUIT or SUSP (n_tty_receive_signal_char()). */
+/*
+ * ISIG: INTR, QUIT or SUSP (n_tty_receive_signal_char()).  Its flush
+ * (isig()) clears the echo buffer too: echoes gathered in this call are
+ * never sent and move no column.
+ */
 static void signal_char(struct rx *rx, uint8_t c)
 {
 	bool flush = !(rx->t->c_lflag & NOFLSH);
 
 	flush_deliver(rx);
-	flush_echo(rx);
 	if (flush) {
+		rx->echo_len = 0;
 		ldisc_flush_line(rx->l);
-		rx->deliver_len = 0;
 	}
 	if (rx->ops->signal)
 		rx->ops->signal(rx->ops->ctx, c, flush);
@@ -321,6 +427,22 @@ static void signal_char(struct rx *rx, uint8_t c)
 		rx->ops->flow(rx->ops->ctx, false);
 	if (rx->t->c_lflag & ECHO)
 		echo_char(rx, c);
+	else
+		flush_echo(rx); /* process_echoes() */
+}
+
+/* PARMRK doubles 0xff (n_tty's put_tty_queue() twice). */
+static void queue_byte(struct rx *rx, uint8_t c)
+{
+	bool canonical = rx->t->c_lflag & ICANON;
+	int copies = c == 0xff && (rx->t->c_iflag & PARMRK) ? 2 : 1;
+
+	for (int i = 0; i < copies; i++) {
+		if (canonical)
+			rx->l->line[rx->l->line_len++] = c;
+		else
+			deliver_byte(rx, c);
+	}
 }
 
 /*
@@ -332,26 +454,23 @@ static void data_char(struct rx *rx, uint8_t c, bool mapped_newline)
 {
 	struct ldisc *l = rx->l;
 	bool canonical = rx->t->c_lflag & ICANON;
-	bool mark = c == 0xff && (rx->t->c_iflag & PARMRK); /* PARMRK doubles 0xff */
+	bool mark = c == 0xff && (rx->t->c_iflag & PARMRK);
 
 	if (canonical && l->line_len + 1 + mark >= LDISC_LINE_MAX) {
 		l->dropped++; /* a full line keeps room for its end */
 		return;
 	}
 	if (rx->t->c_lflag & ECHO) {
-		if (canonical && l->line_len == 0)
-			l->line_column = l->column;
-		if (mapped_newline)
+		finish_erasing(rx);
+		if (mapped_newline) {
 			echo_raw(rx, c);
-		else
+		} else {
+			if (canonical)
+				echo_first_of_line(rx);
 			echo_char(rx, c);
+		}
 	}
-	for (int i = 0; i <= mark; i++) {
-		if (canonical)
-			l->line[l->line_len++] = c;
-		else
-			deliver_byte(rx, c);
-	}
+	queue_byte(rx, c);
 }
 
 /* The canonical mode's characters; true when c was one of them. */
@@ -359,23 +478,28 @@ static bool canonical_char(struct rx *rx, uint8_t c)
 {
 	const struct termios2 *t = rx->t;
 	struct ldisc *l = rx->l;
-	bool iexten = t->c_lflag & IEXTEN;
+	bool iexten = t->c_lflag & IEXTEN, echo = t->c_lflag & ECHO;
 
 	if (is_cc(t, VERASE, c) || is_cc(t, VKILL, c) || (iexten && is_cc(t, VWERASE, c))) {
-		erase(rx, is_cc(t, VERASE, c)  ? ERASE_ONE
-			  : is_cc(t, VKILL, c) ? ERASE_LINE
-					       : ERASE_WORD);
+		/* n_tty's eraser() asks WERASE before KILL, whatever IEXTEN */
+		erase(rx, is_cc(t, VERASE, c)	 ? ERASE_ONE
+			  : is_cc(t, VWERASE, c) ? ERASE_WORD
+						 : ERASE_LINE);
 		return true;
 	}
 	if (iexten && is_cc(t, VLNEXT, c)) {
 		l->lnext = true;
-		if ((t->c_lflag & ECHO) && (t->c_lflag & ECHOCTL)) {
-			echo_raw(rx, '^');
-			echo_raw(rx, '\b');
+		if (echo) {
+			finish_erasing(rx);
+			if (t->c_lflag & ECHOCTL) {
+				echo_raw(rx, '^');
+				echo_raw(rx, '\b');
+			}
 		}
 		return true;
 	}
-	if (iexten && is_cc(t, VREPRINT, c) && (t->c_lflag & ECHO)) {
+	if (iexten && is_cc(t, VREPRINT, c) && echo) {
+		finish_erasing(rx);
 		echo_char(rx, c);
 		echo_raw(rx, '\n');
 		for (size_t i = 0; i < l->line_len; i++)
@@ -391,21 +515,35 @@ static bool canonical_char(struct rx *rx, uint8_t c)
 		return true;
 	}
 	if (is_cc(t, VEOF, c)) {
-		deliver_line(rx); /* without the EOF character; empty: end of file */
+		l->line_eof = true; /* without the EOF character; empty: end of file */
+		deliver_line(rx);
+		l->line_eof = false;
 		return true;
 	}
 	if (is_cc(t, VEOL, c) || (iexten && is_cc(t, VEOL2, c))) {
 		/* echoed as data, and it ends the line */
-		if (t->c_lflag & ECHO) {
-			if (l->line_len == 0)
-				l->line_column = l->column;
+		if (echo) {
+			echo_first_of_line(rx);
 			echo_char(rx, c);
 		}
+		if (c == 0xff && (t->c_iflag & PARMRK) && l->line_len + 2 < LDISC_LINE_MAX)
+			l->line[l->line_len++] = c;
 		l->line[l->line_len++] = c;
 		deliver_line(rx);
 		return true;
 	}
 	return false;
+}
+
+/*
+ * IXANY: any byte but START and STOP restarts output stopped by STOP, and
+ * the echoes so far go then (n_tty's start_tty(), process_echoes()).
+ */
+static void restart_any(struct rx *rx)
+{
+	if ((rx->t->c_iflag & IXON) && (rx->t->c_iflag & IXANY) && rx->ops->flow &&
+	    rx->ops->flow(rx->ops->ctx, false))
+		flush_echo(rx);
 }
 
 /* n_tty_receive_char_special(): flow control, signals, mappings, canonical mode. */
@@ -418,26 +556,31 @@ static void receive_byte(struct rx *rx, uint8_t c)
 		c &= 0x7f;
 	if ((t->c_iflag & IUCLC) && (t->c_lflag & IEXTEN) && is_upper(c))
 		c = (uint8_t)(c + ('a' - 'A'));
+	if (t->c_lflag & EXTPROC) { /* the editing is done elsewhere: n_tty only queues */
+		deliver_byte(rx, c);
+		return;
+	}
 	if (rx->l->lnext) {
+		/* n_tty_receive_char_lnext() -> n_tty_receive_char(): IXANY too */
 		rx->l->lnext = false;
+		restart_any(rx);
 		data_char(rx, c, false);
 		return;
 	}
-	if (t->c_iflag & IXON) {
-		if (is_cc(t, VSTART, c) || is_cc(t, VSTOP, c)) {
+	/* STOP holds the echoes gathered so far; START sends them */
+	if ((t->c_iflag & IXON) && (is_cc(t, VSTART, c) || is_cc(t, VSTOP, c))) {
+		if (rx->ops->flow)
+			rx->ops->flow(rx->ops->ctx, !is_cc(t, VSTART, c));
+		if (is_cc(t, VSTART, c))
 			flush_echo(rx);
-			if (rx->ops->flow)
-				rx->ops->flow(rx->ops->ctx, !is_cc(t, VSTART, c));
-			return;
-		}
-		if ((t->c_iflag & IXANY) && rx->ops->flow)
-			rx->ops->flow(rx->ops->ctx, false);
+		return;
 	}
 	if ((t->c_lflag & ISIG) &&
 	    (is_cc(t, VINTR, c) || is_cc(t, VQUIT, c) || is_cc(t, VSUSP, c))) {
 		signal_char(rx, c);
 		return;
 	}
+	restart_any(rx);
 	if (c == '\r') {
 		if (t->c_iflag & IGNCR)
 			return;

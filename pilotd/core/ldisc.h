@@ -28,6 +28,8 @@ struct ldisc {
 	unsigned int column;	  /* the handheld's output column (tabs, ONOCR, erasing) */
 	unsigned int line_column; /* the column where the line being edited began */
 	bool lnext;		  /* the previous byte was VLNEXT: take this one as is */
+	bool erasing;		  /* ECHOPRT: erased characters are being shown */
+	bool line_eof;		  /* during deliver(): the line ended with VEOF */
 	uint64_t dropped;	  /* bytes a full line had no room for, as n_tty drops them */
 };
 
@@ -42,8 +44,11 @@ struct ldisc_ops {
 	void (*deliver)(void *ctx, const uint8_t *bytes, size_t len);
 	/* Echo toward the handheld, already through the output processing. */
 	void (*echo)(void *ctx, const uint8_t *bytes, size_t len);
-	/* IXON: the handheld sent STOP (stop true) or START, or IXANY restarted. */
-	void (*flow)(void *ctx, bool stop);
+	/*
+	 * IXON: the handheld sent STOP (stop true) or START, or IXANY restarted.
+	 * Returns whether stopped output started again.
+	 */
+	bool (*flow)(void *ctx, bool stop);
 	/*
 	 * ISIG: VINTR, VQUIT or VSUSP came.  /dev/pilot is nobody's controlling
 	 * terminal, so no signal is sent; with flush (NOFLSH clear) the caller
@@ -71,7 +76,7 @@ void ldisc_receive(struct ldisc *l, const struct termios2 *t, const uint8_t *in,
 size_t ldisc_output(struct ldisc *l, const struct termios2 *t, const uint8_t *in, size_t len,
 		    uint8_t *out, size_t out_size, size_t *taken);
 
-/* TCIFLUSH and a signal's flush also drop the line being edited. */
+/* TCIFLUSH and a signal's flush also drop the line being edited (a VLNEXT stays). */
 void ldisc_flush_line(struct ldisc *l);
 
 #endif

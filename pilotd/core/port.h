@@ -139,8 +139,12 @@ struct port_file {
  */
 #define PORT_XCHARS_MAX 8u
 
+/* poll reports POLLOUT while fewer bytes wait to go (n_tty's WAKEUP_CHARS) */
+#define PORT_WAKEUP_CHARS 256u
+
 struct port_lines {
 	uint32_t len[PORT_LINES_MAX];
+	bool eof[PORT_LINES_MAX]; /* ended by VEOF: a NUL byte if ICANON goes off (n_tty) */
 	unsigned int head, count;
 };
 

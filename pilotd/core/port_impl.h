@@ -17,9 +17,10 @@ static inline void due(struct port *p, unsigned int what)
 	p->due |= what;
 }
 
+/* Lines to read: ICANON, unless EXTPROC leaves the editing to someone else (n_tty). */
 static inline bool canonical(const struct port *p)
 {
-	return p->tty.termios.c_lflag & ICANON;
+	return (p->tty.termios.c_lflag & (ICANON | EXTPROC)) == ICANON;
 }
 
 /* Bytes leave txq only once the handheld took them (port_tx_done). */
@@ -65,6 +66,7 @@ void port_serve_drains(struct port *p);
 void port_lines_clear(struct port *p);
 void port_lines_add(struct port *p, size_t len);
 void port_add_line(struct port *p, const uint8_t *bytes, size_t len);
+void port_eofs_to_nul(struct port *p);
 void port_lines_pop(struct port *p);
 bool port_rx_held(const struct port *p);
 void port_drop_rxq(struct port *p);

@@ -287,6 +287,19 @@ void port_serve_writes(struct port *p)
 	}
 }
 
+/*
+ * POLLIN as n_tty's input_available_p(tty, 1): a line, or with VTIME 0
+ * VMIN bytes (a read would wait for them).
+ */
+static bool poll_readable(const struct port *p, const struct port_file *f)
+{
+	const uint8_t *cc = p->tty.termios.c_cc;
+
+	if (canonical(p) || !readable(p, f))
+		return readable(p, f);
+	return port_rx_avail(p, f) >= (!cc[VTIME] && cc[VMIN] ? cc[VMIN] : 1u);
+}
+
 unsigned int port_current_events(const struct port *p, const struct port_file *f)
 {
 	unsigned int ev = 0;
@@ -299,12 +312,11 @@ unsigned int port_current_events(const struct port *p, const struct port_file *f
 	if (f && f->hung_up)
 		return POLLIN | POLLOUT | POLLHUP | POLLRDNORM | POLLWRNORM |
 		       (readable(p, f) ? 0 : POLLERR);
-	if (readable(p, f))
+	if (poll_readable(p, f))
 		ev |= POLLIN | POLLRDNORM;
-	/* room for a byte's output: one, or eight through OPOST (a tab) */
-	if (!p->carrier ||
-	    (byteq_space(&p->txq) >= (ldisc_output_raw(&p->tty.termios) ? 1 : LDISC_OUT_MAX) &&
-	     !p->writes.head))
+	/* n_tty_poll(): fewer than WAKEUP_CHARS queued, and room */
+	if (!p->carrier || (port_tx_queued(p) < PORT_WAKEUP_CHARS && byteq_space(&p->txq) > 0 &&
+			    !p->writes.head))
 		ev |= POLLOUT | POLLWRNORM;
 	return ev;
 }

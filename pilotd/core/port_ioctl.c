@@ -42,16 +42,25 @@ static void flush_queues(struct port *p, const struct port_file *f, unsigned int
 
 /*
  * New settings.  Switching canonical mode on makes what readers have not
- * read one line; switching it off makes the line being edited readable
- * (n_tty_set_termios()).  IXON off lets stopped output go.
+ * read one line; switching it off makes the line being edited readable,
+ * and each VEOF a NUL byte (n_tty_set_termios()).  IXON off lets stopped
+ * output go.
  */
 static void termios_changed(struct port *p, const struct termios2 *old)
 {
 	const struct termios2 *t = &p->tty.termios;
 
-	if ((old->c_lflag ^ t->c_lflag) & ICANON) {
+	if ((old->c_lflag ^ t->c_lflag) & (ICANON | EXTPROC)) {
+		if (!canonical(p))
+			port_eofs_to_nul(p);
 		port_lines_clear(p);
 		if (canonical(p) && byteq_len(&p->rxq)) {
+			uint8_t last;
+
+			/* n_tty marks the last byte a line's end: a NUL there is a VEOF */
+			byteq_peek(&p->rxq, byteq_len(&p->rxq) - 1, &last, 1);
+			if (!last)
+				byteq_truncate(&p->rxq, byteq_len(&p->rxq) - 1);
 			port_lines_add(p, byteq_len(&p->rxq));
 		} else if (!canonical(p)) {
 			size_t n = byteq_push(&p->rxq, p->ldisc.line, p->ldisc.line_len);
@@ -59,6 +68,7 @@ static void termios_changed(struct port *p, const struct termios2 *old)
 			p->stats.rx_discarded += p->ldisc.line_len - n;
 		}
 		ldisc_flush_line(&p->ldisc);
+		p->ldisc.lnext = false;
 	}
 	if ((old->c_iflag & IXON) && !(t->c_iflag & IXON) && p->tty.flow_stopped &&
 	    !p->tty.output_stopped) {

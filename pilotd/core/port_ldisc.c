@@ -5,9 +5,11 @@
  * discipline's callbacks (deliver, echo, flow, signal), and the room
  * promised to the transport.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
+
 #include "port_impl.h"
 
 void port_lines_clear(struct port *p)
@@ -17,7 +19,10 @@ void port_lines_clear(struct port *p)
 
 void port_lines_add(struct port *p, size_t len)
 {
-	p->lines.len[(p->lines.head + p->lines.count++) % PORT_LINES_MAX] = (uint32_t)len;
+	unsigned int i = (p->lines.head + p->lines.count++) % PORT_LINES_MAX;
+
+	p->lines.len[i] = (uint32_t)len;
+	p->lines.eof[i] = false;
 }
 
 /*
@@ -37,6 +42,34 @@ void port_add_line(struct port *p, const uint8_t *bytes, size_t len)
 		port_lines_add(p, n);
 	else
 		p->lines.len[(p->lines.head + p->lines.count - 1) % PORT_LINES_MAX] += (uint32_t)n;
+	p->lines.eof[(p->lines.head + p->lines.count - 1) % PORT_LINES_MAX] = p->ldisc.line_eof;
+}
+
+/*
+ * ICANON goes off: n_tty keeps a VEOF in its buffer as a NUL byte, which
+ * non-canonical reads then return; here each line ended by one gets it.
+ */
+void port_eofs_to_nul(struct port *p)
+{
+	size_t n = byteq_len(&p->rxq), off = 0;
+	unsigned int eofs = 0;
+	uint8_t *all;
+
+	for (unsigned int i = 0; i < p->lines.count; i++)
+		eofs += p->lines.eof[(p->lines.head + i) % PORT_LINES_MAX];
+	if (!eofs || !(all = malloc(n ? n : 1)))
+		return;
+	byteq_pop(&p->rxq, all, n);
+	for (unsigned int i = 0; i < p->lines.count; i++) {
+		unsigned int k = (p->lines.head + i) % PORT_LINES_MAX;
+
+		byteq_push(&p->rxq, all + off, p->lines.len[k]);
+		off += p->lines.len[k];
+		if (p->lines.eof[k] && !byteq_push(&p->rxq, "", 1))
+			p->stats.rx_discarded++;
+	}
+	byteq_push(&p->rxq, all + off, n - off);
+	free(all);
 }
 
 void port_lines_pop(struct port *p)
@@ -119,7 +152,7 @@ static void ld_echo(void *ctx, const uint8_t *bytes, size_t len)
 }
 
 /* IXON: STOP and START from the handheld (n_tty's stop_tty(), start_tty()) */
-static void ld_flow(void *ctx, bool stop)
+static bool ld_flow(void *ctx, bool stop)
 {
 	struct port *p = ctx;
 
@@ -128,7 +161,9 @@ static void ld_flow(void *ctx, bool stop)
 	} else if (p->tty.flow_stopped && !p->tty.output_stopped) {
 		p->tty.flow_stopped = false;
 		due(p, PORT_DUE_TX);
+		return true;
 	}
+	return false;
 }
 
 /* ISIG: nobody's controlling terminal gets no signal; only the flush */

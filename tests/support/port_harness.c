@@ -162,7 +162,7 @@ int ph_init(struct ph *h, struct port *p, const struct port_config *cfg, int max
 		.last_close = h_last_close,
 	};
 
-	*h = (struct ph){ .port = p, .max_req = max_req, .handheld_size = 1u << 20 };
+	*h = (struct ph){ .port = p, .max_req = max_req, .handheld_size = 1u << 16 };
 	h->ans = calloc((size_t)max_req, sizeof(*h->ans));
 	h->reqs = calloc((size_t)max_req, 1);
 	h->handheld = malloc(h->handheld_size);

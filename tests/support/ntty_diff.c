@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: MIT
+/* The differential of ntty_diff.h: a case, its two runs, their comparison. */
+#include <asm/ioctls.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "ntty_diff.h"
+#include "port_harness.h"
+
+#define IFLAGS                                                                                     \
+	(IGNBRK | BRKINT | IGNPAR | PARMRK | INPCK | ISTRIP | INLCR | IGNCR | ICRNL | IUCLC |      \
+	 IXON | IXANY | IXOFF | IMAXBEL | IUTF8)
+#define OFLAGS                                                                                     \
+	(OPOST | OLCUC | ONLCR | OCRNL | ONOCR | ONLRET | OFILL | OFDEL | NLDLY | CRDLY | TABDLY | \
+	 BSDLY | VTDLY | FFDLY)
+#define LFLAGS                                                                                     \
+	(ISIG | ICANON | XCASE | ECHO | ECHOE | ECHOK | ECHONL | NOFLSH | TOSTOP | ECHOCTL |       \
+	 ECHOPRT | ECHOKE | FLUSHO | PENDIN | IEXTEN | EXTPROC)
+
+/* ---- a case from bytes ---- */
+
+struct reader {
+	const uint8_t *p;
+	size_t left;
+};
+
+static uint8_t rd8(struct reader *r)
+{
+	if (!r->left)
+		return 0;
+	r->left--;
+	return *r->p++;
+}
+
+static uint32_t rd32(struct reader *r)
+{
+	uint32_t v = 0;
+
+	for (int i = 0; i < 4; i++)
+		v = v << 8 | rd8(r);
+	return v;
+}
+
+/* Mostly the usual settings, so that the script meets their characters. */
+static uint32_t flags(struct reader *r, uint32_t usual, uint32_t all)
+{
+	uint32_t x = rd32(r), v;
+
+	switch (x >> 30) {
+	case 0: v = usual; break;
+	case 1: v = (usual ^ (x & all & (x >> 8))) & all; break;
+	default: v = x & all; break;
+	}
+	/* EXTPROC turns the rest off: now and then only */
+	if (rd8(r) >= 8)
+		v &= ~(uint32_t)EXTPROC;
+	return v;
+}
+
+static const uint8_t std_cc[NCCS] = "\003\034\177\025\004\0\1\0\021\023\032\0\022\017\027\026\0";
+
+/* A byte for the handheld: often one that means something. */
+static uint8_t rx_byte(struct reader *r, const struct termios2 *t)
+{
+	static const uint8_t usual[] = { 'a', 'b', 'Z', ' ', '\t', '\r', '\n', 0xff, 0x80,
+					 0x9b, 0xe9, 0xc3, 0xa9, '_', '1', 0x7f, 0x08 };
+	uint8_t x = rd8(r), v = rd8(r);
+
+	if (x < 96)
+		return v; /* any byte */
+	if (x < 176)
+		return t->c_cc[v % NCCS];
+	return usual[v % sizeof(usual)];
+}
+
+static void decode_op(struct reader *r, struct nd_case *c, struct nd_op *op)
+{
+	uint8_t k = rd8(r);
+
+	memset(op, 0, sizeof(*op));
+	op->kind = k < 90 ? ND_RX : (enum nd_kind)(k % ND_KINDS);
+	switch (op->kind) {
+	case ND_RX:
+	case ND_WRITE:
+		op->len = 1 + rd8(r) % ND_BYTES_MAX;
+		for (size_t i = 0; i < op->len; i++)
+			op->bytes[i] = rx_byte(r, &c->t);
+		break;
+	case ND_READ: op->arg = 1 + rd8(r) % 16; break;
+	case ND_FLUSH: op->arg = rd8(r) % 3; break; /* TCIFLUSH, TCOFLUSH, TCIOFLUSH */
+	case ND_XONC: op->arg = rd8(r) % 4; break;  /* TCOOFF ... TCION */
+	case ND_SETATTR:
+		op->iflag = flags(r, c->t.c_iflag, IFLAGS);
+		op->oflag = flags(r, c->t.c_oflag, OFLAGS);
+		op->lflag = flags(r, c->t.c_lflag, LFLAGS);
+		break;
+	default: break;
+	}
+}
+
+void nd_case_from_bytes(struct nd_case *c, const uint8_t *data, size_t len)
+{
+	struct reader r = { data, len };
+
+	memset(c, 0, sizeof(*c));
+	c->t.c_iflag = flags(&r, ICRNL | IXON, IFLAGS);
+	c->t.c_oflag = flags(&r, OPOST | ONLCR, OFLAGS);
+	c->t.c_lflag = flags(&r, ISIG | ICANON | ECHO | ECHOE | ECHOK | ECHOCTL | ECHOKE | IEXTEN,
+			     LFLAGS);
+	c->t.c_cflag = B38400 | CS8 | CREAD | CLOCAL;
+	c->t.c_ispeed = c->t.c_ospeed = 38400;
+	memcpy(c->t.c_cc, std_cc, NCCS);
+	for (int i = 0; i < NCCS; i++) {
+		uint8_t x = rd8(&r), v = rd8(&r);
+
+		if (x >= 208)
+			c->t.c_cc[i] = v;
+	}
+	c->t.c_cc[VMIN] = rd8(&r) % 4;
+	c->t.c_cc[VTIME] = 0; /* a timer the pty would show only by sleeping */
+	c->nops = 1 + rd8(&r) % ND_OPS_MAX;
+	for (int i = 0; i < c->nops; i++)
+		decode_op(&r, c, &c->ops[i]);
+}
+
+static const char *const kind_names[ND_KINDS] = {
+	"rx", "write", "read", "drain", "poll", "fionread", "outq", "flush", "setattr", "xonc",
+};
+
+static size_t hex(char *out, size_t size, const uint8_t *b, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n && k + 3 < size; i++)
+		k += (size_t)snprintf(out + k, size - k, "%02x", b[i]);
+	if (size)
+		out[k < size ? k : size - 1] = 0;
+	return k;
+}
+
+void nd_case_print(const struct nd_case *c, char *out, size_t size)
+{
+	size_t k = (size_t)snprintf(out, size, "iflag=%#x oflag=%#x lflag=%#x cc=", c->t.c_iflag,
+				    c->t.c_oflag, c->t.c_lflag);
+
+	k += hex(out + k, size - k, c->t.c_cc, NCCS);
+	for (int i = 0; i < c->nops && k < size; i++) {
+		const struct nd_op *op = &c->ops[i];
+
+		k += (size_t)snprintf(out + k, size - k, " %s", kind_names[op->kind]);
+		if (k >= size)
+			break;
+		if (op->kind == ND_RX || op->kind == ND_WRITE) {
+			out[k++] = ':';
+			k += hex(out + k, size - k, op->bytes, op->len);
+		} else if (op->kind == ND_SETATTR) {
+			k += (size_t)snprintf(out + k, size - k, ":%#x,%#x,%#x", op->iflag, op->oflag,
+					      op->lflag);
+		} else if (op->kind != ND_DRAIN && op->kind != ND_POLL) {
+			k += (size_t)snprintf(out + k, size - k, ":%u", op->arg);
+		}
+	}
+}
+
+/* ---- one run, on either side ---- */
+
+struct side {
+	void *ctx;
+	int (*rx)(void *ctx, const uint8_t *b, size_t n, bool canonical_sync);
+	long (*write)(void *ctx, const uint8_t *b, size_t n);
+	long (*read)(void *ctx, uint8_t *b, size_t n);
+	int (*poll)(void *ctx);
+	long (*query)(void *ctx, unsigned int cmd);
+	long (*ioctl_arg)(void *ctx, unsigned int cmd, unsigned long arg);
+	long (*setattr)(void *ctx, const struct termios2 *t);
+	size_t (*handheld)(void *ctx, uint8_t *b, size_t n);
+	bool (*stopped)(void *ctx);
+};
+
+static void say(struct nd_trace *tr, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tr->text + tr->len, sizeof(tr->text) - tr->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		tr->len = tr->len + (size_t)n < sizeof(tr->text) ? tr->len + (size_t)n
+								 : sizeof(tr->text) - 1;
+}
+
+static void say_hex(struct nd_trace *tr, const uint8_t *b, size_t n)
+{
+	tr->len += hex(tr->text + tr->len, sizeof(tr->text) - tr->len, b, n);
+}
+
+static void say_ret(struct nd_trace *tr, long ret, const uint8_t *b)
+{
+	if (ret < 0) {
+		say(tr, "%s", strerrorname_np((int)-ret));
+	} else if (b) {
+		say(tr, "%ld:", ret);
+		say_hex(tr, b, (size_t)ret);
+	} else {
+		say(tr, "%ld", ret);
+	}
+}
+
+static bool canonical(const struct termios2 *t)
+{
+	return (t->c_lflag & ICANON) && !(t->c_lflag & EXTPROC);
+}
+
+static void end_step(struct nd_trace *tr, const struct side *s)
+{
+	uint8_t buf[8192];
+	size_t n = s->handheld(s->ctx, buf, sizeof(buf));
+
+	say(tr, " H:");
+	say_hex(tr, buf, n);
+	say(tr, "\n");
+	if (tr->lines < ND_OPS_MAX + 2)
+		tr->stopped[tr->lines] = s->stopped(s->ctx);
+	tr->lines++;
+}
+
+/* Read until EAGAIN (or 0 when non-canonical: VMIN 0 reads 0 at once). */
+static void drain(struct nd_trace *tr, const struct side *s, const struct termios2 *t)
+{
+	uint8_t buf[4096];
+	long n;
+
+	for (int i = 0; i < 64; i++) {
+		n = s->read(s->ctx, buf, sizeof(buf));
+		say_ret(tr, n, buf);
+		say(tr, "|");
+		if (n < 0 || (n == 0 && !canonical(t)))
+			break;
+	}
+}
+
+static void step(const struct nd_op *op, struct termios2 *t, struct nd_trace *tr,
+		 const struct side *s, size_t *unread)
+{
+	uint8_t buf[64];
+	long n;
+
+	say(tr, "%s ", kind_names[op->kind]);
+	switch (op->kind) {
+	case ND_RX:
+		/* the pty's sync needs no complete line unread (ntty_diff.h) */
+		if (canonical(t) || *unread > 96) {
+			drain(tr, s, t);
+			*unread = 0;
+		}
+		*unread += op->len * 2;
+		s->rx(s->ctx, op->bytes, op->len, canonical(t));
+		break;
+	case ND_WRITE: say_ret(tr, s->write(s->ctx, op->bytes, op->len), NULL); break;
+	case ND_READ:
+		n = s->read(s->ctx, buf, op->arg);
+		say_ret(tr, n, buf);
+		break;
+	case ND_DRAIN:
+		drain(tr, s, t);
+		*unread = 0;
+		break;
+	case ND_POLL: say(tr, "%#x", s->poll(s->ctx)); break;
+	case ND_FIONREAD: say_ret(tr, s->query(s->ctx, FIONREAD), NULL); break;
+	case ND_OUTQ: say_ret(tr, s->query(s->ctx, TIOCOUTQ), NULL); break;
+	case ND_FLUSH:
+		say_ret(tr, s->ioctl_arg(s->ctx, TCFLSH, op->arg), NULL);
+		if (op->arg != TCOFLUSH)
+			*unread = 0;
+		break;
+	case ND_XONC: say_ret(tr, s->ioctl_arg(s->ctx, TCXONC, op->arg), NULL); break;
+	case ND_SETATTR:
+		t->c_iflag = op->iflag;
+		t->c_oflag = op->oflag;
+		t->c_lflag = op->lflag;
+		say_ret(tr, s->setattr(s->ctx, t), NULL);
+		break;
+	default: break;
+	}
+	end_step(tr, s);
+}
+
+static void run(const struct nd_case *c, struct nd_trace *tr, const struct side *s)
+{
+	struct termios2 t = c->t;
+	size_t unread = 0;
+
+	memset(tr, 0, sizeof(*tr));
+	say(tr, "set ");
+	say_ret(tr, s->setattr(s->ctx, &t), NULL);
+	end_step(tr, s);
+	for (int i = 0; i < c->nops; i++)
+		step(&c->ops[i], &t, tr, s, &unread);
+}
+
+/* ---- pilotd's side: the port with the fake front and transport ---- */
+
+struct port_side {
+	struct ph h;
+	struct port p;
+	uint64_t fh;
+	uint64_t now;
+};
+
+static long answer_of(struct port_side *ps, void *req, uint8_t *buf, size_t size)
+{
+	struct ph_answer *a = ph_ans(&ps->h, req);
+
+	port_after_events(&ps->p, ++ps->now);
+	if (a->count != 1)
+		return -EDEADLK; /* never answered (or twice): no tty does that */
+	switch (a->kind) {
+	case PH_DATA:
+		if (buf)
+			memcpy(buf, a->data, a->len < size ? a->len : size);
+		return (long)a->len;
+	case PH_WRITTEN: return (long)a->len;
+	case PH_IOCTL: {
+		int v = 0;
+
+		if (a->len >= sizeof(v))
+			memcpy(&v, a->data, sizeof(v));
+		return v;
+	}
+	case PH_ERR: return -a->err;
+	default: return -EPROTO;
+	}
+}
+
+static int port_rx_op(void *ctx, const uint8_t *b, size_t n, bool canonical_sync)
+{
+	struct port_side *ps = ctx;
+
+	(void)canonical_sync;
+	port_rx(&ps->p, b, n, ++ps->now);
+	port_after_events(&ps->p, ps->now);
+	return 0;
+}
+
+static long port_write_op(void *ctx, const uint8_t *b, size_t n)
+{
+	struct port_side *ps = ctx;
+
+	return answer_of(ps, ph_write(&ps->h, ps->fh, b, n, true), NULL, 0);
+}
+
+static long port_read_op(void *ctx, uint8_t *b, size_t n)
+{
+	struct port_side *ps = ctx;
+
+	return answer_of(ps, ph_read(&ps->h, ps->fh, n, true, ps->now), b, n);
+}
+
+static int port_poll_op(void *ctx)
+{
+	struct port_side *ps = ctx;
+
+	return (int)port_poll(&ps->p, ps->fh, NULL) & (POLLIN | POLLOUT);
+}
+
+static long port_query(void *ctx, unsigned int cmd)
+{
+	struct port_side *ps = ctx;
+
+	return answer_of(ps, ph_ioctl(&ps->h, ps->fh, cmd, 0, NULL, 0, sizeof(int), 1000), NULL,
+			 0);
+}
+
+static long port_ioctl_arg(void *ctx, unsigned int cmd, unsigned long arg)
+{
+	struct port_side *ps = ctx;
+
+	return answer_of(ps, ph_ioctl(&ps->h, ps->fh, cmd, arg, NULL, 0, 0, 1000), NULL, 0);
+}
+
+static long port_setattr(void *ctx, const struct termios2 *t)
+{
+	struct port_side *ps = ctx;
+
+	return answer_of(ps, ph_ioctl(&ps->h, ps->fh, TCSETS2, 0, t, sizeof(*t), 0, 1000), NULL,
+			 0);
+}
+
+static size_t port_handheld(void *ctx, uint8_t *b, size_t n)
+{
+	struct port_side *ps = ctx;
+	size_t before = ps->h.handheld_len;
+
+	while (ph_handheld_takes(&ps->h, n) > 0)
+		;
+	port_after_events(&ps->p, ++ps->now);
+	n = ps->h.handheld_len - before < n ? ps->h.handheld_len - before : n;
+	memcpy(b, ps->h.handheld + before, n);
+	ps->h.handheld_len = before; /* kept per step only */
+	return n;
+}
+
+static bool port_stopped(void *ctx)
+{
+	struct port_side *ps = ctx;
+
+	return ps->p.tty.output_stopped || ps->p.tty.flow_stopped;
+}
+
+int nd_run_port(const struct nd_case *c, struct nd_trace *tr)
+{
+	static struct port_side ps;
+	const struct side s = { &ps,	      port_rx_op, port_write_op, port_read_op,	 port_poll_op,
+				port_query,   port_ioctl_arg, port_setattr, port_handheld, port_stopped };
+	int err = ph_init(&ps.h, &ps.p, &ph_config_small, 256);
+
+	if (err)
+		return err;
+	ps.now = 0;
+	port_carrier_up(&ps.p);
+	ps.fh = ph_open(&ps.h, 1000, true, true);
+	run(c, tr, &s);
+	err = ph_unanswered_or_twice(&ps.h) ? -EPROTO : 0;
+	ph_free(&ps.h);
+	return err;
+}
+
+/* ---- the oracle: a pty pair ---- */
+
+struct pty_side {
+	int m, s;
+	struct termios2 t;
+};
+
+/* The master's bytes are in its read buffer once its worker ran; the poll waits for it. */
+static size_t pty_handheld(void *ctx, uint8_t *b, size_t size)
+{
+	struct pty_side *ps = ctx;
+	struct pollfd pfd = { .fd = ps->m, .events = POLLIN };
+	size_t n = 0;
+	ssize_t k;
+
+	poll(&pfd, 1, 0);
+	while (n < size && (k = read(ps->m, b + n, size - n)) > 0)
+		n += (size_t)k;
+	return n;
+}
+
+static int pty_poll_op(void *ctx)
+{
+	struct pty_side *ps = ctx;
+	struct pollfd pfd = { .fd = ps->s, .events = POLLIN | POLLOUT };
+
+	poll(&pfd, 1, 0);
+	return pfd.revents & (POLLIN | POLLOUT);
+}
+
+static long pty_setattr(void *ctx, const struct termios2 *t)
+{
+	struct pty_side *ps = ctx;
+
+	ps->t = *t;
+	return ioctl(ps->s, TCSETS2, t) < 0 ? -errno : 0;
+}
+
+static int pty_rx(void *ctx, const uint8_t *b, size_t n, bool canonical_sync)
+{
+	struct pty_side *ps = ctx;
+	struct termios2 wait = ps->t;
+
+	if (write(ps->m, b, n) != (ssize_t)n)
+		return -EIO;
+	/* n_tty_poll() waits for the worker only while poll sees no input */
+	if (!canonical_sync) {
+		wait.c_cc[VMIN] = 255;
+		wait.c_cc[VTIME] = 0;
+		ioctl(ps->s, TCSETS2, &wait);
+	}
+	pty_poll_op(ps);
+	if (!canonical_sync)
+		ioctl(ps->s, TCSETS2, &ps->t);
+	return 0;
+}
+
+static long pty_write(void *ctx, const uint8_t *b, size_t n)
+{
+	ssize_t k = write(((struct pty_side *)ctx)->s, b, n);
+
+	return k < 0 ? -errno : k;
+}
+
+static long pty_read(void *ctx, uint8_t *b, size_t n)
+{
+	ssize_t k = read(((struct pty_side *)ctx)->s, b, n);
+
+	return k < 0 ? -errno : k;
+}
+
+static long pty_query(void *ctx, unsigned int cmd)
+{
+	int v = 0;
+
+	return ioctl(((struct pty_side *)ctx)->s, cmd, &v) < 0 ? -errno : v;
+}
+
+static long pty_ioctl_arg(void *ctx, unsigned int cmd, unsigned long arg)
+{
+	return ioctl(((struct pty_side *)ctx)->s, cmd, arg) < 0 ? -errno : 0;
+}
+
+static bool pty_stopped(void *ctx)
+{
+	(void)ctx;
+	return false; /* not asked: the classifier looks at pilotd's */
+}
+
+int nd_run_pty(const struct nd_case *c, struct nd_trace *tr)
+{
+	const struct side s = { NULL,	       pty_rx,	     pty_write,	  pty_read,	pty_poll_op,
+				pty_query,     pty_ioctl_arg, pty_setattr, pty_handheld, pty_stopped };
+	struct pty_side ps = { .m = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC) };
+	struct side sd = s;
+	int unlock = 0;
+
+	if (ps.m < 0)
+		return -errno;
+	if (ioctl(ps.m, TIOCSPTLCK, &unlock) < 0 ||
+	    (ps.s = ioctl(ps.m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+		int err = -errno;
+
+		close(ps.m);
+		return err;
+	}
+	sd.ctx = &ps;
+	run(c, tr, &sd);
+	close(ps.s);
+	close(ps.m);
+	return 0;
+}
+
+/* ---- comparing ---- */
+
+static const char *line(const char *text, int i, size_t *len)
+{
+	for (; i > 0 && text; i--) {
+		text = strchr(text, '\n');
+		if (text)
+			text++;
+	}
+	if (!text || !*text)
+		return NULL;
+	*len = (size_t)(strchrnul(text, '\n') - text);
+	return text;
+}
+
+/* Which listed difference explains step i's (NULL: none). */
+static const char *classify(const struct nd_case *c, const struct nd_trace *port, int i)
+{
+	(void)c;
+	/*
+	 * A pty takes nothing while stopped; usb-serial and pilotd queue.  So
+	 * n_tty keeps echoes unprocessed then, and their columns count later
+	 * or never (an ISIG flush clears them): any later step may differ.
+	 */
+	for (int k = 0; k <= i && k < ND_OPS_MAX + 2; k++)
+		if (port->stopped[k])
+			return "pty_stopped";
+	return NULL;
+}
+
+int nd_compare(const struct nd_case *c, const struct nd_trace *port, const struct nd_trace *pty,
+	       const char **name)
+{
+	*name = NULL;
+	for (int i = 0;; i++) {
+		size_t a = 0, b = 0;
+		const char *la = line(port->text, i, &a), *lb = line(pty->text, i, &b);
+
+		if (!la && !lb)
+			return -1;
+		if (!la || !lb || a != b || memcmp(la, lb, a) != 0) {
+			*name = classify(c, port, i);
+			return i;
+		}
+	}
+}
+
+int nd_read_listed(const char *path, char names[][64], int max)
+{
+	FILE *f = fopen(path, "r");
+	char buf[1024];
+	int n = 0;
+
+	if (!f)
+		return -errno;
+	while (fgets(buf, sizeof(buf), f) && n < max) {
+		const char *p = strstr(buf, "`ntty:");
+
+		if (p && sscanf(p + 6, "%63[a-z0-9_]`", names[n]) == 1)
+			n++;
+	}
+	fclose(f);
+	return n;
+}

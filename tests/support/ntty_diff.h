@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel's n_tty as the oracle for pilotd's line discipline: one case
+ * (settings, then a script of what the handheld sends and what the desktop
+ * does) run through pilotd/core (a port with the fake front and transport
+ * of port_harness.h) and through a pty pair of this host (the master plays
+ * the handheld, the slave the desktop: the same n_tty, no privileges), each
+ * written down as a trace of what the desktop got, what poll and the
+ * queue ioctls answered and what reached the handheld after each step.
+ *
+ * Synchronising with the pty without sleeping: bytes written to the master
+ * are processed by a worker (flush_to_ldisc); n_tty_poll() waits for that
+ * worker (tty_buffer_flush_work()) when no input is available for poll.
+ * So after the handheld's bytes the slave is polled with VMIN raised to
+ * 255 (non-canonical) or with every complete line read first (canonical:
+ * the script reads them, on both sides); the echo and the output then sit
+ * in the master's flip buffer, and the master, read empty after every
+ * step, waits for its own worker when polled.
+ *
+ * The differences pilotd may have are listed, with their reason, in
+ * docs/tty-differences.md as lines `` - `ntty:NAME`: reason ``; a case
+ * that differs is given the NAME of the first difference (nd_classify()),
+ * NULL when nothing explains it.
+ */
+#ifndef PILOTD_TEST_NTTY_DIFF_H
+#define PILOTD_TEST_NTTY_DIFF_H
+
+#include <asm/termbits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ND_OPS_MAX   24
+#define ND_BYTES_MAX 32
+#define ND_TRACE_MAX 16384
+
+enum nd_kind {
+	ND_RX,	     /* the handheld sends bytes (one batch) */
+	ND_WRITE,    /* the desktop writes bytes (non-blocking) */
+	ND_READ,     /* the desktop reads up to arg bytes (non-blocking) */
+	ND_DRAIN,    /* ... reads until EAGAIN */
+	ND_POLL,     /* POLLIN, POLLOUT */
+	ND_FIONREAD, /* unread bytes */
+	ND_OUTQ,     /* TIOCOUTQ */
+	ND_FLUSH,    /* tcflush(arg) */
+	ND_SETATTR,  /* new flags (TCSETS2, at once) */
+	ND_XONC,     /* tcflow(arg) */
+	ND_KINDS
+};
+
+struct nd_op {
+	enum nd_kind kind;
+	unsigned int arg;
+	size_t len;
+	uint8_t bytes[ND_BYTES_MAX];
+	uint32_t iflag, oflag, lflag; /* ND_SETATTR */
+};
+
+struct nd_case {
+	struct termios2 t;
+	int nops;
+	struct nd_op ops[ND_OPS_MAX];
+};
+
+/* What one side did: a line per step. */
+struct nd_trace {
+	char text[ND_TRACE_MAX];
+	size_t len;
+	int lines;
+	bool stopped[ND_OPS_MAX + 2]; /* pilotd: output stopped after step i */
+};
+
+/* A case from any bytes (a fuzzer's input, or a seeded generator's). */
+void nd_case_from_bytes(struct nd_case *c, const uint8_t *data, size_t len);
+/* The case as one line (settings and script), to replay or report. */
+void nd_case_print(const struct nd_case *c, char *out, size_t size);
+
+int nd_run_port(const struct nd_case *c, struct nd_trace *tr);
+/* Returns -errno when no pty could be made. */
+int nd_run_pty(const struct nd_case *c, struct nd_trace *tr);
+
+/*
+ * The case's first difference: -1 when none, else the step's index.  *name
+ * gets the listed difference that explains it, or NULL.
+ */
+int nd_compare(const struct nd_case *c, const struct nd_trace *port, const struct nd_trace *pty,
+	       const char **name);
+
+/* The names docs/tty-differences.md lists (`ntty:NAME`); count or -errno. */
+#define ND_LISTED_MAX 32
+int nd_read_listed(const char *path, char names[][64], int max);
+
+#endif

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pilotd's line discipline against the kernel's n_tty (tests/support/
+ * ntty_diff.h): random cases from a fixed seed, each run through the port
+ * and through a pty pair of this host, compared step by step.  Fails on a
+ * difference docs/tty-differences.md does not list as `ntty:NAME`, on a
+ * listed one no case showed, and when the cases did not cover every flag,
+ * every special character and every byte value.
+ *
+ * test_ntty DOC [CASES [SEED]]; CASES 1 and a case's printed line replay
+ * are not needed: the seed and the index reproduce a case.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "ntty_diff.h"
+
+static uint64_t rng;
+
+static uint8_t next_byte(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint8_t)(rng >> 24);
+}
+
+struct coverage {
+	uint32_t iflag, oflag, lflag;
+	uint8_t bytes[256];
+	uint8_t cc[NCCS][256];
+	int kinds[ND_KINDS];
+};
+
+static void cover(struct coverage *cv, const struct nd_case *c)
+{
+	for (int i = 0; i < NCCS; i++)
+		cv->cc[i][c->t.c_cc[i]] = 1;
+	cv->iflag |= c->t.c_iflag;
+	cv->oflag |= c->t.c_oflag;
+	cv->lflag |= c->t.c_lflag;
+	for (int i = 0; i < c->nops; i++) {
+		const struct nd_op *op = &c->ops[i];
+
+		cv->kinds[op->kind]++;
+		if (op->kind == ND_RX)
+			for (size_t k = 0; k < op->len; k++)
+				cv->bytes[op->bytes[k]] = 1;
+		if (op->kind == ND_SETATTR) {
+			cv->iflag |= op->iflag;
+			cv->oflag |= op->oflag;
+			cv->lflag |= op->lflag;
+		}
+	}
+}
+
+static int count(const uint8_t *v, int n)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++)
+		k += v[i];
+	return k;
+}
+
+static void check_coverage(const struct coverage *cv)
+{
+	/* every flag n_tty looks at or stores, every byte, each special character's values */
+	CHECK_EQ(cv->iflag, 0x7fff & ~0u);
+	CHECK_EQ(cv->oflag & 0xffff, 0xffff & (OPOST | OLCUC | ONLCR | OCRNL | ONOCR | ONLRET |
+					       OFILL | OFDEL | NLDLY | CRDLY | TABDLY | BSDLY |
+					       VTDLY | FFDLY));
+	CHECK_EQ(cv->lflag, ISIG | ICANON | XCASE | ECHO | ECHOE | ECHOK | ECHONL | NOFLSH |
+				    TOSTOP | ECHOCTL | ECHOPRT | ECHOKE | FLUSHO | PENDIN | IEXTEN |
+				    EXTPROC);
+	CHECK_EQ(count(cv->bytes, 256), 256);
+	for (int i = 0; i < NCCS; i++)
+		if (i != VTIME && i != VMIN && count(cv->cc[i], 256) < 16)
+			fprintf(stderr, "c_cc[%d]: %d values only\n", i, count(cv->cc[i], 256)),
+				check_failures++;
+	for (int k = 0; k < ND_KINDS; k++)
+		CHECK(cv->kinds[k] > 0);
+}
+
+/* The line of step i in a trace. */
+static void print_step(const char *who, const char *text, int i)
+{
+	for (; i > 0 && text; i--)
+		if ((text = strchr(text, '\n')))
+			text++;
+	fprintf(stderr, "  %s: %.*s\n", who, text ? (int)strcspn(text, "\n") : 0,
+		text ? text : "");
+}
+
+static void report(int idx, const struct nd_case *c, const struct nd_trace *a,
+		   const struct nd_trace *b, int at, const char *name)
+{
+	static char text[8192];
+
+	nd_case_print(c, text, sizeof(text));
+	fprintf(stderr, "case %d differs at step %d (%s): %s\n", idx, at,
+		name ? name : "unexplained", text);
+	if (getenv("NTTY_FULL")) {
+		fprintf(stderr, "--- pilotd:\n%s--- n_tty:\n%s\n", a->text, b->text);
+		return;
+	}
+	print_step("pilotd", a->text, at);
+	print_step("n_tty ", b->text, at);
+}
+
+/* Does c still differ without a listed reason? */
+static bool unexplained_diff(const struct nd_case *c)
+{
+	static struct nd_trace a, b;
+	const char *name;
+
+	nd_run_port(c, &a);
+	nd_run_pty(c, &b);
+	return nd_compare(c, &a, &b, &name) >= 0 && !name;
+}
+
+/* NTTY_SHRINK: drop steps and bytes while the difference stays, then show it. */
+static void shrink(struct nd_case *c)
+{
+	static struct nd_trace a, b;
+	const char *name;
+	bool again = true;
+
+	while (again) {
+		again = false;
+		for (int i = c->nops - 1; i >= 0; i--) {
+			struct nd_case t = *c;
+
+			memmove(&t.ops[i], &t.ops[i + 1], (size_t)(t.nops - i - 1) * sizeof(t.ops[0]));
+			t.nops--;
+			if (unexplained_diff(&t)) {
+				*c = t;
+				again = true;
+			}
+		}
+		for (int i = 0; i < c->nops; i++) {
+			for (size_t k = 0; k < c->ops[i].len && c->ops[i].len > 1;) {
+				struct nd_case t = *c;
+				struct nd_op *op = &t.ops[i];
+
+				memmove(op->bytes + k, op->bytes + k + 1, op->len - k - 1);
+				op->len--;
+				if (unexplained_diff(&t)) {
+					*c = t;
+					again = true;
+				} else {
+					k++;
+				}
+			}
+		}
+	}
+	nd_run_port(c, &a);
+	nd_run_pty(c, &b);
+	report(-1, c, &a, &b, nd_compare(c, &a, &b, &name), name);
+	fprintf(stderr, "--- pilotd:\n%s--- n_tty:\n%s\n", a.text, b.text);
+}
+
+int main(int argc, char **argv)
+{
+	static char listed[ND_LISTED_MAX][64];
+	static struct nd_trace port_tr, pty_tr;
+	static struct coverage cv;
+	int cases = argc > 2 ? atoi(argv[2]) : 10000, unexplained = 0, shown = 0;
+	int hits[ND_LISTED_MAX] = { 0 }, nlisted, same = 0;
+	struct timespec t0, t1;
+
+	rng = argc > 3 ? strtoull(argv[3], NULL, 0) : 0x26d1ff;
+	nlisted = argc > 1 ? nd_read_listed(argv[1], listed, ND_LISTED_MAX) : -1;
+	if (nlisted < 0) {
+		fprintf(stderr, "usage: test_ntty docs/tty-differences.md [CASES [SEED]]\n");
+		return 2;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0; i < cases; i++) {
+		uint8_t bytes[1024];
+		struct nd_case c;
+		const char *name;
+		int at, k;
+
+		for (size_t j = 0; j < sizeof(bytes); j++)
+			bytes[j] = next_byte();
+		nd_case_from_bytes(&c, bytes, sizeof(bytes));
+		cover(&cv, &c);
+		CHECK_EQ(nd_run_port(&c, &port_tr), 0);
+		if (nd_run_pty(&c, &pty_tr) < 0) {
+			perror("test_ntty: a pty");
+			return 1;
+		}
+		at = nd_compare(&c, &port_tr, &pty_tr, &name);
+		if (at >= 0 && !name && getenv("NTTY_SHRINK")) {
+			shrink(&c);
+			return 1;
+		}
+		if (at < 0) {
+			same++;
+			continue;
+		}
+		for (k = 0; name && k < nlisted && strcmp(listed[k], name); k++)
+			;
+		if (name && k < nlisted) {
+			hits[k]++;
+			continue;
+		}
+		unexplained++;
+		if (shown++ < (getenv("NTTY_SHOW") ? atoi(getenv("NTTY_SHOW")) : 5))
+			report(i, &c, &port_tr, &pty_tr, at, name);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("%d cases in %.1f s: %d the same, %d unexplained\n", cases,
+	       (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, same,
+	       unexplained);
+	for (int k = 0; k < nlisted; k++) {
+		printf("  ntty:%s: %d cases\n", listed[k], hits[k]);
+		if (!hits[k] && cases >= 10000) {
+			fprintf(stderr, "ntty:%s is listed but no case differs so\n", listed[k]);
+			check_failures++;
+		}
+	}
+	check_failures += unexplained;
+	if (cases >= 10000)
+		check_coverage(&cv);
+	return check_result("test_ntty");
+}
