@@ -188,6 +188,21 @@ static void test_input_as_n_tty(void)
 		  "a\xc3\xa9\b \b\n", "" },
 		{ "parmrk", PARMRK, 0, 0, S("\xff"), "\xff\xff|", "", "" },
 		{ "reprint", 0, 0, ICANON | IEXTEN | ECHO, S("ab\x12"), "", "ab\x12\nab", "" },
+		/* issue 26, each as the host's n_tty answered over a pty */
+		/* row 7: 0x80-0x9f are not control characters ("€" e2 82 ac, CSI 9b) */
+		{ "c1_echo", ICRNL, OF_ONLCR, ICANON | ECHO | ECHOCTL, S("\xe2\x82\xac\x9b\r"),
+		  "\xe2\x82\xac\x9b\n|", "\xe2\x82\xac\x9b\r\n", "" },
+		/* row 12(a): ECHOPRT shows what is erased between \\ and / */
+		{ "echoprt", 0, 0, ICANON | ECHO | ECHOPRT, S("abc\x7f\x7f"
+							      "d\n"),
+		  "ad\n|", "abc\\cb/d\n", "" },
+		/* row 12(f): echoes a signal's flush discards move no column (^Z, then 6 spaces) */
+		{ "isig_column", 0, OPOST | XTABS, ISIG | ECHO | ECHOCTL, S("A\x03\x1a\t"), "\t|",
+		  "^Z      ", "" },
+		/* row 12(g): 0xff is echoed as is under OLCUC (ECHO_OP_START), 'a' as 'A' */
+		{ "olcuc_ff", 0, OPOST | OLCUC, ECHO, S("\xff"
+							 "a"),
+		  "\xff" "a|", "\xff" "A", "" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -290,6 +305,48 @@ static void test_output_room(void)
 	CHECK_EQ(n, 0);
 }
 
+/*
+ * Row 9: with OPOST and no mapping every written byte still moves the
+ * column, so erasing a tab after "abc" backs 5 columns, as n_tty does.
+ */
+static void test_opost_column(void)
+{
+	struct termios2 t = settings(0, OPOST, ICANON | ECHO | ECHOE | IEXTEN);
+	struct ldisc l;
+	struct seen s;
+	struct ldisc_ops ops = { .ctx = &s, .deliver = on_deliver, .echo = on_echo };
+	uint8_t out[16];
+	size_t taken;
+
+	memset(&s, 0, sizeof(s));
+	ldisc_init(&l);
+	CHECK_EQ(ldisc_output(&l, &t, (const uint8_t *)"abc", 3, out, sizeof(out), &taken), 3);
+	CHECK_EQ(l.column, 3);
+	ldisc_receive(&l, &t, (const uint8_t *)"\t\x7f", 2, &ops);
+	check_bytes("opost_column echo", s.echo, s.echo_len, "\t\b\b\b\b\b");
+}
+
+/*
+ * Row 12(b): a byte VLNEXT quoted restarts output under IXANY, as any other
+ * (n_tty_receive_char_lnext() -> n_tty_receive_char()); IXANY came on after
+ * the VLNEXT, which did not restart it then.
+ */
+static void test_ixany_lnext(void)
+{
+	struct termios2 t = settings(IXON, 0, ICANON | IEXTEN);
+	struct ldisc l;
+	struct seen s;
+	struct ldisc_ops ops = { .ctx = &s, .deliver = on_deliver, .flow = on_flow };
+
+	memset(&s, 0, sizeof(s));
+	ldisc_init(&l);
+	ldisc_receive(&l, &t, (const uint8_t *)"\x13\x16", 2, &ops);
+	check_bytes("ixany_lnext flow before", s.flow, strlen(s.flow), "S");
+	t.c_iflag |= IXANY;
+	ldisc_receive(&l, &t, (const uint8_t *)"x", 1, &ops);
+	check_bytes("ixany_lnext flow", s.flow, strlen(s.flow), "SG");
+}
+
 static void test_raw_paths(void)
 {
 	struct termios2 std = settings(IF_STD, OF_ONLCR, LF_STD);
@@ -346,5 +403,7 @@ int main(void)
 	test_output_as_n_tty();
 	test_output_room();
 	test_raw_paths();
+	test_opost_column();
+	test_ixany_lnext();
 	return check_result("test_ldisc");
 }

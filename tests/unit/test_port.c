@@ -1761,6 +1761,60 @@ static void test_random_settings(void)
 	}
 }
 
+/*
+ * Issue 26 row 8: poll reports POLLIN, with VTIME 0, only once VMIN bytes
+ * are there (n_tty's input_available_p(tty, 1)): a desktop's event loop
+ * would wake and its blocking read block.
+ */
+static void test_poll_vmin(void)
+{
+	struct port p;
+	uint64_t fh;
+
+	setup(&p);
+	port_carrier_up(&p);
+	fh = do_open(&p, false);
+	p.tty.termios.c_cc[VMIN] = 5;
+	port_rx(&p, "x", 1, 0);
+	CHECK(!(port_poll(&p, fh, NULL) & POLLIN));
+	port_rx(&p, "yzvw", 4, 0);
+	CHECK(port_poll(&p, fh, NULL) & POLLIN);
+	p.tty.termios.c_cc[VTIME] = 1; /* with a timer one byte is news */
+	CHECK(is_data(do_read(&p, fh, 4, true, 0), "xyzv"));
+	CHECK(port_poll(&p, fh, NULL) & POLLIN);
+	port_release(&p, fh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
+/*
+ * Issue 26 row 12(e): end-of-file lines queued when ICANON goes off read
+ * as NUL bytes, as n_tty keeps a VEOF in its buffer; and a NUL that ends
+ * bytes queued when ICANON comes on is taken for such a VEOF.
+ */
+static void test_eof_across_icanon(void)
+{
+	struct port p;
+	uint64_t fh;
+	void *r;
+
+	setup(&p);
+	port_carrier_up(&p);
+	fh = do_open(&p, false);
+	set_flags(&p, fh, 0, 0, ICANON);
+	port_rx(&p, "ab\004\004c\n", 6, 0);
+	set_flags(&p, fh, 0, 0, 0);
+	CHECK_EQ(fionread(&p, fh), 6);
+	r = do_read(&p, fh, 64, true, 1);
+	CHECK(ans(r)->kind == DATA && ans(r)->len == 6 && !memcmp(ans(r)->data, "ab\0\0c\n", 6));
+	port_rx(&p, "de\0", 3, 1);
+	set_flags(&p, fh, 0, 0, ICANON);
+	CHECK(is_data(do_read(&p, fh, 64, true, 2), "de"));
+	port_release(&p, fh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
 int main(void)
 {
 	test_rx_with_no_file_open();
@@ -1796,5 +1850,7 @@ int main(void)
 	test_vmin_interrupted_returns_bytes();
 	test_ldisc_edges();
 	test_random_settings();
+	test_poll_vmin();
+	test_eof_across_icanon();
 	return check_result("test_port");
 }
