@@ -89,11 +89,29 @@ static void keep_hardware_bits(struct tty *t, const struct termios2 *old)
 	t->termios.c_ospeed = old->c_ospeed;
 }
 
+/* tty_set_termios()'s unset_locked_termios(): what TIOCSLCKTRMIOS locked keeps its value. */
+static void keep_locked(struct tty *t, const struct termios2 *old)
+{
+	struct termios2 *n = &t->termios;
+	const struct termios2 *l = &t->locked;
+
+	n->c_iflag = (n->c_iflag & ~l->c_iflag) | (old->c_iflag & l->c_iflag);
+	n->c_oflag = (n->c_oflag & ~l->c_oflag) | (old->c_oflag & l->c_oflag);
+	n->c_cflag = (n->c_cflag & ~l->c_cflag) | (old->c_cflag & l->c_cflag);
+	n->c_lflag = (n->c_lflag & ~l->c_lflag) | (old->c_lflag & l->c_lflag);
+	if (l->c_line)
+		n->c_line = old->c_line;
+	for (int i = 0; i < NCCS; i++)
+		if (l->c_cc[i])
+			n->c_cc[i] = old->c_cc[i];
+}
+
 static void set_termios(struct tty *t, const void *in, size_t len)
 {
 	struct termios2 old = t->termios;
 
 	memcpy(&t->termios, in, len);
+	keep_locked(t, &old);
 	keep_hardware_bits(t, &old);
 }
 
@@ -112,6 +130,7 @@ static void set_termio(struct tty *t, const uint8_t *in)
 	}
 	t->termios.c_line = in[8];
 	memcpy(t->termios.c_cc, in + 9, TERMIO_NCC);
+	keep_locked(t, &old);
 	keep_hardware_bits(t, &old);
 }
 
@@ -221,10 +240,16 @@ static void break_ioctl(const struct tty_ioctl *io, const struct tty_context *ct
 }
 
 /* pilotd has only N_TTY; the kernel refuses numbers beyond NR_LDISCS. */
-static void set_ldisc(const struct tty_ioctl *io, struct tty_reply *r)
+/* tty_ioctl() waits until sent before TIOCSETD, as before a break */
+static void set_ldisc(const struct tty_ioctl *io, const struct tty_context *ctx,
+		      struct tty_reply *r)
 {
 	int ldisc;
 
+	if (!ctx->drained) {
+		r->action = TTY_WAIT_DRAIN;
+		return;
+	}
 	if (!have(io, r, sizeof(int), 0))
 		return;
 	memcpy(&ldisc, io->in, sizeof(ldisc));
@@ -320,6 +345,39 @@ static void sti_ioctl(const struct tty_ioctl *io, struct tty_reply *r)
 	r->inject_byte = *(const uint8_t *)io->in;
 }
 
+/* tty_mode_ioctl(): TIOCGSOFTCAR, TIOCSSOFTCAR (CLOCAL), the locked settings. */
+static void softcar_lock_ioctl(struct tty *t, const struct tty_ioctl *io, struct tty_reply *r)
+{
+	struct termios2 want = t->termios;
+	int v;
+
+	switch (io->cmd) {
+	case TIOCGSOFTCAR:
+		if (have(io, r, 0, sizeof(int)))
+			answer_int(r, (t->termios.c_cflag & CLOCAL) ? 1 : 0);
+		break;
+	case TIOCSSOFTCAR: /* tty_change_softcar(): through tty_set_termios() */
+		if (!have(io, r, sizeof(int), 0))
+			break;
+		memcpy(&v, io->in, sizeof(v));
+		want.c_cflag = (want.c_cflag & ~CLOCAL) | (v ? CLOCAL : 0);
+		set_termios(t, &want, sizeof(want));
+		r->action = TTY_ANSWER;
+		break;
+	case TIOCGLCKTRMIOS:
+		if (have(io, r, 0, TERMIOS_SIZE))
+			answer(r, &t->locked, TERMIOS_SIZE);
+		break;
+	case TIOCSLCKTRMIOS:
+		/* CAP_SYS_ADMIN (here: uid 0), asked before the argument is read */
+		if (io->caller_uid != 0)
+			r->err = EPERM;
+		else if (have(io, r, TERMIOS_SIZE, 0))
+			memcpy(&t->locked, io->in, TERMIOS_SIZE);
+		break;
+	}
+}
+
 static void modem_ioctl(struct tty *t, const struct tty_ioctl *io, struct tty_reply *r)
 {
 	uint32_t v;
@@ -375,7 +433,7 @@ void tty_ioctl(struct tty *t, const struct tty_ioctl *io, const struct tty_conte
 		if (have(io, r, 0, sizeof(int)))
 			answer_int(r, N_TTY);
 		break;
-	case TIOCSETD: set_ldisc(io, r); break;
+	case TIOCSETD: set_ldisc(io, ctx, r); break;
 	case TCFLSH: flush_ioctl(io, r); break;
 	case TCXONC: xonc_ioctl(t, io, r); break;
 	case TIOCSTI: sti_ioctl(io, r); break;
@@ -418,6 +476,11 @@ void tty_ioctl(struct tty *t, const struct tty_ioctl *io, const struct tty_conte
 			get_serial(t, io, r);
 		break;
 	case TIOCSSERIAL: set_serial(t, io, r); break;
+	case TIOCGSOFTCAR:
+	case TIOCSSOFTCAR:
+	case TIOCGLCKTRMIOS:
+	case TIOCSLCKTRMIOS: softcar_lock_ioctl(t, io, r); break;
+	/* TIOCGDEV: no number of the tty layer's to give (docs/tty-differences.md) */
 	default: r->err = ENOTTY; break;
 	}
 }

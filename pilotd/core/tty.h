@@ -20,6 +20,7 @@
 
 struct tty {
 	struct termios2 termios; /* the first 36 bytes are struct termios */
+	struct termios2 locked;	 /* TIOCSLCKTRMIOS: set bits and c_cc that settings keep */
 	uint32_t mctrl;		 /* TIOCM_DTR and TIOCM_RTS as set */
 	uint16_t winsize[4];	 /* struct winsize: row, col, xpixel, ypixel */
 	bool exclusive;		 /* TIOCEXCL: further opens fail with EBUSY */

@@ -1244,6 +1244,69 @@ static void p_tiocsti_user(void)
 	as_user(user_sti);
 }
 
+/* tty_mode_ioctl(): the soft carrier is CLOCAL (issue 26 row 10) */
+static void p_softcar(void)
+{
+	int fd = dev(), v = -1, off = 0, on = 1;
+	struct k_termios t;
+
+	CALL("tiocgsoftcar", ioctl(fd, TIOCGSOFTCAR, &v));
+	out("softcar=%d", v);
+	CALL("tiocssoftcar_off", ioctl(fd, TIOCSSOFTCAR, &off));
+	ioctl(fd, TCGETS, &t);
+	out("clocal=%d", !!(t.c_cflag & CLOCAL));
+	CALL("tiocssoftcar_on", ioctl(fd, TIOCSSOFTCAR, &on));
+	ioctl(fd, TCGETS, &t);
+	out("clocal=%d", !!(t.c_cflag & CLOCAL));
+	close(fd);
+}
+
+/* Locked settings: root locks ECHO, a TCSETS then keeps it (row 10) */
+static void p_lcktrmios(void)
+{
+	int fd = dev();
+	struct k_termios lock = { 0 }, got, t, none = { 0 };
+
+	CALL("tiocglcktrmios", ioctl(fd, TIOCGLCKTRMIOS, &got));
+	out("lflag=%#x", got.c_lflag);
+	lock.c_lflag = ECHO;
+	CALL("tiocslcktrmios", ioctl(fd, TIOCSLCKTRMIOS, &lock));
+	ioctl(fd, TCGETS, &t);
+	t.c_lflag ^= ECHO;
+	CALL("tcsets", ioctl(fd, TCSETS, &t));
+	ioctl(fd, TCGETS, &got);
+	out("echo_kept=%d", (got.c_lflag & ECHO) != (t.c_lflag & ECHO));
+	ioctl(fd, TIOCSLCKTRMIOS, &none);
+	close(fd);
+}
+
+static void user_lcktrmios(void)
+{
+	int fd = dev_open(O_RDWR | O_NONBLOCK);
+	struct k_termios lock = { 0 };
+
+	if (fd < 0)
+		ret("open", -1, errno);
+	else
+		CALL("tiocslcktrmios", ioctl(fd, TIOCSLCKTRMIOS, &lock));
+}
+
+static void p_lcktrmios_user(void)
+{
+	as_user(user_lcktrmios);
+}
+
+/* The tty's device number (major 188 on ttyUSB); docs/tty-differences.md */
+static void p_tiocgdev(void)
+{
+	int fd = dev();
+	unsigned int d = 0;
+
+	CALL("tiocgdev", ioctl(fd, TIOCGDEV, &d));
+	out("major=%u", major(d));
+	close(fd);
+}
+
 static void p_ldisc(void)
 {
 	int fd = dev(), d = -1, ntty = 0, bad = 99;
@@ -1998,6 +2061,10 @@ static const struct probe probes[] = {
 	P(winsize, COMPAT),
 	P(tiocsti_root, COMPAT),
 	P(tiocsti_user, 0),
+	P(softcar, COMPAT),
+	P(lcktrmios, COMPAT),
+	P(lcktrmios_user, 0),
+	P(tiocgdev, 0),
 	P(ldisc, COMPAT),
 	P(unknown_ioctls, COMPAT),
 	P(fionbio, COMPAT),

@@ -319,6 +319,55 @@ static void test_ldisc_and_unknown(void)
 	CHECK_EQ(r.err, ENOTTY);
 }
 
+/*
+ * Issue 26 row 10 and 12(c): the tty layer's TIOCGSOFTCAR/TIOCSSOFTCAR
+ * (CLOCAL), TIOCGLCKTRMIOS/TIOCSLCKTRMIOS (root only; locked bits keep
+ * their value through TCSETS), and TIOCSETD, which waits until sent.
+ */
+static void test_softcar_locked_setd(void)
+{
+	const struct tty_context busy = { .drained = false };
+	struct termios2 lock = { 0 }, want;
+	struct tty t;
+	struct tty_reply r;
+	int v = 0;
+
+	tty_init(&t);
+	run(&t, TIOCGSOFTCAR, 0, NULL, 0, 4, &idle, &r);
+	CHECK(r.err == 0 && answer_int(&r) == 1); /* usb-serial's CLOCAL */
+	run(&t, TIOCSSOFTCAR, 0, &v, 4, 0, &idle, &r);
+	CHECK(r.err == 0 && !(t.termios.c_cflag & CLOCAL));
+	run(&t, TIOCGSOFTCAR, 0, NULL, 0, 4, &idle, &r);
+	CHECK_EQ(answer_int(&r), 0);
+
+	lock.c_lflag = ECHO;
+	lock.c_cc[VINTR] = 0xff;
+	run(&t, TIOCSLCKTRMIOS, 0, &lock, 36, 0, &idle, &r);
+	CHECK_EQ(r.err, 0);
+	run(&t, TIOCGLCKTRMIOS, 0, NULL, 0, 36, &idle, &r);
+	CHECK(r.out_len == 36 && memcmp(r.out, &lock, 36) == 0);
+	want = t.termios;
+	want.c_lflag &= ~(ECHO | ICANON);
+	want.c_cc[VINTR] = 'x';
+	want.c_cc[VQUIT] = 'y';
+	run(&t, TCSETS, 0, &want, 36, 0, &idle, &r);
+	CHECK((t.termios.c_lflag & ECHO) && !(t.termios.c_lflag & ICANON));
+	CHECK(t.termios.c_cc[VINTR] == 3 && t.termios.c_cc[VQUIT] == 'y');
+	{
+		struct tty_ioctl io = { .cmd = TIOCSLCKTRMIOS, .in = &lock, .in_len = 36,
+					.caller_uid = 1000 };
+
+		tty_ioctl(&t, &io, &idle, &r);
+		CHECK_EQ(r.err, EPERM);
+	}
+
+	v = 0; /* N_TTY */
+	run(&t, TIOCSETD, 0, &v, 4, 0, &busy, &r);
+	CHECK_EQ(r.action, TTY_WAIT_DRAIN);
+	run(&t, TIOCSETD, 0, &v, 4, 0, &idle, &r);
+	CHECK(r.action == TTY_ANSWER && r.err == 0);
+}
+
 /* TIOCMIWAIT ends only for a line in its mask that changed. */
 static void test_modem_wait_mask(void)
 {
@@ -422,6 +471,7 @@ static void test_any_argument(void)
 
 int main(void)
 {
+	test_softcar_locked_setd();
 	test_any_argument();
 	test_fetch_sizes();
 	test_defaults_and_roundtrip();
