@@ -362,35 +362,231 @@ static void test_raw_paths(void)
 	CHECK(ldisc_input_raw(&raw));
 }
 
+/* ---- any settings, any bytes, against a model ---- */
+
+/* What every callback got, without bounds of its own. */
+struct rec {
+	struct ldisc *l;
+	uint8_t *reads; /* bytes delivered (reset by a flushing signal, as the port does) */
+	size_t reads_len;
+	size_t lines, bad_lines; /* canonical: deliveries, and those that end wrongly */
+	const struct termios2 *t;
+	uint8_t *echo;
+	size_t echo_len;
+	char flow[16384];
+	size_t nflow;
+	int signals, flushes;
+};
+
+static void rec_deliver(void *ctx, const uint8_t *b, size_t len)
+{
+	struct rec *r = ctx;
+	const struct termios2 *t = r->t;
+
+	if ((t->c_lflag & (ICANON | EXTPROC)) == ICANON) {
+		uint8_t end = len ? b[len - 1] : 0;
+		bool ends = r->l->line_eof || end == '\n' || (end && end == t->c_cc[VEOL]) ||
+			    ((t->c_lflag & IEXTEN) && end && end == t->c_cc[VEOL2]);
+
+		r->lines++;
+		r->bad_lines += !ends || len > LDISC_LINE_MAX;
+	}
+	memcpy(r->reads + r->reads_len, b, len);
+	r->reads_len += len;
+}
+
+static void rec_echo(void *ctx, const uint8_t *b, size_t len)
+{
+	struct rec *r = ctx;
+
+	memcpy(r->echo + r->echo_len, b, len);
+	r->echo_len += len;
+}
+
+static bool rec_flow(void *ctx, bool stop)
+{
+	struct rec *r = ctx;
+
+	if (r->nflow < sizeof(r->flow))
+		r->flow[r->nflow++] = stop ? 'S' : 'G';
+	return !stop;
+}
+
+static void rec_signal(void *ctx, uint8_t c, bool flush)
+{
+	struct rec *r = ctx;
+
+	(void)c;
+	r->signals++;
+	if (flush) {
+		r->flushes++;
+		r->reads_len = 0;
+	}
+}
+
+static bool cc_is(const struct termios2 *t, int i, uint8_t c)
+{
+	return c && t->c_cc[i] == c;
+}
+
 /*
- * Any settings, any bytes: lines stay within LDISC_LINE_MAX and every
- * callback gets what it was promised (ASan and UBSan runs see the rest).
+ * The model: what flow control and signals n_tty sees in the bytes
+ * (n_tty_receive_char_special(), _lnext()), and, without ICANON, the bytes
+ * readers get.  Returns the bytes for readers (only without ICANON).
  */
+static size_t model(const struct termios2 *t, const uint8_t *in, size_t n, uint8_t *out,
+		    struct rec *m)
+{
+	bool lnext = false, canon = t->c_lflag & ICANON, iexten = t->c_lflag & IEXTEN;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint8_t c = in[i];
+
+		m->reads_len++; /* input since the last flush */
+		if (t->c_iflag & ISTRIP)
+			c &= 0x7f;
+		if ((t->c_iflag & IUCLC) && iexten &&
+		    ((c >= 'A' && c <= 'Z') || (c >= 0xc0 && c <= 0xde && c != 0xd7)))
+			c += 'a' - 'A';
+		if (t->c_lflag & EXTPROC) {
+			out[k++] = c;
+			continue;
+		}
+		if (lnext) {
+			lnext = false;
+			if ((t->c_iflag & (IXON | IXANY)) == (IXON | IXANY))
+				m->flow[m->nflow++] = 'G';
+			continue;
+		}
+		if ((t->c_iflag & IXON) && (cc_is(t, VSTART, c) || cc_is(t, VSTOP, c))) {
+			m->flow[m->nflow++] = cc_is(t, VSTART, c) ? 'G' : 'S';
+			continue;
+		}
+		if ((t->c_lflag & ISIG) &&
+		    (cc_is(t, VINTR, c) || cc_is(t, VQUIT, c) || cc_is(t, VSUSP, c))) {
+			m->signals++;
+			if (!(t->c_lflag & NOFLSH)) {
+				m->flushes++;
+				m->reads_len = 0;
+				k = 0;
+			}
+			if (t->c_iflag & IXON)
+				m->flow[m->nflow++] = 'G';
+			continue;
+		}
+		if ((t->c_iflag & (IXON | IXANY)) == (IXON | IXANY))
+			m->flow[m->nflow++] = 'G';
+		if (c == '\r' && (t->c_iflag & IGNCR))
+			continue;
+		if (c == '\r' && (t->c_iflag & ICRNL))
+			c = '\n';
+		else if (c == '\n' && (t->c_iflag & INLCR))
+			c = '\r';
+		if (canon) {
+			if (!cc_is(t, VERASE, c) && !cc_is(t, VKILL, c) &&
+			    !(iexten && cc_is(t, VWERASE, c)) && iexten && cc_is(t, VLNEXT, c))
+				lnext = true;
+			continue;
+		}
+		out[k++] = c;
+		if (c == 0xff && (t->c_iflag & PARMRK))
+			out[k++] = c;
+	}
+	return k;
+}
+
+/* Written bytes: one call's output is the bytes' outputs one by one, as far as they fit. */
+static void check_output(const struct termios2 *t, const uint8_t *in, size_t len, size_t room)
+{
+	uint8_t out[64], one[LDISC_OUT_MAX], all[64 + LDISC_OUT_MAX];
+	struct ldisc a, b;
+	size_t taken, n, m = 0, k;
+
+	ldisc_init(&a);
+	a.column = in[0] % 80;
+	b = a;
+	n = ldisc_output(&a, t, in, len, out, room, &taken);
+	for (size_t i = 0; i < taken; i++) {
+		m += ldisc_output(&b, t, in + i, 1, all + m, LDISC_OUT_MAX, &k);
+		CHECK_EQ(k, 1);
+	}
+	CHECK(n == m && memcmp(out, all, n) == 0 && a.column == b.column);
+	if (taken < len) /* the next byte's output did not fit */
+		CHECK(n + ldisc_output(&b, t, in + taken, 1, one, sizeof(one), &k) > room);
+}
+
+/*
+ * Any settings and special characters, any bytes: every callback against
+ * the model (flow, signals, their flushes; non-canonical reads exactly;
+ * canonical lines end as lines do; echo only when asked and through OPOST).
+ */
+/* xorshift32: every bit random, for flags */
+static uint32_t next(uint32_t x)
+{
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return x;
+}
+
 static void test_any_input(void)
 {
-	static uint8_t in[6000];
-	uint32_t x = 7;
+	static uint8_t in[1500], want[3000], reads[3000], echo[1 << 20];
+	uint32_t x = 2026;
 
-	for (int round = 0; round < 300; round++) {
+	for (int round = 0; round < 3000; round++) {
 		struct termios2 t;
 		struct ldisc l;
-		struct seen s;
-		struct ldisc_ops ops = { .ctx = &s, .deliver = on_deliver };
-		uint8_t out[64];
-		size_t taken;
+		struct rec r = { .l = &l, .reads = reads, .t = &t, .echo = echo };
+		static struct rec m;
+		struct ldisc_ops ops = { .ctx = &r,
+					 .deliver = rec_deliver,
+					 .echo = rec_echo,
+					 .flow = rec_flow,
+					 .signal = rec_signal };
+		size_t len, k;
 
-		x = x * 1103515245u + 12345u;
-		t = settings(x & 0x7fff, (x >> 3) & 0xffff, (x >> 7) & 0xffff);
-		for (size_t i = 0; i < sizeof(in); i++) {
-			x = x * 1103515245u + 12345u;
-			in[i] = (uint8_t)(x >> 16) % (round % 2 ? 256 : 40);
+		x = next(x);
+		t.c_iflag = x & 0x7fff;
+		x = next(x);
+		t.c_oflag = x & 0xffff;
+		x = next(x);
+		t = settings(t.c_iflag, t.c_oflag, x & 0x1ffff);
+		for (int i = 0; i < NCCS; i++) {
+			x = next(x);
+			if ((x >> 28) < 4)
+				t.c_cc[i] = (uint8_t)(x >> 16);
 		}
-		memset(&s, 0, sizeof(s));
+		x = next(x);
+		len = 1 + (x >> 16) % sizeof(in);
+		for (size_t i = 0; i < len; i++) {
+			x = next(x);
+			in[i] = (x >> 30) ? (uint8_t)(x >> 16) : t.c_cc[(x >> 16) % NCCS];
+		}
+		memset(&m, 0, sizeof(m));
 		ldisc_init(&l);
-		ldisc_receive(&l, &t, in, sizeof(in) / 4, &ops); /* reads fit in s.reads */
+		ldisc_receive(&l, &t, in, len, &ops);
+		k = model(&t, in, len, want, &m);
 		CHECK(l.line_len < LDISC_LINE_MAX);
-		ldisc_output(&l, &t, in, sizeof(in), out, sizeof(out), &taken);
-		CHECK(taken <= sizeof(in));
+		CHECK(r.nflow == m.nflow && memcmp(r.flow, m.flow, r.nflow) == 0);
+		CHECK(r.signals == m.signals && r.flushes == m.flushes);
+		if (!((t.c_lflag & ICANON) && !(t.c_lflag & EXTPROC)))
+			CHECK(r.reads_len == k && memcmp(r.reads, want, k) == 0);
+		else /* lines end as lines do, and a flush left nothing of the line before */
+			CHECK(r.bad_lines == 0 && r.reads_len <= 2 * m.reads_len);
+		if (!(t.c_lflag & ECHO) && !((t.c_lflag & ECHONL) && (t.c_lflag & ICANON)))
+			CHECK_EQ(r.echo_len, 0);
+		for (size_t i = 0; i < r.echo_len && (t.c_oflag & OPOST); i++) {
+			CHECK(!((t.c_oflag & OLCUC) && r.echo[i] >= 'a' && r.echo[i] <= 'z'));
+			CHECK(!((t.c_oflag & TABDLY) == XTABS && r.echo[i] == '\t'));
+		}
+		check_output(&t, in, len, 1 + round % 64);
+		if (check_failures) {
+			fprintf(stderr, "round %d: iflag %#x oflag %#x lflag %#x\n", round, t.c_iflag,
+				t.c_oflag, t.c_lflag);
+			return;
+		}
 	}
 }
 
