@@ -184,6 +184,7 @@ struct side {
 	bool (*stopped)(void *ctx);
 };
 
+static void say(struct nd_trace *tr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(struct nd_trace *tr, const char *fmt, ...)
 {
 	va_list ap;

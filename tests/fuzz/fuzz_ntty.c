@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fuzz_ntty: pilotd's line discipline against the host's n_tty (tests/
+ * support/ntty_diff.h) on the fuzzer's cases.  The input is a case as
+ * nd_case_from_bytes() reads it: three flag words, the c_cc, VMIN, the
+ * number of steps, then each step (kind, length, bytes or argument).  A
+ * difference that docs/tty-differences.md does not list as `ntty:NAME`
+ * aborts, as does a request answered other than once.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ntty_diff.h"
+
+static char listed[ND_LISTED_MAX][64];
+static int nlisted;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc, (void)argv;
+	nlisted = nd_read_listed(NTTY_DOC, listed, ND_LISTED_MAX);
+	if (nlisted < 0) {
+		perror("fuzz_ntty: " NTTY_DOC);
+		abort();
+	}
+	return 0;
+}
+
+static bool is_listed(const char *name)
+{
+	for (int i = 0; name && i < nlisted; i++)
+		if (!strcmp(listed[i], name))
+			return true;
+	return false;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct nd_trace port, pty;
+	static char text[8192];
+	static struct nd_case c;
+	const char *name;
+	int at;
+
+	nd_case_from_bytes(&c, data, size);
+	if (nd_run_port(&c, &port) < 0) {
+		fprintf(stderr, "fuzz_ntty: a request answered other than once\n");
+		abort();
+	}
+	if (nd_run_pty(&c, &pty) < 0) {
+		perror("fuzz_ntty: a pty");
+		abort();
+	}
+	at = nd_compare(&c, &port, &pty, &name);
+	if (at >= 0 && !is_listed(name)) {
+		nd_case_print(&c, text, sizeof(text));
+		fprintf(stderr, "fuzz_ntty: step %d differs (%s): %s\n--- pilotd:\n%s--- n_tty:\n%s",
+			at, name ? name : "unexplained", text, port.text, pty.text);
+		abort();
+	}
+	return 0;
+}
