@@ -38,11 +38,18 @@ void port_add_line(struct port *p, const uint8_t *bytes, size_t len)
 	p->stats.rx_discarded += len - n;
 	if (len && !n)
 		return;
-	if (p->lines.count < PORT_LINES_MAX)
+	if (p->lines.count < PORT_LINES_MAX) {
 		port_lines_add(p, n);
-	else
+		p->lines.eof[(p->lines.head + p->lines.count - 1) % PORT_LINES_MAX] =
+			p->ldisc.line_eof;
+	} else if (!len) {
+		/* an end of file with no line left: n_tty would have stopped
+		 * taking bytes first; it is lost, and counted as such */
+		p->stats.rx_discarded++;
+		log_warn("dropped an end of file: %u lines are waiting", PORT_LINES_MAX);
+	} else {
 		p->lines.len[(p->lines.head + p->lines.count - 1) % PORT_LINES_MAX] += (uint32_t)n;
-	p->lines.eof[(p->lines.head + p->lines.count - 1) % PORT_LINES_MAX] = p->ldisc.line_eof;
+	}
 }
 
 /*
