@@ -62,6 +62,7 @@ static void termios_changed(struct port *p, const struct termios2 *old)
 			if (!last)
 				byteq_truncate(&p->rxq, byteq_len(&p->rxq) - 1);
 			port_lines_add(p, byteq_len(&p->rxq));
+			p->lines.eof[p->lines.head] = !last; /* a NUL again if ICANON goes off */
 		} else if (!canonical(p)) {
 			size_t n = byteq_push(&p->rxq, p->ldisc.line, p->ldisc.line_len);
 

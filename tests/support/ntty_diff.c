@@ -222,7 +222,7 @@ static bool canonical(const struct termios2 *t)
 
 static void end_step(struct nd_trace *tr, const struct side *s)
 {
-	uint8_t buf[8192];
+	static uint8_t buf[65536];
 	size_t n = s->handheld(s->ctx, buf, sizeof(buf));
 
 	say(tr, " H:");
@@ -260,7 +260,8 @@ static void step(const struct nd_op *op, struct termios2 *t, struct nd_trace *tr
 		/* the pty's sync needs no complete line unread (ntty_diff.h) */
 		if (canonical(t) || *unread > 96) {
 			drain(tr, s, t);
-			*unread = 0;
+			if (!canonical(t))
+				*unread = 0;
 		}
 		*unread += op->len * 2;
 		s->rx(s->ctx, op->bytes, op->len, canonical(t));
@@ -272,7 +273,8 @@ static void step(const struct nd_op *op, struct termios2 *t, struct nd_trace *tr
 		break;
 	case ND_DRAIN:
 		drain(tr, s, t);
-		*unread = 0;
+		if (!canonical(t)) /* the line being edited stays, and may become bytes */
+			*unread = 0;
 		break;
 	case ND_POLL: say(tr, "%#x", s->poll(s->ctx)); break;
 	case ND_FIONREAD: say_ret(tr, s->query(s->ctx, FIONREAD), NULL); break;
@@ -441,7 +443,12 @@ struct pty_side {
 	struct termios2 t;
 };
 
-/* The master's bytes are in its read buffer once its worker ran; the poll waits for it. */
+/*
+ * The master's bytes are in its read buffer once its worker ran; a poll
+ * with nothing to read waits for it.  More than n_tty's 4096 bytes throttle
+ * the master, and a read restarts its worker: poll again until it ran with
+ * nothing more to give.
+ */
 static size_t pty_handheld(void *ctx, uint8_t *b, size_t size)
 {
 	struct pty_side *ps = ctx;
@@ -449,9 +456,9 @@ static size_t pty_handheld(void *ctx, uint8_t *b, size_t size)
 	size_t n = 0;
 	ssize_t k;
 
-	poll(&pfd, 1, 0);
-	while (n < size && (k = read(ps->m, b + n, size - n)) > 0)
-		n += (size_t)k;
+	while (n < size && poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN))
+		while (n < size && (k = read(ps->m, b + n, size - n)) > 0)
+			n += (size_t)k;
 	return n;
 }
 
@@ -563,9 +570,55 @@ static const char *line(const char *text, int i, size_t *len)
 }
 
 /* Which listed difference explains step i's (NULL: none). */
+/* The settings at step i (line i of a trace: 0 is the first "set"). */
+static struct termios2 settings_at(const struct nd_case *c, int i)
+{
+	struct termios2 t = c->t;
+
+	for (int k = 0; k < i - 1 && k < c->nops; k++) {
+		if (c->ops[k].kind == ND_SETATTR) {
+			t.c_iflag = c->ops[k].iflag;
+			t.c_oflag = c->ops[k].oflag;
+			t.c_lflag = c->ops[k].lflag;
+		}
+	}
+	return t;
+}
+
+/*
+ * A batch in which echoes went to the master before a flushing signal
+ * (a START or an IXANY restart sends them, VREPRINT's fill n_tty's echo
+ * buffer past its commit mark): the pty's flush of the master's buffer
+ * races with the master's worker, which may have taken them already.
+ */
+static bool flush_races(const struct nd_case *c, int i)
+{
+	const struct nd_op *op = i >= 1 && i <= c->nops ? &c->ops[i - 1] : NULL;
+	struct termios2 t = settings_at(c, i);
+	bool sent = false;
+
+	if (!op || op->kind != ND_RX || !(t.c_lflag & ISIG) || (t.c_lflag & NOFLSH))
+		return false;
+	for (size_t k = 0; k < op->len; k++) {
+		uint8_t b = (t.c_iflag & ISTRIP) ? op->bytes[k] & 0x7f : op->bytes[k];
+
+		if (b && (b == t.c_cc[VINTR] || b == t.c_cc[VQUIT] || b == t.c_cc[VSUSP])) {
+			if (sent)
+				return true;
+			continue;
+		}
+		if ((t.c_iflag & IXON) && ((t.c_iflag & IXANY) || (b && b == t.c_cc[VSTART])))
+			sent = true;
+		if (b && b == t.c_cc[VREPRINT] && (t.c_lflag & (ECHO | IEXTEN)) == (ECHO | IEXTEN))
+			sent = true;
+	}
+	return false;
+}
+
 static const char *classify(const struct nd_case *c, const struct nd_trace *port, int i)
 {
-	(void)c;
+	if (flush_races(c, i))
+		return "timing_isig_flush";
 	/*
 	 * A pty takes nothing while stopped; usb-serial and pilotd queue.  So
 	 * n_tty keeps echoes unprocessed then, and their columns count later

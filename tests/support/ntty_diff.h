@@ -32,7 +32,7 @@
 
 #define ND_OPS_MAX   24
 #define ND_BYTES_MAX 32
-#define ND_TRACE_MAX 16384
+#define ND_TRACE_MAX (1 << 17)
 
 enum nd_kind {
 	ND_RX,	     /* the handheld sends bytes (one batch) */

@@ -219,7 +219,8 @@ int main(int argc, char **argv)
 	       unexplained);
 	for (int k = 0; k < nlisted; k++) {
 		printf("  ntty:%s: %d cases\n", listed[k], hits[k]);
-		if (!hits[k] && cases >= 10000) {
+		/* a timing of the pty's may or may not show in a run */
+		if (!hits[k] && cases >= 10000 && strncmp(listed[k], "timing_", 7) != 0) {
 			fprintf(stderr, "ntty:%s is listed but no case differs so\n", listed[k]);
 			check_failures++;
 		}
