@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <string.h>
 
+#include "kctype.h"
 #include "ldisc.h"
 
 #define ECHO_MAX    512 /* echo bytes gathered before they are handed on */
@@ -16,31 +17,6 @@ struct rx {
 	uint8_t deliver[DELIVER_MAX];
 	size_t deliver_len;
 };
-
-/*
- * The kernel's ctype (lib/ctype.c) is Latin-1, but gives 128..159 no class
- * at all: they are not control characters, so n_tty echoes them as they
- * are and counts a column for each.
- */
-static bool is_cntrl(uint8_t c)
-{
-	return c < 0x20 || c == 0x7f;
-}
-
-static bool is_lower(uint8_t c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 0xdf && c != 0xf7);
-}
-
-static bool is_upper(uint8_t c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 0xc0 && c <= 0xde && c != 0xd7);
-}
-
-static bool is_alnum(uint8_t c)
-{
-	return (c >= '0' && c <= '9') || is_lower(c) || is_upper(c);
-}
 
 /* IUTF8: a continuation byte takes no column and is not erased alone. */
 static bool is_continuation(const struct termios2 *t, uint8_t c)

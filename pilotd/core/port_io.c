@@ -315,8 +315,8 @@ unsigned int port_current_events(const struct port *p, const struct port_file *f
 	if (poll_readable(p, f))
 		ev |= POLLIN | POLLRDNORM;
 	/* n_tty_poll(): fewer than WAKEUP_CHARS queued, and room */
-	if (!p->carrier || (port_tx_queued(p) < PORT_WAKEUP_CHARS && byteq_space(&p->txq) > 0 &&
-			    !p->writes.head))
+	if (!p->carrier ||
+	    (port_tx_queued(p) < PORT_WAKEUP_CHARS && byteq_space(&p->txq) > 0 && !p->writes.head))
 		ev |= POLLOUT | POLLWRNORM;
 	return ev;
 }

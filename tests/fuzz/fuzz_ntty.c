@@ -58,8 +58,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	at = nd_compare(&c, &port, &pty, &name);
 	if (at >= 0 && !is_listed(name)) {
 		nd_case_print(&c, text, sizeof(text));
-		fprintf(stderr, "fuzz_ntty: step %d differs (%s): %s\n--- pilotd:\n%s--- n_tty:\n%s",
-			at, name ? name : "unexplained", text, port.text, pty.text);
+		fprintf(stderr,
+			"fuzz_ntty: step %d differs (%s): %s\n--- pilotd:\n%s--- n_tty:\n%s", at,
+			name ? name : "unexplained", text, port.text, pty.text);
 		abort();
 	}
 	return 0;

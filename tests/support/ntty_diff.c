@@ -69,8 +69,8 @@ static const uint8_t std_cc[NCCS] = "\003\034\177\025\004\0\1\0\021\023\032\0\02
 /* A byte for the handheld: often one that means something. */
 static uint8_t rx_byte(struct reader *r, const struct termios2 *t)
 {
-	static const uint8_t usual[] = { 'a', 'b', 'Z', ' ', '\t', '\r', '\n', 0xff, 0x80,
-					 0x9b, 0xe9, 0xc3, 0xa9, '_', '1', 0x7f, 0x08 };
+	static const uint8_t usual[] = { 'a',  'b',  'Z',  ' ',	 '\t', '\r', '\n', 0xff, 0x80,
+					 0x9b, 0xe9, 0xc3, 0xa9, '_',  '1',  0x7f, 0x08 };
 	uint8_t x = rd8(r), v = rd8(r);
 
 	if (x < 96)
@@ -112,8 +112,8 @@ void nd_case_from_bytes(struct nd_case *c, const uint8_t *data, size_t len)
 	memset(c, 0, sizeof(*c));
 	c->t.c_iflag = flags(&r, ICRNL | IXON, IFLAGS);
 	c->t.c_oflag = flags(&r, OPOST | ONLCR, OFLAGS);
-	c->t.c_lflag = flags(&r, ISIG | ICANON | ECHO | ECHOE | ECHOK | ECHOCTL | ECHOKE | IEXTEN,
-			     LFLAGS);
+	c->t.c_lflag =
+		flags(&r, ISIG | ICANON | ECHO | ECHOE | ECHOK | ECHOCTL | ECHOKE | IEXTEN, LFLAGS);
 	c->t.c_cflag = B38400 | CS8 | CREAD | CLOCAL;
 	c->t.c_ispeed = c->t.c_ospeed = 38400;
 	memcpy(c->t.c_cc, std_cc, NCCS);
@@ -161,8 +161,8 @@ void nd_case_print(const struct nd_case *c, char *out, size_t size)
 			out[k++] = ':';
 			k += hex(out + k, size - k, op->bytes, op->len);
 		} else if (op->kind == ND_SETATTR) {
-			k += (size_t)snprintf(out + k, size - k, ":%#x,%#x,%#x", op->iflag, op->oflag,
-					      op->lflag);
+			k += (size_t)snprintf(out + k, size - k, ":%#x,%#x,%#x", op->iflag,
+					      op->oflag, op->lflag);
 		} else if (op->kind != ND_DRAIN && op->kind != ND_POLL) {
 			k += (size_t)snprintf(out + k, size - k, ":%u", op->arg);
 		}
@@ -378,8 +378,7 @@ static long port_query(void *ctx, unsigned int cmd)
 {
 	struct port_side *ps = ctx;
 
-	return answer_of(ps, ph_ioctl(&ps->h, ps->fh, cmd, 0, NULL, 0, sizeof(int), 1000), NULL,
-			 0);
+	return answer_of(ps, ph_ioctl(&ps->h, ps->fh, cmd, 0, NULL, 0, sizeof(int), 1000), NULL, 0);
 }
 
 static long port_ioctl_arg(void *ctx, unsigned int cmd, unsigned long arg)
@@ -393,8 +392,7 @@ static long port_setattr(void *ctx, const struct termios2 *t)
 {
 	struct port_side *ps = ctx;
 
-	return answer_of(ps, ph_ioctl(&ps->h, ps->fh, TCSETS2, 0, t, sizeof(*t), 0, 1000), NULL,
-			 0);
+	return answer_of(ps, ph_ioctl(&ps->h, ps->fh, TCSETS2, 0, t, sizeof(*t), 0, 1000), NULL, 0);
 }
 
 static size_t port_handheld(void *ctx, uint8_t *b, size_t n)
@@ -421,8 +419,9 @@ static bool port_stopped(void *ctx)
 int nd_run_port(const struct nd_case *c, struct nd_trace *tr)
 {
 	static struct port_side ps;
-	const struct side s = { &ps,	      port_rx_op, port_write_op, port_read_op,	 port_poll_op,
-				port_query,   port_ioctl_arg, port_setattr, port_handheld, port_stopped };
+	const struct side s = { &ps,	       port_rx_op,  port_write_op,  port_read_op,
+				port_poll_op,  port_query,  port_ioctl_arg, port_setattr,
+				port_handheld, port_stopped };
 	int err = ph_init(&ps.h, &ps.p, &ph_config_small, 256);
 
 	if (err)
@@ -532,8 +531,8 @@ static bool pty_stopped(void *ctx)
 
 int nd_run_pty(const struct nd_case *c, struct nd_trace *tr)
 {
-	const struct side s = { NULL,	       pty_rx,	     pty_write,	  pty_read,	pty_poll_op,
-				pty_query,     pty_ioctl_arg, pty_setattr, pty_handheld, pty_stopped };
+	const struct side s = { NULL,	   pty_rx,	  pty_write,   pty_read,     pty_poll_op,
+				pty_query, pty_ioctl_arg, pty_setattr, pty_handheld, pty_stopped };
 	struct pty_side ps = { .m = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC) };
 	struct side sd = s;
 	int unlock = 0;

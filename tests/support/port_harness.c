@@ -247,8 +247,12 @@ void *ph_write(struct ph *h, uint64_t fh, const void *buf, size_t len, bool nonb
 void *ph_ioctl(struct ph *h, uint64_t fh, unsigned int cmd, uintptr_t arg, const void *in,
 	       size_t in_len, size_t out_len, uint32_t caller_uid)
 {
-	struct tty_ioctl io = { .cmd = cmd, .arg = arg, .in = in, .in_len = in_len,
-				.out_len = out_len, .caller_uid = caller_uid };
+	struct tty_ioctl io = { .cmd = cmd,
+				.arg = arg,
+				.in = in,
+				.in_len = in_len,
+				.out_len = out_len,
+				.caller_uid = caller_uid };
 	void *req = ph_req(h);
 
 	port_ioctl(h->port, req, fh, &io);

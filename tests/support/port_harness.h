@@ -43,9 +43,9 @@ struct ph {
 	/* the transport */
 	int tx_ready, tx_abort, rx_room, last_close;
 	int seq, tx_ready_seq;
-	int depth, max_depth; /* transport hooks on the stack: must stay 1 */
+	int depth, max_depth;			    /* transport hooks on the stack: must stay 1 */
 	bool depart_in_rx_room, depart_in_tx_ready; /* the handheld leaves inside the hook */
-	bool take_in_tx_ready; /* the handheld takes all inside tx_ready */
+	bool take_in_tx_ready;			    /* the handheld takes all inside tx_ready */
 	/* what the handheld took, in order (up to handheld_size, then counted) */
 	uint8_t *handheld;
 	size_t handheld_len, handheld_size, handheld_lost;

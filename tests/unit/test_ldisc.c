@@ -193,16 +193,22 @@ static void test_input_as_n_tty(void)
 		{ "c1_echo", ICRNL, OF_ONLCR, ICANON | ECHO | ECHOCTL, S("\xe2\x82\xac\x9b\r"),
 		  "\xe2\x82\xac\x9b\n|", "\xe2\x82\xac\x9b\r\n", "" },
 		/* row 12(a): ECHOPRT shows what is erased between \\ and / */
-		{ "echoprt", 0, 0, ICANON | ECHO | ECHOPRT, S("abc\x7f\x7f"
-							      "d\n"),
+		{ "echoprt", 0, 0, ICANON | ECHO | ECHOPRT,
+		  S("abc\x7f\x7f"
+		    "d\n"),
 		  "ad\n|", "abc\\cb/d\n", "" },
 		/* row 12(f): echoes a signal's flush discards move no column (^Z, then 6 spaces) */
 		{ "isig_column", 0, OPOST | XTABS, ISIG | ECHO | ECHOCTL, S("A\x03\x1a\t"), "\t|",
 		  "^Z      ", "" },
 		/* row 12(g): 0xff is echoed as is under OLCUC (ECHO_OP_START), 'a' as 'A' */
-		{ "olcuc_ff", 0, OPOST | OLCUC, ECHO, S("\xff"
-							 "a"),
-		  "\xff" "a|", "\xff" "A", "" },
+		{ "olcuc_ff", 0, OPOST | OLCUC, ECHO,
+		  S("\xff"
+		    "a"),
+		  "\xff"
+		  "a|",
+		  "\xff"
+		  "A",
+		  "" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -358,7 +364,7 @@ static void test_raw_paths(void)
 	CHECK(ldisc_input_raw(&raw));
 	CHECK(ldisc_output_raw(&raw));
 	CHECK(!ldisc_output_raw(&opost_only)); /* every byte moves the column */
-	raw.c_lflag = IEXTEN | ECHOE; /* nothing that acts without ICANON or ECHO */
+	raw.c_lflag = IEXTEN | ECHOE;	       /* nothing that acts without ICANON or ECHO */
 	CHECK(ldisc_input_raw(&raw));
 }
 
@@ -583,8 +589,8 @@ static void test_any_input(void)
 		}
 		check_output(&t, in, len, 1 + round % 64);
 		if (check_failures) {
-			fprintf(stderr, "round %d: iflag %#x oflag %#x lflag %#x\n", round, t.c_iflag,
-				t.c_oflag, t.c_lflag);
+			fprintf(stderr, "round %d: iflag %#x oflag %#x lflag %#x\n", round,
+				t.c_iflag, t.c_oflag, t.c_lflag);
 			return;
 		}
 	}

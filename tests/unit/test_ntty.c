@@ -70,9 +70,9 @@ static void check_coverage(const struct coverage *cv)
 {
 	/* every flag n_tty looks at or stores, every byte, each special character's values */
 	CHECK_EQ(cv->iflag, 0x7fff & ~0u);
-	CHECK_EQ(cv->oflag & 0xffff, 0xffff & (OPOST | OLCUC | ONLCR | OCRNL | ONOCR | ONLRET |
-					       OFILL | OFDEL | NLDLY | CRDLY | TABDLY | BSDLY |
-					       VTDLY | FFDLY));
+	CHECK_EQ(cv->oflag & 0xffff,
+		 0xffff & (OPOST | OLCUC | ONLCR | OCRNL | ONOCR | ONLRET | OFILL | OFDEL | NLDLY |
+			   CRDLY | TABDLY | BSDLY | VTDLY | FFDLY));
 	CHECK_EQ(cv->lflag, ISIG | ICANON | XCASE | ECHO | ECHOE | ECHOK | ECHONL | NOFLSH |
 				    TOSTOP | ECHOCTL | ECHOPRT | ECHOKE | FLUSHO | PENDIN | IEXTEN |
 				    EXTPROC);
@@ -91,8 +91,7 @@ static void print_step(const char *who, const char *text, int i)
 	for (; i > 0 && text; i--)
 		if ((text = strchr(text, '\n')))
 			text++;
-	fprintf(stderr, "  %s: %.*s\n", who, text ? (int)strcspn(text, "\n") : 0,
-		text ? text : "");
+	fprintf(stderr, "  %s: %.*s\n", who, text ? (int)strcspn(text, "\n") : 0, text ? text : "");
 }
 
 static void report(int idx, const struct nd_case *c, const struct nd_trace *a,
@@ -134,7 +133,8 @@ static void shrink(struct nd_case *c)
 		for (int i = c->nops - 1; i >= 0; i--) {
 			struct nd_case t = *c;
 
-			memmove(&t.ops[i], &t.ops[i + 1], (size_t)(t.nops - i - 1) * sizeof(t.ops[0]));
+			memmove(&t.ops[i], &t.ops[i + 1],
+				(size_t)(t.nops - i - 1) * sizeof(t.ops[0]));
 			t.nops--;
 			if (unexplained_diff(&t)) {
 				*c = t;

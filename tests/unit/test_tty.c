@@ -354,8 +354,9 @@ static void test_softcar_locked_setd(void)
 	CHECK((t.termios.c_lflag & ECHO) && !(t.termios.c_lflag & ICANON));
 	CHECK(t.termios.c_cc[VINTR] == 3 && t.termios.c_cc[VQUIT] == 'y');
 	{
-		struct tty_ioctl io = { .cmd = TIOCSLCKTRMIOS, .in = &lock, .in_len = 36,
-					.caller_uid = 1000 };
+		struct tty_ioctl io = {
+			.cmd = TIOCSLCKTRMIOS, .in = &lock, .in_len = 36, .caller_uid = 1000
+		};
 
 		tty_ioctl(&t, &io, &idle, &r);
 		CHECK_EQ(r.err, EPERM);
