@@ -492,8 +492,19 @@ static int pty_rx(void *ctx, const uint8_t *b, size_t n, bool canonical_sync)
 		ioctl(ps->s, TCSETS2, &wait);
 	}
 	pty_poll_op(ps);
-	if (!canonical_sync)
+	if (!canonical_sync) {
 		ioctl(ps->s, TCSETS2, &ps->t);
+		return 0;
+	}
+	/*
+	 * Canonical: the worker may complete a line while poll looks, and poll
+	 * then does not wait for it.  TIOCSETD (N_TTY, no change) takes the
+	 * ldisc lock, which the worker holds while it processes the batch (or,
+	 * not yet started, then skips it); the worker restarted after it runs
+	 * to its end within the next poll, as no line is readable yet.
+	 */
+	ioctl(ps->s, TIOCSETD, &(int){ 0 });
+	pty_poll_op(ps);
 	return 0;
 }
 
