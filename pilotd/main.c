@@ -78,7 +78,7 @@ static void hook_tx_ready(void *ctx)
 	struct pilotd *pd = ctx;
 
 	if (pd->link)
-		pd->link->ops->kick_tx(pd->link);
+		link_tx_ready(pd->link);
 }
 
 static void hook_tx_abort(void *ctx)
@@ -86,7 +86,7 @@ static void hook_tx_abort(void *ctx)
 	struct pilotd *pd = ctx;
 
 	if (pd->link)
-		pd->link->ops->abort_tx(pd->link);
+		link_tx_abort(pd->link);
 }
 
 static void hook_rx_room(void *ctx)
@@ -94,7 +94,7 @@ static void hook_rx_room(void *ctx)
 	struct pilotd *pd = ctx;
 
 	if (pd->link)
-		pd->link->ops->rx_room(pd->link);
+		link_rx_room(pd->link);
 }
 
 static void hook_last_close(void *ctx)
@@ -102,7 +102,7 @@ static void hook_last_close(void *ctx)
 	struct pilotd *pd = ctx;
 
 	if (pd->link)
-		pd->link->ops->last_close(pd->link);
+		link_last_close(pd->link);
 }
 
 static int port_start(struct pilotd *pd)

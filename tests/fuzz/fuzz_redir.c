@@ -74,19 +74,19 @@ static void nothing(void *ctx, void *p)
 static void h_tx_ready(void *ctx)
 {
 	if (fz.link)
-		fz.link->ops->kick_tx(fz.link);
+		link_tx_ready(fz.link);
 }
 
 static void h_rx_room(void *ctx)
 {
 	if (fz.link)
-		fz.link->ops->rx_room(fz.link);
+		link_rx_room(fz.link);
 }
 
 static void h_last_close(void *ctx)
 {
 	if (fz.link)
-		fz.link->ops->last_close(fz.link);
+		link_last_close(fz.link);
 }
 
 static void listen_once(void)

@@ -133,7 +133,7 @@ static void tx_ready(void *ctx)
 	struct client *c = ctx;
 
 	if (c->link)
-		c->link->ops->kick_tx(c->link);
+		link_tx_ready(c->link);
 }
 
 static void rx_room(void *ctx)
@@ -141,7 +141,7 @@ static void rx_room(void *ctx)
 	struct client *c = ctx;
 
 	if (c->link)
-		c->link->ops->rx_room(c->link);
+		link_rx_room(c->link);
 }
 
 static void last_close(void *ctx)
@@ -149,7 +149,7 @@ static void last_close(void *ctx)
 	struct client *c = ctx;
 
 	if (c->link)
-		c->link->ops->last_close(c->link);
+		link_last_close(c->link);
 }
 
 /* What a desktop does next: open, keep a read parked, write the pattern. */
