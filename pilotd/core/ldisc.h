@@ -6,7 +6,7 @@
  * characters, ISIG, IXON) with their echo, and what written bytes become on
  * their way to the handheld (OPOST: ONLCR, OCRNL, ONOCR, ONLRET, OLCUC,
  * tabs as spaces).  Pure functions over struct termios2: no queues, no
- * requests; the port (core/port.c) calls them unless the settings are
+ * requests; the port (core/port_ldisc.c, core/port_io.c) calls them unless the settings are
  * raw, and keeps the lines, the echo and the flow state they report.
  *
  * Like core/tty.h, this header must not meet glibc's <termios.h>.

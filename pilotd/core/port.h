@@ -45,7 +45,7 @@
  * later: with data, EINTR after port_interrupt(), EIO at release of its
  * file, at hangup or at port_shutdown().
  *
- * Re-entry: the transport hooks (tx_ready, tx_abort, rx_room, last_close) are only
+ * Re-entry: the transport hooks (tx_ready, tx_abort, rx_room, rx_stop, last_close) are only
  * called when the port is consistent and no request it holds is in
  * hand: the port notes that they are due and calls them as its outermost
  * call returns (and, for tx_ready, just before a write is answered, so
@@ -93,7 +93,10 @@ struct port_hooks {
 	void (*tx_ready)(void *ctx); /* txq gained bytes, or output restarted */
 	/* Optional: cancel the transfer in flight, if any; its bytes are stale */
 	void (*tx_abort)(void *ctx);
-	void (*rx_room)(void *ctx);  /* port_rx_room() grew */
+	void (*rx_room)(void *ctx); /* port_rx_room() grew */
+	/* Optional: no live file is left to read (the last close, a departure):
+	 * cancel the IN transfers in flight, so the handheld keeps its bytes */
+	void (*rx_stop)(void *ctx);
 	void (*last_close)(void *ctx);
 };
 
@@ -102,7 +105,7 @@ struct port_file {
 	uint64_t fh;
 	void *poll_handle; /* the front's latest, to notify */
 	unsigned int polled_events;
-	bool hung_up; /* its handheld left: EOF, EIO, POLLHUP */
+	bool hung_up;	  /* its handheld left: EOF, EIO, POLLHUP */
 	uint64_t session; /* the handheld session whose bytes it may read */
 	uint32_t uid;	  /* its opener's */
 	bool listening;	  /* it read, polled or asked FIONREAD: take bytes for it */
@@ -143,7 +146,7 @@ struct port_lines {
 
 struct port_config {
 	size_t rxq_size, txq_size;
-	size_t read_max; /* the largest read answer the front can carry */
+	size_t read_max;	   /* the largest read answer the front can carry */
 	unsigned int files_max;	   /* open files at once */
 	unsigned int parked_max;   /* requests waiting, of all kinds */
 	size_t parked_write_bytes; /* the payloads of waiting writes, in all */
@@ -158,11 +161,12 @@ struct port_stats {
 	uint64_t refused; /* requests refused at a bound */
 };
 
-/* The transport hooks that are due (port.c run_due_hooks()). */
+/* The transport hooks that are due (port.c port_run_due_hooks()). */
 #define PORT_DUE_TX	    1u
 #define PORT_DUE_RX_ROOM    2u
 #define PORT_DUE_LAST_CLOSE 4u
 #define PORT_DUE_TX_ABORT   8u
+#define PORT_DUE_RX_STOP    16u
 
 struct port {
 	struct port_hooks h;
@@ -171,13 +175,13 @@ struct port {
 	struct ldisc ldisc; /* n_tty's processing, unless the settings are raw */
 	struct byteq rxq, txq;
 	struct port_lines lines; /* canonical mode: rxq's lines */
-	size_t tx_inflight; /* head of txq handed to the transport */
-	size_t tx_stale;    /* ... of a closed session whose closing wait ended */
+	size_t tx_inflight;	 /* head of txq handed to the transport */
+	size_t tx_stale;	 /* ... of a closed session whose closing wait ended */
 	/* TCIOFF/TCION: STOP and START characters, in order, ahead of txq */
 	uint8_t xchars[PORT_XCHARS_MAX];
 	unsigned int xchar_count, xchar_inflight;
-	bool xchar_stale; /* those in flight belong to a closed session */
-	uint64_t rx_now; /* the time of the bytes ldisc_receive() hands on */
+	bool xchar_stale;    /* those in flight belong to a closed session */
+	uint64_t rx_now;     /* the time of the bytes ldisc_receive() hands on */
 	bool output_flushed; /* ISIG emptied txq: serve writes and drains after the round */
 	uint8_t *readbuf;
 
@@ -188,9 +192,9 @@ struct port {
 	uint64_t session;	 /* counts arrivals: the handheld's session */
 	uint64_t rxq_session;	 /* whose bytes rxq holds */
 	size_t parked_write_bytes;
-	unsigned int due;     /* PORT_DUE_*: transport hooks to call */
-	bool in_hooks;	      /* run_due_hooks() is calling them */
-	bool closing;	      /* the last close came with output unsent */
+	unsigned int due;	   /* PORT_DUE_*: transport hooks to call */
+	bool in_hooks;		   /* run_due_hooks() is calling them */
+	bool closing;		   /* the last close came with output unsent */
 	uint64_t closing_deadline; /* set at the first round after it */
 	uint64_t next_fh;
 	bool carrier; /* a handheld is attached and bytes flow */

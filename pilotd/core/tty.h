@@ -72,7 +72,7 @@ struct tty_reply {
 	bool output_changed; /* output_stopped or flow_stopped changed */
 	bool send_xchar;     /* TCIOFF, TCION: send xchar ahead of the output */
 	uint8_t xchar;
-	bool inject;	     /* TIOCSTI: inject_byte is received as if from the handheld */
+	bool inject; /* TIOCSTI: inject_byte is received as if from the handheld */
 	uint8_t inject_byte;
 };
 
@@ -95,7 +95,7 @@ uint32_t tty_input_speed(const struct termios2 *t);
 
 /*
  * How a non-canonical read waits (VMIN/VTIME); a canonical one waits
- * for a complete line, which the port keeps track of (core/port.c).
+ * for a complete line, which the port keeps track of (core/port_ldisc.c).
  */
 struct tty_read_rule {
 	size_t min;		 /* answer once this many bytes are there */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The port (pilotd/core/port.c) under every order of events: the input
+ * The port (pilotd/core/port*.c) under every order of events: the input
  * is a sequence of requests (open, release, read, write, poll, ioctl,
  * interrupt) and transport events (arrival, departure, received bytes,
  * a transfer taken and done, a round's end with a clock step), and the

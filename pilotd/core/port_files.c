@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The port's open files and the bounds on what their users make it hold:
+ * files, parked requests, the bytes of parked writes (port.h "Bounds"),
+ * and answering parked requests at a release, an interrupt or a stop.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "port_impl.h"
+
+struct port_file *port_file_find(struct port *p, uint64_t fh)
+{
+	for (struct port_file *f = p->files; f; f = f->next)
+		if (f->fh == fh)
+			return f;
+	return NULL;
+}
+
+void port_file_remove(struct port *p, uint64_t fh)
+{
+	for (struct port_file **pp = &p->files; *pp; pp = &(*pp)->next) {
+		struct port_file *f = *pp;
+
+		if (f->fh != fh)
+			continue;
+		*pp = f->next;
+		p->nfiles--;
+		if (!f->hung_up)
+			p->live_files--;
+		if (!f->hung_up && f->listening)
+			p->listening--;
+		if (f->poll_handle)
+			p->h.drop_poll_handle(p->h.ctx, f->poll_handle);
+		free(f);
+		return;
+	}
+}
+
+size_t port_parked_count(const struct port *p)
+{
+	return p->reads.count + p->writes.count + p->ioctls.count + p->opens.count;
+}
+
+/* A bound was reached: answer err at once, and say so (not every time). */
+static void refuse(struct port *p, void *req, int err, const char *bound, size_t value)
+{
+	if (p->stats.refused++ % 1000 == 0)
+		log_warn("refused a request (%s): at most %zu %s; %llu refused so far",
+			 strerror(err), value, bound, (unsigned long long)p->stats.refused);
+	p->h.answer_err(p->h.ctx, req, err);
+}
+
+/* One user other than root holds a quarter of a bound at most. */
+static size_t share(uint32_t uid, size_t bound)
+{
+	return uid == 0 ? bound : bound / 4;
+}
+
+/* What uid has parked: requests, and the bytes of its writes. */
+static size_t parked_by(const struct port *p, uint32_t uid, size_t *write_bytes)
+{
+	const struct parked_list *lists[] = { &p->reads, &p->writes, &p->ioctls, &p->opens };
+	size_t n = 0;
+
+	*write_bytes = 0;
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		for (const struct parked *e = lists[i]->head; e; e = e->next) {
+			if (e->uid != uid)
+				continue;
+			n++;
+			if (lists[i] == &p->writes)
+				*write_bytes += e->size;
+		}
+	}
+	return n;
+}
+
+/* The bound that one more request of uid waiting in l would pass, or NULL. */
+const char *port_park_bound(const struct port *p, const struct parked_list *l, uint32_t uid,
+			    size_t size, size_t *value)
+{
+	size_t bytes, n = parked_by(p, uid, &bytes);
+	size_t write_size = l == &p->writes ? size : 0;
+
+	*value = p->cfg.parked_max;
+	if (port_parked_count(p) >= p->cfg.parked_max || n >= share(uid, p->cfg.parked_max))
+		return "waiting requests (a quarter for one user)";
+	*value = p->cfg.parked_write_bytes;
+	if (p->parked_write_bytes + write_size > p->cfg.parked_write_bytes ||
+	    bytes + write_size > share(uid, p->cfg.parked_write_bytes))
+		return "bytes of waiting writes (a quarter for one user)";
+	return NULL;
+}
+
+struct parked *port_park(struct port *p, struct parked_list *l, void *req, uint64_t fh,
+			 uint32_t uid, const void *data, size_t size)
+{
+	size_t value;
+	const char *bound = port_park_bound(p, l, uid, size, &value);
+	struct parked *e;
+
+	if (bound) {
+		refuse(p, req, ENOBUFS, bound, value);
+		return NULL;
+	}
+	e = parked_add(l, req, fh, data, size);
+	if (!e) {
+		p->h.answer_err(p->h.ctx, req, ENOMEM);
+		return NULL;
+	}
+	e->uid = uid;
+	if (l == &p->writes)
+		p->parked_write_bytes += size;
+	p->h.parked(p->h.ctx, req); /* may mark it interrupted at once */
+	return e;
+}
+
+/* Take e off l: the caller now must answer e->req and free e. */
+struct parked *port_unpark(struct port *p, struct parked_list *l, struct parked *e)
+{
+	parked_take(l, e);
+	if (l == &p->writes)
+		p->parked_write_bytes -= e->size;
+	return e;
+}
+
+/* A write that queued part of its bytes answers with that count instead, as n_tty does. */
+static void answer_err_free(struct port *p, struct parked *e, int err)
+{
+	if (e->done)
+		p->h.answer_written(p->h.ctx, e->req, e->done);
+	else
+		p->h.answer_err(p->h.ctx, e->req, err);
+	parked_free(e);
+}
+
+/* Answer every parked request in l that belongs to fh with err. */
+void port_answer_all(struct port *p, struct parked_list *l, uint64_t fh, int err)
+{
+	struct parked *e;
+
+	while ((e = parked_first_of(l, fh)))
+		answer_err_free(p, port_unpark(p, l, e), err);
+}
+
+void port_answer_interrupted(struct port *p, struct parked_list *l)
+{
+	struct parked *first = l->head, *e;
+
+	while ((e = parked_first_interrupted(l))) {
+		struct port_file *f = port_file_find(p, e->fh);
+
+		port_unpark(p, l, e);
+		/*
+		 * n_tty copies bytes to the reader it serves as they come, and a
+		 * signal then ends the read with them: a non-canonical read short
+		 * of VMIN returns what is there.  The other readers wait for
+		 * that one and get EINTR.
+		 */
+		if (l == &p->reads && e == first && !canonical(p) && port_rx_avail(p, f)) {
+			port_answer_read(p, e->req, f, e->size);
+			parked_free(e);
+		} else {
+			answer_err_free(p, e, EINTR);
+		}
+	}
+}
+
+void port_interrupt(struct port *p, void *req)
+{
+	struct parked_list *lists[] = { &p->reads, &p->writes, &p->ioctls, &p->opens };
+
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		struct parked *e = parked_find(lists[i], req);
+
+		if (e) {
+			e->interrupted = true;
+			p->interrupts_pending = true;
+			return;
+		}
+	}
+}
+
+static void release_file(struct port *p, uint64_t fh)
+{
+	port_answer_all(p, &p->reads, fh, EIO);
+	port_answer_all(p, &p->writes, fh, EIO);
+	port_answer_all(p, &p->ioctls, fh, EIO);
+	port_file_remove(p, fh);
+	/* nobody is left to read them, and no later opener may */
+	if (port_rx_held(p) && !port_rxq_has_reader(p))
+		port_drop_rxq(p);
+	if (!p->files)
+		port_last_close(p);
+}
+
+void port_release(struct port *p, uint64_t fh)
+{
+	release_file(p, fh);
+	port_run_due_hooks(p);
+}
+
+static unsigned int files_of(const struct port *p, uint32_t uid)
+{
+	unsigned int n = 0;
+
+	for (const struct port_file *f = p->files; f; f = f->next)
+		n += f->uid == uid;
+	return n;
+}
+
+void port_open_now(struct port *p, void *req, uint32_t uid)
+{
+	struct port_file *f;
+
+	if (p->nfiles >= p->cfg.files_max || files_of(p, uid) >= share(uid, p->cfg.files_max)) {
+		refuse(p, req, ENFILE, "open files (a quarter for one user)", p->cfg.files_max);
+		return;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		p->h.answer_err(p->h.ctx, req, ENOMEM);
+		return;
+	}
+	f->fh = ++p->next_fh;
+	f->uid = uid;
+	/* opened with no handheld: it belongs to the next one */
+	f->session = p->carrier ? p->session : p->session + 1;
+	f->next = p->files;
+	p->files = f;
+	p->nfiles++;
+	p->live_files++;
+	if (p->h.answer_open(p->h.ctx, req, f->fh) < 0)
+		release_file(p, f->fh); /* the opener was interrupted */
+}
+
+void port_open(struct port *p, void *req, const struct port_open_args *a)
+{
+	/* TIOCEXCL: as on a tty, only root may open it again */
+	if (p->tty.exclusive && a->uid != 0)
+		p->h.answer_err(p->h.ctx, req, EBUSY);
+	else if (port_open_may_go(p))
+		port_open_now(p, req, a->uid);
+	else if (a->nonblock && p->closing)
+		p->h.answer_err(p->h.ctx, req, EAGAIN); /* the last session's output drains */
+	else if (a->nonblock)
+		port_open_now(p, req, a->uid);
+	else
+		port_park(p, &p->opens, req, PARKED_ANY_FH, a->uid, NULL, 0);
+	port_run_due_hooks(p);
+}
+
+uint32_t port_uid_of(struct port *p, uint64_t fh)
+{
+	struct port_file *f = port_file_find(p, fh);
+
+	return f ? f->uid : 0;
+}
+
+bool port_is_hung_up(struct port *p, uint64_t fh)
+{
+	struct port_file *f = port_file_find(p, fh);
+
+	return f && f->hung_up;
+}

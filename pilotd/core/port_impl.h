@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the port's files (port.c, port_*.c) share; not for outside the port.
+ */
+#ifndef PILOTD_PORT_IMPL_H
+#define PILOTD_PORT_IMPL_H
+
+#include "port.h"
+
+static inline size_t min_size(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+static inline void due(struct port *p, unsigned int what)
+{
+	p->due |= what;
+}
+
+static inline bool canonical(const struct port *p)
+{
+	return p->tty.termios.c_lflag & ICANON;
+}
+
+/* Bytes leave txq only once the handheld took them (port_tx_done). */
+static inline bool output_drained(const struct port *p)
+{
+	return port_tx_queued(p) == 0;
+}
+
+/* port.c */
+void port_run_due_hooks(struct port *p);
+/* port_files.c */
+struct port_file *port_file_find(struct port *p, uint64_t fh);
+void port_file_remove(struct port *p, uint64_t fh);
+const char *port_park_bound(const struct port *p, const struct parked_list *l, uint32_t uid,
+			    size_t size, size_t *value);
+struct parked *port_park(struct port *p, struct parked_list *l, void *req, uint64_t fh,
+			 uint32_t uid, const void *data, size_t size);
+struct parked *port_unpark(struct port *p, struct parked_list *l, struct parked *e);
+void port_answer_all(struct port *p, struct parked_list *l, uint64_t fh, int err);
+void port_answer_interrupted(struct port *p, struct parked_list *l);
+void port_open_now(struct port *p, void *req, uint32_t uid);
+uint32_t port_uid_of(struct port *p, uint64_t fh);
+bool port_is_hung_up(struct port *p, uint64_t fh);
+/* port_session.c */
+bool port_open_may_go(const struct port *p);
+void port_end_closing(struct port *p, bool timed_out);
+void port_last_close(struct port *p);
+uint64_t port_closing_deadline(const struct port *p, uint64_t now);
+/* port_io.c */
+size_t port_rx_avail(const struct port *p, const struct port_file *f);
+bool port_read_ready(const struct port *p, const struct port_file *f, size_t size,
+		     uint64_t started_ms, uint64_t now, uint64_t *deadline);
+void port_answer_read(struct port *p, void *req, const struct port_file *f, size_t size);
+void port_start_listening(struct port *p, struct port_file *f);
+void port_serve_reads(struct port *p, uint64_t now);
+void port_serve_writes(struct port *p);
+unsigned int port_current_events(const struct port *p, const struct port_file *f);
+/* port_ioctl.c */
+void port_flush_input(struct port *p);
+void port_flush_output(struct port *p);
+void port_serve_drains(struct port *p);
+/* port_ldisc.c */
+void port_lines_clear(struct port *p);
+void port_lines_add(struct port *p, size_t len);
+void port_add_line(struct port *p, const uint8_t *bytes, size_t len);
+void port_lines_pop(struct port *p);
+bool port_rx_held(const struct port *p);
+void port_drop_rxq(struct port *p);
+bool port_rxq_has_reader(const struct port *p);
+void port_receive(struct port *p, const uint8_t *buf, size_t len, uint64_t now);
+
+#endif

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The port's face to the files (as drivers/tty/tty_io.c and n_tty's
+ * read, write and poll): when a read is answered and with what, how writes
+ * are queued, what poll reports.
+ */
+#include <errno.h>
+#include <poll.h>
+
+#include "log.h"
+#include "port_impl.h"
+
+/*
+ * The received bytes that file f may read: its own session's only.  In
+ * canonical mode rxq holds complete lines alone (the line being edited
+ * is the ldisc's), so this is what n_tty's FIONREAD counts too.
+ */
+size_t port_rx_avail(const struct port *p, const struct port_file *f)
+{
+	return f && f->session == p->rxq_session ? byteq_len(&p->rxq) : 0;
+}
+
+/* Whether a read by f has something to answer: bytes, or a line (an end of file too). */
+static bool readable(const struct port *p, const struct port_file *f)
+{
+	if (!f || f->session != p->rxq_session)
+		return false;
+	return canonical(p) ? p->lines.count > 0 : byteq_len(&p->rxq) > 0;
+}
+
+/*
+ * Whether a read by f of size bytes that began at started_ms can be
+ * answered at now: in canonical mode once a line is complete, otherwise
+ * by the rules of VMIN and VTIME (tty.c tty_read_rule()).  *deadline gets
+ * the time at which that may change (0: not by time).
+ */
+bool port_read_ready(const struct port *p, const struct port_file *f, size_t size,
+		     uint64_t started_ms, uint64_t now, uint64_t *deadline)
+{
+	struct tty_read_rule rule = tty_read_rule(&p->tty, size);
+	size_t avail = port_rx_avail(p, f);
+	uint64_t start = started_ms;
+
+	*deadline = 0;
+	if (canonical(p))
+		return readable(p, f);
+	if (rule.never_wait || avail >= (rule.min ? rule.min : 1))
+		return true;
+	if (!rule.timeout_ms || (rule.interbyte && avail == 0))
+		return false; /* the inter-byte timer starts with the first byte */
+	if (rule.interbyte && p->last_rx_ms > start)
+		start = p->last_rx_ms;
+	*deadline = start + rule.timeout_ms;
+	return now >= *deadline;
+}
+
+/*
+ * What f may read, up to size bytes: in canonical mode one line at most
+ * (n_tty's canon_copy_from_read_buf(): the rest of a line that did not
+ * fit comes with the next read; an end of file reads as 0).
+ */
+void port_answer_read(struct port *p, void *req, const struct port_file *f, size_t size)
+{
+	size_t n = 0, max = min_size(size, p->cfg.read_max);
+	bool line_gone = false;
+
+	if (max && !canonical(p)) {
+		n = byteq_pop(&p->rxq, p->readbuf, min_size(max, port_rx_avail(p, f)));
+	} else if (max && readable(p, f)) {
+		uint32_t *len = &p->lines.len[p->lines.head];
+
+		n = byteq_pop(&p->rxq, p->readbuf, min_size(max, *len));
+		*len -= (uint32_t)n;
+		if (*len == 0) {
+			port_lines_pop(p);
+			line_gone = true;
+		}
+	}
+	p->h.answer_data(p->h.ctx, req, p->readbuf, n);
+	if ((n || line_gone) && p->listening)
+		due(p, PORT_DUE_RX_ROOM);
+}
+
+/*
+ * f read, polled or asked FIONREAD: from now on bytes are taken for it.
+ * Not at open: a desktop's tcflush() right after open must not discard
+ * what the handheld said before anyone asked (docs/tty-differences.md).
+ */
+void port_start_listening(struct port *p, struct port_file *f)
+{
+	if (!f || f->listening || f->hung_up)
+		return;
+	f->listening = true;
+	if (p->listening++ == 0)
+		due(p, PORT_DUE_RX_ROOM);
+}
+
+static void read_now(struct port *p, void *req, uint64_t fh, size_t size, bool nonblock,
+		     uint64_t now)
+{
+	struct port_file *f = port_file_find(p, fh);
+	uint64_t deadline;
+	struct parked *e;
+
+	port_start_listening(p, f);
+	if (size == 0 || (f && f->hung_up)) {
+		/* A hung-up file reads what its handheld sent, then end of file. */
+		port_answer_read(p, req, f, size);
+		return;
+	}
+	if (!p->reads.head && port_read_ready(p, f, size, now, now, &deadline)) {
+		port_answer_read(p, req, f, size);
+		return;
+	}
+	if (nonblock) {
+		/* n_tty: what is there, or EAGAIN */
+		if (!p->reads.head && readable(p, f))
+			port_answer_read(p, req, f, size);
+		else
+			p->h.answer_err(p->h.ctx, req, EAGAIN);
+		return;
+	}
+	e = port_park(p, &p->reads, req, fh, f ? f->uid : 0, NULL, size);
+	if (e)
+		e->started_ms = now;
+}
+
+void port_read(struct port *p, void *req, uint64_t fh, size_t size, bool nonblock, uint64_t now)
+{
+	read_now(p, req, fh, size, nonblock, now);
+	port_run_due_hooks(p);
+}
+
+/* Answer parked reads in order while the head one is ready. */
+void port_serve_reads(struct port *p, uint64_t now)
+{
+	struct parked *e;
+	uint64_t deadline;
+
+	while ((e = p->reads.head)) {
+		struct port_file *f = port_file_find(p, e->fh);
+
+		if (!port_read_ready(p, f, e->size, e->started_ms, now, &deadline))
+			break;
+		port_unpark(p, &p->reads, e);
+		port_answer_read(p, e->req, f, e->size);
+		parked_free(e);
+	}
+}
+
+/*
+ * How much of a write txq takes: all of it, once it fits.  The front's
+ * requests are smaller than txq (the kernel sends at most 128 KiB), so
+ * blocking writes are never short; the cap only guards the invariant.
+ */
+static size_t write_chunk(const struct port *p, size_t size)
+{
+	return min_size(size, p->txq.cap);
+}
+
+/* The transfer first, then the writer: it waits less. */
+static void answer_queued(struct port *p, void *req, size_t n)
+{
+	due(p, PORT_DUE_TX);
+	port_run_due_hooks(p);
+	p->h.answer_written(p->h.ctx, req, n);
+}
+
+/* Queue the bytes, let the transport start, then answer the writer. */
+static void write_now(struct port *p, void *req, const void *buf, size_t n)
+{
+	byteq_push(&p->txq, buf, n);
+	answer_queued(p, req, n);
+}
+
+/*
+ * Output processing (OPOST): as many of the len bytes as their output
+ * fits in txq; returns how many were taken.  A byte becomes up to 8 (a
+ * tab as spaces), so a write may go in parts, as in n_tty's
+ * process_output_block().
+ */
+static size_t queue_cooked(struct port *p, const uint8_t *in, size_t len)
+{
+	uint8_t out[2048];
+	size_t done = 0;
+
+	while (done < len && byteq_space(&p->txq) > 0) {
+		size_t taken,
+			n = ldisc_output(&p->ldisc, &p->tty.termios, in + done, len - done, out,
+					 min_size(sizeof(out), byteq_space(&p->txq)), &taken);
+
+		if (taken == 0)
+			break;
+		byteq_push(&p->txq, out, n);
+		done += taken;
+	}
+	return done;
+}
+
+/*
+ * A write through OPOST.  A blocking one waits until all of it is queued
+ * (with the part queued so far as its answer if a signal or a hangup ends
+ * it, as n_tty's write returns); a non-blocking one takes what fits.
+ */
+static void write_cooked(struct port *p, void *req, uint64_t fh, const uint8_t *buf, size_t size,
+			 bool nonblock)
+{
+	size_t done = p->writes.head ? 0 : queue_cooked(p, buf, size), value;
+	uint32_t uid = port_uid_of(p, fh);
+	struct parked *e;
+
+	if (done == size || (nonblock && done)) {
+		answer_queued(p, req, done);
+	} else if (nonblock) {
+		p->h.answer_err(p->h.ctx, req, EAGAIN);
+	} else if (done && port_park_bound(p, &p->writes, uid, size, &value)) {
+		answer_queued(p, req, done); /* short rather than refused: part went */
+	} else {
+		if (done)
+			due(p, PORT_DUE_TX);
+		e = port_park(p, &p->writes, req, fh, uid, buf, size);
+		if (e)
+			e->done = done;
+	}
+}
+
+void port_write(struct port *p, void *req, uint64_t fh, const void *buf, size_t size, bool nonblock)
+{
+	size_t need = write_chunk(p, size);
+
+	if (port_is_hung_up(p, fh)) {
+		p->h.answer_err(p->h.ctx, req, EIO);
+	} else if (!p->carrier) {
+		/* a line with no device on it: the bytes are gone */
+		p->stats.tx_discarded += size;
+		p->h.answer_written(p->h.ctx, req, size);
+	} else if (!ldisc_output_raw(&p->tty.termios)) {
+		write_cooked(p, req, fh, buf, size, nonblock);
+	} else if (!p->writes.head && byteq_space(&p->txq) >= need) {
+		write_now(p, req, buf, need);
+	} else if (nonblock) {
+		size_t n = p->writes.head ? 0 : min_size(size, byteq_space(&p->txq));
+
+		if (n == 0)
+			p->h.answer_err(p->h.ctx, req, EAGAIN);
+		else
+			write_now(p, req, buf, n);
+	} else {
+		port_park(p, &p->writes, req, fh, port_uid_of(p, fh), buf, size);
+	}
+	port_run_due_hooks(p);
+}
+
+/* Queue parked writes in order, with the settings of now, as room comes. */
+void port_serve_writes(struct port *p)
+{
+	struct parked *e, *taken = NULL, **tail = &taken;
+	bool queued = false;
+
+	while ((e = p->writes.head)) {
+		size_t before = e->done;
+
+		if (!ldisc_output_raw(&p->tty.termios)) {
+			e->done += queue_cooked(p, e->data + e->done, e->size - e->done);
+		} else {
+			size_t need = write_chunk(p, e->size - e->done);
+
+			if (byteq_space(&p->txq) >= need)
+				e->done += byteq_push(&p->txq, e->data + e->done, need);
+		}
+		queued |= e->done != before;
+		if (e->done < e->size)
+			break;
+		port_unpark(p, &p->writes, e);
+		*tail = e;
+		tail = &e->next;
+	}
+	if (!queued)
+		return;
+	/* the transfer first, then the writers, whom no hook can reach now */
+	due(p, PORT_DUE_TX);
+	port_run_due_hooks(p);
+	while ((e = taken)) {
+		taken = e->next;
+		p->h.answer_written(p->h.ctx, e->req, e->size);
+		parked_free(e);
+	}
+}
+
+unsigned int port_current_events(const struct port *p, const struct port_file *f)
+{
+	unsigned int ev = 0;
+
+	/*
+	 * What a hung-up tty reports (drivers/tty/tty_io.c hung_up_tty_poll),
+	 * but without POLLERR while its handheld's last bytes wait unread: a
+	 * poll loop that closes on POLLERR (libuv) reads them first.
+	 */
+	if (f && f->hung_up)
+		return POLLIN | POLLOUT | POLLHUP | POLLRDNORM | POLLWRNORM |
+		       (readable(p, f) ? 0 : POLLERR);
+	if (readable(p, f))
+		ev |= POLLIN | POLLRDNORM;
+	/* room for a byte's output: one, or eight through OPOST (a tab) */
+	if (!p->carrier ||
+	    (byteq_space(&p->txq) >= (ldisc_output_raw(&p->tty.termios) ? 1 : LDISC_OUT_MAX) &&
+	     !p->writes.head))
+		ev |= POLLOUT | POLLWRNORM;
+	return ev;
+}
+
+unsigned int port_poll(struct port *p, uint64_t fh, void *poll_handle)
+{
+	struct port_file *f = port_file_find(p, fh);
+	unsigned int ev;
+
+	if (poll_handle) {
+		if (f) {
+			if (f->poll_handle)
+				p->h.drop_poll_handle(p->h.ctx, f->poll_handle);
+			f->poll_handle = poll_handle;
+		} else {
+			p->h.drop_poll_handle(p->h.ctx, poll_handle);
+		}
+	}
+	port_start_listening(p, f);
+	ev = port_current_events(p, f);
+	if (f)
+		f->polled_events = ev;
+	port_run_due_hooks(p);
+	return ev;
+}

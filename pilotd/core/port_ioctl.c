@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The tty ioctls' effects on the port (as drivers/tty/tty_ioctl.c): tty.c
+ * decides the answer, this file flushes queues, applies new settings,
+ * queues STOP/START characters, injects TIOCSTI's byte and retries the
+ * ioctls that wait for the output to drain.
+ */
+#include <asm/ioctls.h>
+#include <errno.h>
+#include <string.h>
+
+#include "log.h"
+#include "port_impl.h"
+
+/* What readers have not read, and the line being edited, go. */
+void port_flush_input(struct port *p)
+{
+	byteq_drop(&p->rxq, byteq_len(&p->rxq));
+	port_lines_clear(p);
+	ldisc_flush_line(&p->ldisc);
+	if (p->listening)
+		due(p, PORT_DUE_RX_ROOM);
+}
+
+/* Bytes already handed to the handheld cannot be called back. */
+void port_flush_output(struct port *p)
+{
+	p->stats.tx_flushed += byteq_len(&p->txq) - p->tx_inflight;
+	byteq_truncate(&p->txq, p->tx_inflight);
+}
+
+static void flush_queues(struct port *p, const struct port_file *f, unsigned int which)
+{
+	/* a file of another session has no input here to flush */
+	if ((which & TTY_FLUSH_IN) && f && f->session == p->rxq_session)
+		port_flush_input(p);
+	if (which & TTY_FLUSH_OUT) {
+		port_flush_output(p);
+		port_serve_writes(p);
+	}
+}
+
+/*
+ * New settings.  Switching canonical mode on makes what readers have not
+ * read one line; switching it off makes the line being edited readable
+ * (n_tty_set_termios()).  IXON off lets stopped output go.
+ */
+static void termios_changed(struct port *p, const struct termios2 *old)
+{
+	const struct termios2 *t = &p->tty.termios;
+
+	if ((old->c_lflag ^ t->c_lflag) & ICANON) {
+		port_lines_clear(p);
+		if (canonical(p) && byteq_len(&p->rxq)) {
+			port_lines_add(p, byteq_len(&p->rxq));
+		} else if (!canonical(p)) {
+			size_t n = byteq_push(&p->rxq, p->ldisc.line, p->ldisc.line_len);
+
+			p->stats.rx_discarded += p->ldisc.line_len - n;
+		}
+		ldisc_flush_line(&p->ldisc);
+	}
+	if ((old->c_iflag & IXON) && !(t->c_iflag & IXON) && p->tty.flow_stopped &&
+	    !p->tty.output_stopped) {
+		p->tty.flow_stopped = false;
+		due(p, PORT_DUE_TX);
+	}
+	if (p->listening)
+		due(p, PORT_DUE_RX_ROOM); /* port_rx_room() depends on the mode */
+}
+
+/*
+ * TIOCSTI: the byte is received as if from the handheld, into the input
+ * of f's session (a file opened before the handheld came may claim an
+ * empty rxq for it).
+ */
+static void inject(struct port *p, const struct port_file *f, uint8_t c)
+{
+	if (!f)
+		return;
+	if (f->session != p->rxq_session) {
+		if (port_rx_held(p)) {
+			p->stats.rx_discarded++;
+			return;
+		}
+		p->rxq_session = f->session;
+	}
+	port_receive(p, &c, 1, p->last_rx_ms);
+}
+
+/*
+ * Run one tty ioctl and do what the tty says.  Returns true when req was
+ * answered or parked, false when it must wait for the output to drain
+ * and the caller keeps it (a parked ioctl being retried).
+ */
+static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_ioctl *io,
+		      bool parked)
+{
+	struct port_file *f = port_file_find(p, fh);
+	struct tty_context ctx;
+	bool was_stopped = p->tty.output_stopped || p->tty.flow_stopped;
+	struct termios2 old = p->tty.termios;
+	struct tty_reply r;
+	struct parked *e;
+
+	if (io->cmd == FIONREAD)
+		port_start_listening(p, f);
+	ctx = (struct tty_context){
+		.rx_queued = port_rx_avail(p, f),
+		.tx_queued = port_tx_queued(p),
+		.carrier = p->carrier,
+		.drained = output_drained(p),
+		.carrier_changes = p->carrier_changes,
+		.rx_bytes = p->stats.rx_bytes,
+		.tx_bytes = p->stats.tx_bytes,
+	};
+	tty_ioctl(&p->tty, io, &ctx, &r);
+	switch (r.action) {
+	case TTY_FETCH:
+		p->h.answer_ioctl_fetch(p->h.ctx, req, io->arg, r.fetch_in, r.fetch_out);
+		return true;
+	case TTY_WAIT_DRAIN:
+	case TTY_WAIT_MODEM:
+		if (parked)
+			return false;
+		e = port_park(p, &p->ioctls, req, fh, f ? f->uid : 0, io->in, io->in_len);
+		if (e) {
+			e->cmd = io->cmd;
+			e->arg = io->arg;
+			e->out_size = io->out_len;
+			e->compat = io->compat;
+			e->caller_uid = io->caller_uid;
+		}
+		return true;
+	case TTY_ANSWER: break;
+	}
+	if (memcmp(&old, &p->tty.termios, sizeof(old)) != 0)
+		termios_changed(p, &old);
+	if (r.flush)
+		flush_queues(p, f, r.flush);
+	if (r.output_changed && was_stopped && !p->tty.output_stopped && !p->tty.flow_stopped)
+		due(p, PORT_DUE_TX);
+	if (r.send_xchar && p->carrier) {
+		/* ahead of the output, even stopped output (tty_send_xchar()) */
+		if (p->xchar_count < PORT_XCHARS_MAX)
+			p->xchars[p->xchar_count++] = r.xchar;
+		else if (p->xchar_inflight < PORT_XCHARS_MAX)
+			p->xchars[PORT_XCHARS_MAX - 1] = r.xchar;
+		due(p, PORT_DUE_TX);
+	}
+	if (r.inject)
+		inject(p, f, r.inject_byte);
+	if (r.err)
+		p->h.answer_err(p->h.ctx, req, r.err);
+	else
+		p->h.answer_ioctl(p->h.ctx, req, r.out_len ? r.out : NULL, r.out_len);
+	return true;
+}
+
+static struct parked *first_drain_waiter(const struct parked_list *l)
+{
+	for (struct parked *e = l->head; e; e = e->next)
+		if (e->cmd != TIOCMIWAIT)
+			return e;
+	return NULL;
+}
+
+/*
+ * Retry ioctls that wait for the output to drain.  Each is off the list
+ * while it runs; one that must wait again goes back to the tail, and
+ * each entry is tried once per call.
+ */
+void port_serve_drains(struct port *p)
+{
+	size_t tries = p->ioctls.count;
+	struct parked *e;
+
+	while (tries-- && output_drained(p) && (e = first_drain_waiter(&p->ioctls))) {
+		struct tty_ioctl io = {
+			.cmd = e->cmd,
+			.arg = e->arg,
+			.in = e->data,
+			.in_len = e->size,
+			.out_len = e->out_size,
+			.compat = e->compat,
+			.caller_uid = e->caller_uid,
+		};
+
+		port_unpark(p, &p->ioctls, e);
+		if (run_ioctl(p, e->req, e->fh, &io, true))
+			parked_free(e);
+		else
+			parked_put_back(&p->ioctls, e);
+	}
+}
+
+void port_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_ioctl *io)
+{
+	/* a hung-up tty answers EIO (drivers/tty/tty_io.c hung_up_tty_ioctl) */
+	if (port_is_hung_up(p, fh)) {
+		p->h.answer_err(p->h.ctx, req, EIO);
+	} else {
+		run_ioctl(p, req, fh, io, false);
+		/* TCFLSH may have emptied txq: drains waiting on it are done */
+		port_serve_drains(p);
+	}
+	port_run_due_hooks(p);
+}

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The port's input side: the handheld's bytes through n_tty's processing
+ * (core/ldisc.h) into rxq and its ring of canonical lines, the
+ * discipline's callbacks (deliver, echo, flow, signal), and the room
+ * promised to the transport.
+ */
+#include <string.h>
+
+#include "log.h"
+#include "port_impl.h"
+
+void port_lines_clear(struct port *p)
+{
+	p->lines.head = p->lines.count = 0;
+}
+
+void port_lines_add(struct port *p, size_t len)
+{
+	p->lines.len[(p->lines.head + p->lines.count++) % PORT_LINES_MAX] = (uint32_t)len;
+}
+
+/*
+ * A complete line into rxq (canonical mode): what fits of it, the rest
+ * counted.  With the ring full (transfers sized before ICANON came on
+ * bring more line ends than it holds) the line joins the last one: a
+ * boundary is lost, never a byte.
+ */
+void port_add_line(struct port *p, const uint8_t *bytes, size_t len)
+{
+	size_t n = byteq_push(&p->rxq, bytes, len);
+
+	p->stats.rx_discarded += len - n;
+	if (len && !n)
+		return;
+	if (p->lines.count < PORT_LINES_MAX)
+		port_lines_add(p, n);
+	else
+		p->lines.len[(p->lines.head + p->lines.count - 1) % PORT_LINES_MAX] += (uint32_t)n;
+}
+
+void port_lines_pop(struct port *p)
+{
+	p->lines.head = (p->lines.head + 1) % PORT_LINES_MAX;
+	p->lines.count--;
+}
+
+/* Received bytes are held: read, in lines, or in the line being edited. */
+bool port_rx_held(const struct port *p)
+{
+	return byteq_len(&p->rxq) || p->lines.count || p->ldisc.line_len;
+}
+
+void port_drop_rxq(struct port *p)
+{
+	p->stats.rx_discarded += byteq_len(&p->rxq) + p->ldisc.line_len;
+	byteq_drop(&p->rxq, byteq_len(&p->rxq));
+	port_lines_clear(p);
+	ldisc_flush_line(&p->ldisc);
+}
+
+/* Is an open file of rxq's session left (it may still read those bytes)? */
+bool port_rxq_has_reader(const struct port *p)
+{
+	for (const struct port_file *f = p->files; f; f = f->next)
+		if (f->session == p->rxq_session)
+			return true;
+	return false;
+}
+
+/*
+ * Room for received bytes such that none is lost: rxq's, less the line
+ * being edited (it goes into rxq whole); in canonical mode no more bytes
+ * than lines rxq can still count (each byte may end one); half with
+ * PARMRK, which doubles 0xff.
+ */
+size_t port_rx_room(const struct port *p)
+{
+	size_t room;
+
+	if (!p->listening || !p->carrier)
+		return 0;
+	room = byteq_space(&p->rxq);
+	if (ldisc_input_raw(&p->tty.termios))
+		return room;
+	room = room > p->ldisc.line_len ? room - p->ldisc.line_len : 0;
+	if (p->tty.termios.c_iflag & PARMRK)
+		room /= 2;
+	if (canonical(p))
+		room = min_size(room, PORT_LINES_MAX - p->lines.count);
+	return room;
+}
+
+static void ld_deliver(void *ctx, const uint8_t *bytes, size_t len)
+{
+	struct port *p = ctx;
+	size_t n;
+
+	if (canonical(p)) {
+		port_add_line(p, bytes, len);
+		p->last_rx_ms = p->rx_now;
+		return;
+	}
+	n = byteq_push(&p->rxq, bytes, len);
+	p->stats.rx_discarded += len - n;
+	if (n)
+		p->last_rx_ms = p->rx_now;
+}
+
+static void ld_echo(void *ctx, const uint8_t *bytes, size_t len)
+{
+	struct port *p = ctx;
+	size_t n = p->carrier ? byteq_push(&p->txq, bytes, len) : 0;
+
+	/* n_tty too loses echoes that find no room */
+	p->stats.tx_discarded += len - n;
+	if (n)
+		due(p, PORT_DUE_TX);
+}
+
+/* IXON: STOP and START from the handheld (n_tty's stop_tty(), start_tty()) */
+static void ld_flow(void *ctx, bool stop)
+{
+	struct port *p = ctx;
+
+	if (stop) {
+		p->tty.flow_stopped = true;
+	} else if (p->tty.flow_stopped && !p->tty.output_stopped) {
+		p->tty.flow_stopped = false;
+		due(p, PORT_DUE_TX);
+	}
+}
+
+/* ISIG: nobody's controlling terminal gets no signal; only the flush */
+static void ld_signal(void *ctx, uint8_t c, bool flush)
+{
+	struct port *p = ctx;
+
+	(void)c;
+	if (flush) {
+		port_flush_input(p);
+		port_flush_output(p);
+		p->output_flushed = true; /* served after the round, not in the transport's call */
+	}
+}
+
+/* The handheld's bytes (or TIOCSTI's) into the input, through n_tty's processing. */
+void port_receive(struct port *p, const uint8_t *buf, size_t len, uint64_t now)
+{
+	const struct ldisc_ops ops = {
+		.ctx = p,
+		.deliver = ld_deliver,
+		.echo = ld_echo,
+		.flow = ld_flow,
+		.signal = ld_signal,
+	};
+	size_t n;
+
+	if (!ldisc_input_raw(&p->tty.termios)) {
+		uint64_t dropped = p->ldisc.dropped;
+
+		p->rx_now = now;
+		ldisc_receive(&p->ldisc, &p->tty.termios, buf, len, &ops);
+		p->stats.rx_discarded += p->ldisc.dropped - dropped;
+		return;
+	}
+	n = byteq_push(&p->rxq, buf, len);
+	if (n < len) { /* never by port_rx_room()'s rule */
+		p->stats.rx_discarded += len - n;
+		log_debug("discarded %zu received bytes: no room", len - n);
+	}
+	if (n)
+		p->last_rx_ms = now;
+}
+
+void port_rx(struct port *p, const void *buf, size_t len, uint64_t now)
+{
+	p->stats.rx_bytes += len;
+	/* a transfer submitted for an earlier listener still delivers to a
+	 * live file that has not listened yet: nothing is lost that way */
+	if (!p->live_files || !p->carrier) {
+		p->stats.rx_discarded += len;
+		log_debug("discarded %zu received bytes: no file is open", len);
+		return;
+	}
+	/* Waiting reads are answered after the round (port_after_events()),
+	 * so that every packet that came in one round goes in one answer;
+	 * echoes and a flushed output's writers too. */
+	port_receive(p, buf, len, now);
+}
