@@ -97,6 +97,14 @@ static void hook_rx_room(void *ctx)
 		link_rx_room(pd->link);
 }
 
+static void hook_rx_stop(void *ctx)
+{
+	struct pilotd *pd = ctx;
+
+	if (pd->link)
+		link_rx_stop(pd->link);
+}
+
 static void hook_last_close(void *ctx)
 {
 	struct pilotd *pd = ctx;
@@ -130,6 +138,7 @@ static int port_start(struct pilotd *pd)
 		.tx_ready = hook_tx_ready,
 		.tx_abort = hook_tx_abort,
 		.rx_room = hook_rx_room,
+		.rx_stop = hook_rx_stop,
 		.last_close = hook_last_close,
 	};
 

@@ -83,6 +83,18 @@ static void h_rx_room(void *ctx)
 		link_rx_room(fz.link);
 }
 
+static void h_tx_abort(void *ctx)
+{
+	if (fz.link)
+		link_tx_abort(fz.link);
+}
+
+static void h_rx_stop(void *ctx)
+{
+	if (fz.link)
+		link_rx_stop(fz.link);
+}
+
 static void h_last_close(void *ctx)
 {
 	if (fz.link)
@@ -145,6 +157,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.drop_poll_handle = nothing,
 		.tx_ready = h_tx_ready,
 		.rx_room = h_rx_room,
+		.tx_abort = h_tx_abort,
+		.rx_stop = h_rx_stop,
 		.last_close = h_last_close,
 	};
 	static const struct port_open_args open_args = { .uid = 0 };

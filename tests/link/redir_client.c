@@ -144,6 +144,22 @@ static void rx_room(void *ctx)
 		link_rx_room(c->link);
 }
 
+static void tx_abort(void *ctx)
+{
+	struct client *c = ctx;
+
+	if (c->link)
+		link_tx_abort(c->link);
+}
+
+static void rx_stop(void *ctx)
+{
+	struct client *c = ctx;
+
+	if (c->link)
+		link_rx_stop(c->link);
+}
+
 static void last_close(void *ctx)
 {
 	struct client *c = ctx;
@@ -245,6 +261,8 @@ static int setup(struct client *c, const char *server, size_t txq_size)
 		.drop_poll_handle = nothing,
 		.tx_ready = tx_ready,
 		.rx_room = rx_room,
+		.tx_abort = tx_abort,
+		.rx_stop = rx_stop,
 		.last_close = last_close,
 	};
 	const struct link_match match = { .any_palm = true };

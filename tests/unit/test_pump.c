@@ -134,6 +134,12 @@ static void h_tx_abort(void *ctx)
 	pump_abort_tx(&pm, now);
 }
 
+static void h_rx_stop(void *ctx)
+{
+	hooks_in_completion += in_completion;
+	pump_rx_stop(&pm, now);
+}
+
 static void h_last_close(void *ctx)
 {
 	hooks_in_completion += in_completion;
@@ -174,6 +180,7 @@ static uint64_t setup(struct port *p, size_t rxq)
 		.tx_ready = h_drive,
 		.tx_abort = h_tx_abort,
 		.rx_room = h_drive,
+		.rx_stop = h_rx_stop,
 		.last_close = h_last_close,
 	};
 
@@ -380,8 +387,7 @@ static void test_rx_stop(void)
 
 	start(&p, 64, 4096);
 	CHECK_EQ(fk.in_submitted, PUMP_IN_MAX);
-	port_release(&p, a); /* desktop A exits */
-	pump_rx_stop(&pm, now);
+	port_release(&p, a); /* desktop A exits: the port's rx_stop hook */
 	CHECK_EQ(fk.in_cancelled, PUMP_IN_MAX);
 	for (int i = 0; i < PUMP_IN_MAX; i++)
 		in_reply(i, PUMP_CANCELLED, NULL); /* they come back empty */
