@@ -17,23 +17,17 @@
  */
 #include <errno.h>
 #include <libusb.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/time.h>
-
-#include <linux/usbdevice_fs.h>
 
 #include "core/log.h"
 #include "core/palm.h"
 #include "core/pump.h"
 #include "core/setup.h"
 #include "link.h"
+#include "usb_fds.h"
 
 /*
  * IN transfers are one packet (wMaxPacketSize) each, with no timeout, as
@@ -45,8 +39,6 @@
  */
 #define OUT_TRANSFER_MAX (256u * 1024)
 #define CTRL_TIMEOUT_MS	 2000 /* also bounds a CLEAR_FEATURE the device does not answer */
-#define MAX_USB_FDS	 8
-#define USB_DEVICE_MAJOR 189 /* usbfs nodes (drivers/usb/core/usb.c) */
 
 enum link_state {
 	LINK_IDLE,	/* no handheld */
@@ -62,7 +54,7 @@ struct usb_link {
 	struct port *port;
 	libusb_context *ctx;
 	libusb_hotplug_callback_handle hotplug;
-	struct watch fds[MAX_USB_FDS];
+	struct usb_fds fds;
 
 	libusb_device *arrived; /* noted by hotplug, opened by the loop */
 	libusb_device *dev;
@@ -293,41 +285,6 @@ static const struct pump_io pump_io = {
 	.close_notification = io_close_notification,
 };
 
-/* The device's usbfs file, among those libusb polls, or -1. */
-static int usbfs_fd(const struct usb_link *l)
-{
-	unsigned int bus = libusb_get_bus_number(l->dev);
-	unsigned int addr = libusb_get_device_address(l->dev);
-	dev_t want = makedev(USB_DEVICE_MAJOR, (bus - 1) * 128 + (addr - 1));
-	struct stat st;
-
-	for (int i = 0; i < MAX_USB_FDS; i++)
-		if (l->fds[i].ready && fstat(l->fds[i].fd, &st) == 0 && S_ISCHR(st.st_mode) &&
-		    st.st_rdev == want)
-			return l->fds[i].fd;
-	return -1;
-}
-
-/*
- * After CLEAR_FEATURE(ENDPOINT_HALT) the device sends and expects DATA0.
- * usbfs resets the host's side of the endpoint (its data toggle) for
- * USBDEVFS_CLEAR_HALT, which libusb_clear_halt() uses and which waits up
- * to 5 s for the device, but not for a control URB with the same request
- * (devio.c proc_do_submiturb() passes it to the device only); libusb has
- * no call for it (its issue #854).  USBDEVFS_RESETEP does just that,
- * host-side state only, without waiting on the device.
- */
-static void reset_host_toggle(struct usb_link *l, uint8_t ep)
-{
-	unsigned int e = ep;
-	int fd = usbfs_fd(l);
-
-	if (fd < 0 || ioctl(fd, USBDEVFS_RESETEP, &e) < 0)
-		log_warn("%s: cannot reset the host side of endpoint 0x%02x (%s); the next "
-			 "packet may be lost",
-			 l->name, ep, fd < 0 ? "no usbfs file" : strerror(errno));
-}
-
 /* ---- the connection-information handshake ---- */
 
 /* Inside a completion: the carrier goes up at the pump's next drive. */
@@ -364,8 +321,11 @@ static void ctrl_done(struct libusb_transfer *t)
 
 	l->ctrl_busy = false;
 	if (l->pump.ctrl != PUMP_CTRL_NONE) { /* the pump's: a clear, or the close */
-		if (t->status == LIBUSB_TRANSFER_COMPLETED && l->halt_ep)
-			reset_host_toggle(l, l->halt_ep);
+		if (t->status == LIBUSB_TRANSFER_COMPLETED && l->halt_ep &&
+		    usb_fds_reset_endpoint(&l->fds, l->dev, l->halt_ep) < 0)
+			log_warn("%s: cannot reset the host side of endpoint 0x%02x; its next "
+				 "packet may be lost",
+				 l->name, l->halt_ep);
 		pump_ctrl_done(&l->pump, status_of(t->status));
 		return;
 	}
@@ -500,41 +460,9 @@ static void handle_events(struct usb_link *l, int ms)
 	link_progress(l);
 }
 
-static void fd_ready(void *ctx, uint32_t events)
+static void fds_ready(void *ctx)
 {
 	handle_events(ctx, 0);
-}
-
-static uint32_t epoll_events(short poll_events)
-{
-	return (poll_events & POLLIN ? EPOLLIN : 0) | (poll_events & POLLOUT ? EPOLLOUT : 0);
-}
-
-static void fd_added(int fd, short events, void *user)
-{
-	struct usb_link *l = user;
-
-	for (int i = 0; i < MAX_USB_FDS; i++) {
-		if (l->fds[i].ready)
-			continue;
-		l->fds[i] = (struct watch){ .fd = fd, .ready = fd_ready, .ctx = l };
-		if (loop_add(l->loop, &l->fds[i], epoll_events(events)) < 0)
-			log_err("cannot watch libusb fd %d", fd);
-		return;
-	}
-	log_err("libusb opened more than %d fds; USB events may be missed", MAX_USB_FDS);
-}
-
-static void fd_removed(int fd, void *user)
-{
-	struct usb_link *l = user;
-
-	for (int i = 0; i < MAX_USB_FDS; i++) {
-		if (l->fds[i].ready && l->fds[i].fd == fd) {
-			loop_del(l->loop, &l->fds[i]); /* also from the batch in hand */
-			l->fds[i] = (struct watch){ 0 };
-		}
-	}
 }
 
 static int timeout_ms(struct link *base)
@@ -588,7 +516,6 @@ int link_libusb_start(struct link **out, const struct link_match *cfg, struct lo
 		      struct port *port)
 {
 	struct usb_link *l = calloc(1, sizeof(*l));
-	const struct libusb_pollfd **fds;
 	int r;
 
 	*out = l ? &l->base : NULL;
@@ -606,11 +533,8 @@ int link_libusb_start(struct link **out, const struct link_match *cfg, struct lo
 	}
 	if (alloc_transfers(l) < 0)
 		return -ENOMEM;
-	fds = libusb_get_pollfds(l->ctx);
-	for (int i = 0; fds && fds[i]; i++)
-		fd_added(fds[i]->fd, fds[i]->events, l);
-	libusb_free_pollfds(fds);
-	libusb_set_pollfd_notifiers(l->ctx, fd_added, fd_removed, l);
+	l->fds = (struct usb_fds){ .loop = loop, .ready = fds_ready, .ctx = l };
+	usb_fds_watch(&l->fds, l->ctx);
 	if (!libusb_has_capability(LIBUSB_CAP_HAS_HOTPLUG)) {
 		log_err("this libusb cannot report hotplug events");
 		return -ENOTSUP;
@@ -651,7 +575,7 @@ static void stop(struct link *base)
 		libusb_hotplug_deregister_callback(l->ctx, l->hotplug);
 		if (l->arrived)
 			libusb_unref_device(l->arrived);
-		libusb_set_pollfd_notifiers(l->ctx, NULL, NULL, NULL);
+		usb_fds_unwatch(&l->fds, l->ctx);
 	}
 	for (int i = 0; i < PUMP_IN_MAX; i++)
 		libusb_free_transfer(l->in[i]);

@@ -29,6 +29,7 @@
  * and calls lost() here first, which hangs the port up.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,7 @@
 #include "core/setup.h"
 #include "link.h"
 #include "redir_conn.h"
+#include "redir_parser.h"
 
 #define OUT_PACKET_MAX	   (64u * 1024)
 #define OUT_PACKET_MAX_16  65535u /* a server without 32-bit bulk lengths */
@@ -283,39 +285,15 @@ static void probe(struct redir_link *l)
 
 /* ---- what the server sends (parser callbacks; untrusted) ---- */
 
-static void on_log(void *priv, int level, const char *msg)
+/* The parser's priv is the connection (redir_parser.h). */
+static struct redir_link *link_of(void *priv)
 {
-	struct redir_link *l = priv;
-
-	if (level <= usbredirparser_warning)
-		log_warn("usbredir server %s: %s", l->conn.server, msg);
-	else if (level <= usbredirparser_info)
-		log_debug("usbredir server %s: %s", l->conn.server, msg);
-}
-
-static int on_read(void *priv, uint8_t *data, int count)
-{
-	return redir_conn_read(&((struct redir_link *)priv)->conn, data, count);
-}
-
-static int on_write(void *priv, uint8_t *data, int count)
-{
-	return redir_conn_write(&((struct redir_link *)priv)->conn, data, count);
-}
-
-static void on_hello(void *priv, struct usb_redir_hello_header *hello)
-{
-	redir_conn_hello(&((struct redir_link *)priv)->conn, hello->version);
-}
-
-static void on_interface_info(void *priv, struct usb_redir_interface_info_header *info)
-{
-	/* the endpoints' interface numbers come with ep_info */
+	return (struct redir_link *)((char *)priv - offsetof(struct redir_link, conn));
 }
 
 static void on_ep_info(void *priv, struct usb_redir_ep_info_header *info)
 {
-	struct redir_link *l = priv;
+	struct redir_link *l = link_of(priv);
 
 	l->eps = (struct palm_endpoints){ 0 };
 	for (int i = 0; i < 32; i++) {
@@ -328,7 +306,7 @@ static void on_ep_info(void *priv, struct usb_redir_ep_info_header *info)
 
 static void on_device_connect(void *priv, struct usb_redir_device_connect_header *d)
 {
-	struct redir_link *l = priv;
+	struct redir_link *l = link_of(priv);
 	struct palm_ctrl req;
 
 	if (l->conn.drop)
@@ -359,7 +337,7 @@ static void on_device_connect(void *priv, struct usb_redir_device_connect_header
 
 static void on_device_disconnect(void *priv)
 {
-	struct redir_link *l = priv;
+	struct redir_link *l = link_of(priv);
 
 	/* the parser acks it (usb_redir_cap_device_disconnect_ack) */
 	if (l->conn.drop)
@@ -376,7 +354,7 @@ static void on_device_disconnect(void *priv)
 static void on_control_packet(void *priv, uint64_t id, struct usb_redir_control_packet_header *h,
 			      uint8_t *data, int data_len)
 {
-	struct redir_link *l = priv;
+	struct redir_link *l = link_of(priv);
 	size_t len = data_len > 0 ? (size_t)data_len : 0;
 	bool ok = h->status == usb_redir_success;
 	struct palm_ctrl next;
@@ -417,7 +395,7 @@ static void in_reply(struct redir_link *l, int i, uint8_t status, const uint8_t 
 static void on_bulk_packet(void *priv, uint64_t id, struct usb_redir_bulk_packet_header *h,
 			   uint8_t *data, int data_len)
 {
-	struct redir_link *l = priv;
+	struct redir_link *l = link_of(priv);
 	size_t len = data_len > 0 ? (size_t)data_len : 0;
 	int i = 0;
 
@@ -436,120 +414,21 @@ static void on_bulk_packet(void *priv, uint64_t id, struct usb_redir_bulk_packet
 		usbredirparser_free_packet_data(l->conn.parser, data);
 }
 
-/* Packets a usb-guest never asked for: freed, and otherwise ignored. */
-static void on_unasked_data(void *priv, uint8_t *data)
-{
-	struct redir_link *l = priv;
-
-	log_debug("usbredir server %s: an unasked data packet ignored", l->conn.server);
-	if (data)
-		usbredirparser_free_packet_data(l->conn.parser, data);
-}
-
-static void on_iso_packet(void *priv, uint64_t id, struct usb_redir_iso_packet_header *h,
-			  uint8_t *data, int data_len)
-{
-	on_unasked_data(priv, data);
-}
-
-static void on_interrupt_packet(void *priv, uint64_t id,
-				struct usb_redir_interrupt_packet_header *h, uint8_t *data,
-				int data_len)
-{
-	on_unasked_data(priv, data);
-}
-
-static void on_buffered_bulk_packet(void *priv, uint64_t id,
-				    struct usb_redir_buffered_bulk_packet_header *h, uint8_t *data,
-				    int data_len)
-{
-	on_unasked_data(priv, data);
-}
-
-/*
- * Status answers to requests pilotd never makes: ignored.  Each must be
- * set, since libusbredirparser calls whatever a server's packet names
- * (a configuration_status, unasked, called a NULL pointer).
- */
-static void on_configuration_status(void *priv, uint64_t id,
-				    struct usb_redir_configuration_status_header *h)
-{
-}
-
-static void on_alt_setting_status(void *priv, uint64_t id,
-				  struct usb_redir_alt_setting_status_header *h)
-{
-}
-
-static void on_iso_stream_status(void *priv, uint64_t id,
-				 struct usb_redir_iso_stream_status_header *h)
-{
-}
-
-static void on_interrupt_receiving_status(void *priv, uint64_t id,
-					  struct usb_redir_interrupt_receiving_status_header *h)
-{
-}
-
-static void on_bulk_streams_status(void *priv, uint64_t id,
-				   struct usb_redir_bulk_streams_status_header *h)
-{
-}
-
-static void on_bulk_receiving_status(void *priv, uint64_t id,
-				     struct usb_redir_bulk_receiving_status_header *h)
-{
-}
-
-static void on_filter_reject(void *priv)
-{
-}
-
-static void on_filter_filter(void *priv, struct usbredirfilter_rule *rules, int count)
-{
-	free(rules); /* ours to free (usbredirparser.h) */
-}
-
 /* ---- the connection's calls ---- */
 
 static struct usbredirparser *new_parser(void *ctx)
 {
 	struct redir_link *l = ctx;
-	uint32_t caps[USB_REDIR_CAPS_SIZE] = { 0 };
-	struct usbredirparser *p = usbredirparser_create();
-	static const int wanted[] = {
-		usb_redir_cap_connect_device_version,  usb_redir_cap_device_disconnect_ack,
-		usb_redir_cap_ep_info_max_packet_size, usb_redir_cap_64bits_ids,
-		usb_redir_cap_32bits_bulk_length,
-	};
+	struct usbredirparser *p = redir_parser_create(&l->conn);
 
 	if (!p)
 		return NULL;
-	p->priv = l;
-	p->log_func = on_log;
-	p->read_func = on_read;
-	p->write_func = on_write;
-	p->hello_func = on_hello;
+	p->ep_info_func = on_ep_info;
 	p->device_connect_func = on_device_connect;
 	p->device_disconnect_func = on_device_disconnect;
-	p->interface_info_func = on_interface_info;
-	p->ep_info_func = on_ep_info;
 	p->control_packet_func = on_control_packet;
 	p->bulk_packet_func = on_bulk_packet;
-	p->iso_packet_func = on_iso_packet;
-	p->interrupt_packet_func = on_interrupt_packet;
-	p->buffered_bulk_packet_func = on_buffered_bulk_packet;
-	p->filter_filter_func = on_filter_filter;
-	p->configuration_status_func = on_configuration_status;
-	p->alt_setting_status_func = on_alt_setting_status;
-	p->iso_stream_status_func = on_iso_stream_status;
-	p->interrupt_receiving_status_func = on_interrupt_receiving_status;
-	p->bulk_streams_status_func = on_bulk_streams_status;
-	p->bulk_receiving_status_func = on_bulk_receiving_status;
-	p->filter_reject_func = on_filter_reject;
-	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
-		usbredirparser_caps_set_cap(caps, wanted[i]);
-	usbredirparser_init(p, "pilotd " PILOTD_VERSION, caps, USB_REDIR_CAPS_SIZE, 0);
+	redir_parser_init(p);
 	return p;
 }
 
