@@ -316,10 +316,12 @@ static const struct step steps[] = {
 	  B("\1\0\0\0\0\x08\0\5\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
 	    "\0\0\0\0\0\0\0\0"),
 	  0, NO_ANSWER },
+	/* modification number 3: MoveCategory moved two records, CleanUpDatabase
+	 * purged one; the date moves only when the database is closed */
 	{ "FindDB by handle: open, backup, version 5", 0x0104, 0x39, 0x21, B("\x80\1"), 0, 0x20,
 	  B("\0\0\0\0\0\3\0\0\0\1"
 	    "\x34\x40\x80\x08"
-	    "DATAtodo\0\5\0\0\0\0"
+	    "DATAtodo\0\5\0\0\0\3"
 	    "\x07\x70\1\1\0\0\0\0\x07\x70\1\1\0\0\0\0\x07\x70\1\1\0\0\0\0"
 	    "\0\2ToDoDB\0\0") },
 	{ "SetDBInfo: a name that exists", 0x0104, 0x3a, 0x20,
