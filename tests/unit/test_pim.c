@@ -185,10 +185,10 @@ static void test_app_info(void)
 		CHECK_EQ(pim_app_info_pack(sizes[i].k, &ai, buf, sizes[i].len - 1), -ENOSPC);
 	}
 	pim_app_info_pack(PIM_ADDRESS, &ai, buf, sizeof(buf));
-	/* renamed labels at 278, 22 labels of 16 from 282, country16 at 634, sort at 636 */
+	/* renamed labels at 278, 22 labels of 16 from 282, country8 at 634, sort at 636 */
 	CHECK(get_be32(buf + 278) == 1u << 14 && strcmp((char *)buf + 282, "Last name") == 0 &&
-	      strcmp((char *)buf + 282 + 21 * 16, "Mobile") == 0 && get_be16(buf + 634) == 23 &&
-	      buf[636] == 1);
+	      strcmp((char *)buf + 282 + 21 * 16, "Mobile") == 0 && buf[634] == 23 &&
+	      buf[635] == 0 && buf[636] == 1 && buf[637] == 0);
 	pim_app_info_pack(PIM_TODO, &ai, buf, sizeof(buf));
 	CHECK(get_be16(buf + 278) == 0x1234 && buf[280] == 1); /* dirty16 sortByPriority8 */
 	pim_app_info_pack(PIM_MEMO, &ai, buf, sizeof(buf));
