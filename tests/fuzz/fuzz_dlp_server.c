@@ -27,11 +27,11 @@
 
 #define MARK 0x50494d00u
 
-/* AddressDB, DatebookDB and ToDoDB with an app info and two records each */
+/* AddressDB, DatebookDB, ToDoDB, ContactsDB-PAdd: an app info, two records each */
 static void add_pim(struct store *st, const char *name, const char *creator, enum pim_kind k)
 {
 	static const char *const cats[] = { "Unfiled", "Business" };
-	uint8_t buf[PIM_ADDRESS_APP_LEN];
+	uint8_t buf[PIM_CONTACTS_APP_LEN];
 	struct pim_app_info ai = { 0 };
 	union pim_record r[2];
 	struct pdb *db = calloc(1, sizeof(*db));
@@ -52,6 +52,10 @@ static void add_pim(struct store *st, const char *name, const char *creator, enu
 	if (k == PIM_ADDRESS) {
 		r[0].address.field[PIM_LAST] = "M\xfcller";
 		r[1].address.field[PIM_COMPANY] = "Bell Labs";
+	} else if (k == PIM_CONTACTS) {
+		r[0].contact = (struct pim_contact){ .birthday = true, .reminder = true };
+		r[0].contact.field[2] = "Gro\xdf";
+		r[1].contact.field[38] = "note";
 	} else if (k == PIM_DATEBOOK) {
 		r[0].appt = (struct pim_appointment){ .untimed = true, .date = PIM_DATE(2004, 5, 3),
 						      .alarm = true, .repeat_type = 2, .repeat_on = 2,
@@ -83,7 +87,7 @@ static void read_back(const struct store *st, const uint32_t *modnum)
 	for (size_t i = 0; i < st->count; i++) {
 		uint32_t mark = st->dbs[i]->next_list - MARK;
 
-		if (mark < 3 && st->dbs[i]->modnum < modnum[mark])
+		if (mark < 4 && st->dbs[i]->modnum < modnum[mark])
 			abort(); /* the modification number went down */
 		if (pim_kind_of(st->dbs[i]) != PIM_NONE)
 			pim_describe(st->dbs[i], sink);
@@ -127,7 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct store st = { .capacity = 1 << 16 };
 	struct dlp_server srv;
 	struct hs_buf resp = { 0 };
-	uint32_t modnum[3];
+	uint32_t modnum[4];
 	size_t pos = 1;
 
 	if (size < 1)
@@ -135,7 +139,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	add_pim(&st, "AddressDB", "addr", PIM_ADDRESS);
 	add_pim(&st, "DatebookDB", "date", PIM_DATEBOOK);
 	add_pim(&st, "ToDoDB", "todo", PIM_TODO);
-	for (int i = 0; i < 3; i++)
+	add_pim(&st, "ContactsDB-PAdd", "PAdd", PIM_CONTACTS);
+	for (int i = 0; i < 4; i++)
 		modnum[i] = st.dbs[i]->modnum;
 	add_db(&st, "MemoDB", "DATA", "memo", false, 6);
 	add_db(&st, "HelloApp", "appl", "HeLo", true, 3);

@@ -83,6 +83,47 @@ static void test_address(void)
 	CHECK_EQ(pim_record_unpack(PIM_ADDRESS, B("\0\0\0\0\0\0\0\1\0x\0y"), &back), -EBADMSG);
 }
 
+static void test_contact(void)
+{
+	/* show phone 1, phone labels 0 1 2 7 4 5 6; IM labels 1 2, address
+	 * labels 0 1 2; fields last, company, phone 1, note (bit 10 of the
+	 * second word) with a birthday (0x1800) and a reminder (0x2000); the
+	 * company 3 from the first string's start, plus one */
+	static const uint8_t want[] = "\x16\x54\x72\x10"
+				      "\x02\x10\x00\x21"
+				      "\x00\x00\x00\x15"
+				      "\x00\x00\x3c\x00"
+				      "\x03"
+				      "A\0C\0001\0N\0"
+				      "\xc8\xa3\x00"
+				      "\x02\x01";
+	union pim_record r = { 0 }, back;
+
+	r.contact = (struct pim_contact){ .show_phone = 1, .phone_label = { 0, 1, 2, 7, 4, 5, 6 },
+					  .address_label = { 0, 1, 2 }, .im_label = { 1, 2 },
+					  .birthday = true, .birthday_date = PIM_DATE(2004, 5, 3),
+					  .reminder = true, .advance_unit = 2, .advance = 1 };
+	r.contact.field[0] = "A";
+	r.contact.field[2] = "C";
+	r.contact.field[4] = "1";
+	r.contact.field[38] = "N";
+	golden(PIM_CONTACTS, &r, want, sizeof(want) - 1, &back);
+	truncations(PIM_CONTACTS, want, sizeof(want) - 1, false);
+	CHECK(back.contact.birthday && back.contact.birthday_date == PIM_DATE(2004, 5, 3) &&
+	      back.contact.reminder && back.contact.advance == 1 && back.contact.im_label[1] == 2 &&
+	      strcmp(back.contact.field[38], "N") == 0 && back.contact.blobs_len == 0);
+	/* a field bit past 39, a blob cut short */
+	CHECK_EQ(pim_record_unpack(PIM_CONTACTS, B("\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x40\0\0"),
+				   &back),
+		 -EBADMSG);
+	CHECK_EQ(pim_record_unpack(PIM_CONTACTS,
+				   B("\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0Bd00\0\5ab"), &back),
+		 -EBADMSG);
+	CHECK_EQ(pim_record_unpack(PIM_CONTACTS,
+				   B("\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0Bd00\0\2ab"), &back),
+		 0);
+}
+
 static void test_appointment(void)
 {
 	/* 09:00-10:00 on 2004-05-03 (0xc8a3); alarm 10 minutes; weekly every 1
@@ -156,12 +197,12 @@ static void test_app_info(void)
 {
 	static const char *const cats[] = { "Unfiled", "Gesch\xe4" "ft" };
 	struct pim_app_info ai = { 0 }, back;
-	uint8_t buf[PIM_ADDRESS_APP_LEN + 8];
+	uint8_t buf[PIM_CONTACTS_APP_LEN + 8];
 	static const struct {
 		enum pim_kind k;
 		size_t len;
 	} sizes[] = { { PIM_ADDRESS, 638 }, { PIM_DATEBOOK, 280 }, { PIM_CALENDAR, 298 },
-		      { PIM_TODO, 282 },    { PIM_MEMO, 282 } };
+		      { PIM_TODO, 282 },    { PIM_MEMO, 282 },	   { PIM_CONTACTS, 1092 } };
 
 	pim_categories_set(&ai.cat, cats, 2);
 	ai.cat.renamed = 0x0002;
@@ -195,6 +236,12 @@ static void test_app_info(void)
 	CHECK(get_be16(buf + 278) == 0 && buf[280] == 1); /* reserved16 sortOrder8 */
 	pim_app_info_pack(PIM_DATEBOOK, &ai, buf, sizeof(buf));
 	CHECK(buf[278] == 1); /* startOfWeek8 */
+	/* Contacts: 26 unknown bytes, 49 labels from 304, country8 at 1088, sort at 1090 */
+	strcpy(ai.contact_labels[48], "Other");
+	ai.contacts_unknown[25] = 0x5a;
+	pim_app_info_pack(PIM_CONTACTS, &ai, buf, sizeof(buf));
+	CHECK(buf[303] == 0x5a && strcmp((char *)buf + 304 + 48 * 16, "Other") == 0 &&
+	      buf[1088] == 23 && buf[1090] == 1);
 	/* names without their NUL stay inside their 16 bytes */
 	memset(buf + 2, 'x', 256);
 	CHECK_EQ(pim_app_info_unpack(PIM_DATEBOOK, buf, 280, &back), 0);
@@ -245,6 +292,7 @@ static void test_text(void)
 int main(void)
 {
 	test_address();
+	test_contact();
 	test_appointment();
 	test_todo_memo();
 	test_app_info();
