@@ -57,16 +57,22 @@ static void add_pim(struct store *st, const char *name, const char *creator, enu
 		r[0].contact.field[2] = "Gro\xdf";
 		r[1].contact.field[38] = "note";
 	} else if (k == PIM_DATEBOOK) {
-		r[0].appt = (struct pim_appointment){ .untimed = true, .date = PIM_DATE(2004, 5, 3),
-						      .alarm = true, .repeat_type = 2, .repeat_on = 2,
-						      .repeat_end = PIM_NO_DATE, .description = "Team" };
+		r[0].appt = (struct pim_appointment){ .untimed = true,
+						      .date = PIM_DATE(2004, 5, 3),
+						      .alarm = true,
+						      .repeat_type = 2,
+						      .repeat_on = 2,
+						      .repeat_end = PIM_NO_DATE,
+						      .description = "Team" };
 		r[1].appt = (struct pim_appointment){ .date = PIM_DATE(2004, 5, 4), .note = "n" };
 	} else {
-		r[0].todo = (struct pim_todo){ .due = PIM_NO_DATE, .priority = 1, .description = "a" };
+		r[0].todo =
+			(struct pim_todo){ .due = PIM_NO_DATE, .priority = 1, .description = "a" };
 		r[1].todo = (struct pim_todo){ .due = PIM_DATE(2004, 5, 3), .complete = true };
 	}
 	for (int i = 0; i < 2; i++) {
-		struct pdb_entry e = { .attr = (uint8_t)(i ? 0x51 : 0x00), .uid = 0x2000u + (uint32_t)i };
+		struct pdb_entry e = { .attr = (uint8_t)(i ? 0x51 : 0x00),
+				       .uid = 0x2000u + (uint32_t)i };
 
 		n = pim_record_pack(k, &r[i], buf, sizeof(buf));
 		e.data = buf;

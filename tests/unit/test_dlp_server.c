@@ -606,8 +606,8 @@ static void db_numbers(const char *name, uint32_t *modnum, time_t *mtime)
 	memcpy(req + 2, name, strlen(name) + 1);
 	CHECK_EQ(call(DLP_FIND_DB, 0, req, 2 + strlen(name) + 1), 0);
 	p = dlp_find_arg(&got, DLP_ARG_FIRST) ? dlp_find_arg(&got, DLP_ARG_FIRST)->data : NULL;
-	CHECK(p && dlp_dbinfo_get(p + 10, dlp_find_arg(&got, DLP_ARG_FIRST)->len - 10, &d,
-				  &used) == 0);
+	CHECK(p &&
+	      dlp_dbinfo_get(p + 10, dlp_find_arg(&got, DLP_ARG_FIRST)->len - 10, &d, &used) == 0);
 	*modnum = p ? d.modnum : 0;
 	*mtime = p ? d.mtime : 0;
 }

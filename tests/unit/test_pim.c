@@ -99,10 +99,15 @@ static void test_contact(void)
 				      "\x02\x01";
 	union pim_record r = { 0 }, back;
 
-	r.contact = (struct pim_contact){ .show_phone = 1, .phone_label = { 0, 1, 2, 7, 4, 5, 6 },
-					  .address_label = { 0, 1, 2 }, .im_label = { 1, 2 },
-					  .birthday = true, .birthday_date = PIM_DATE(2004, 5, 3),
-					  .reminder = true, .advance_unit = 2, .advance = 1 };
+	r.contact = (struct pim_contact){ .show_phone = 1,
+					  .phone_label = { 0, 1, 2, 7, 4, 5, 6 },
+					  .address_label = { 0, 1, 2 },
+					  .im_label = { 1, 2 },
+					  .birthday = true,
+					  .birthday_date = PIM_DATE(2004, 5, 3),
+					  .reminder = true,
+					  .advance_unit = 2,
+					  .advance = 1 };
 	r.contact.field[0] = "A";
 	r.contact.field[2] = "C";
 	r.contact.field[4] = "1";
@@ -113,14 +118,13 @@ static void test_contact(void)
 	      back.contact.reminder && back.contact.advance == 1 && back.contact.im_label[1] == 2 &&
 	      strcmp(back.contact.field[38], "N") == 0 && back.contact.blobs_len == 0);
 	/* a field bit past 39, a blob cut short */
-	CHECK_EQ(pim_record_unpack(PIM_CONTACTS, B("\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x40\0\0"),
+	CHECK_EQ(pim_record_unpack(PIM_CONTACTS, B("\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x40\0\0"), &back),
+		 -EBADMSG);
+	CHECK_EQ(pim_record_unpack(PIM_CONTACTS, B("\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0Bd00\0\5ab"),
 				   &back),
 		 -EBADMSG);
-	CHECK_EQ(pim_record_unpack(PIM_CONTACTS,
-				   B("\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0Bd00\0\5ab"), &back),
-		 -EBADMSG);
-	CHECK_EQ(pim_record_unpack(PIM_CONTACTS,
-				   B("\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0Bd00\0\2ab"), &back),
+	CHECK_EQ(pim_record_unpack(PIM_CONTACTS, B("\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0Bd00\0\2ab"),
+				   &back),
 		 0);
 }
 
@@ -140,21 +144,30 @@ static void test_appointment(void)
 	static const uint8_t exception[] = { 0xc8, 0xbf };
 	union pim_record r = { 0 }, back;
 
-	r.appt = (struct pim_appointment){ .start_hour = 9, .end_hour = 10,
-					   .date = PIM_DATE(2004, 5, 3), .alarm = true,
-					   .advance = 10, .repeat_type = 2,
-					   .repeat_end = PIM_NO_DATE, .repeat_freq = 1,
-					   .repeat_on = 0x02, .exceptions = 1,
-					   .exception = exception, .description = "Team",
+	r.appt = (struct pim_appointment){ .start_hour = 9,
+					   .end_hour = 10,
+					   .date = PIM_DATE(2004, 5, 3),
+					   .alarm = true,
+					   .advance = 10,
+					   .repeat_type = 2,
+					   .repeat_end = PIM_NO_DATE,
+					   .repeat_freq = 1,
+					   .repeat_on = 0x02,
+					   .exceptions = 1,
+					   .exception = exception,
+					   .description = "Team",
 					   .note = "Room 4" };
 	golden(PIM_DATEBOOK, &r, want, sizeof(want) - 1, &back);
 	truncations(PIM_DATEBOOK, want, sizeof(want) - 1, false);
 	CHECK(back.appt.repeat_type == 2 && back.appt.repeat_on == 2 && back.appt.exceptions == 1 &&
 	      get_be16(back.appt.exception) == PIM_DATE(2004, 5, 31) && !back.appt.untimed);
 	CHECK(strcmp(back.appt.note, "Room 4") == 0);
-	r.appt = (struct pim_appointment){ .untimed = true, .date = PIM_DATE(2004, 5, 14),
-					   .description = "Birthday", .location = "Home",
-					   .blobs = (const uint8_t *)"Bd00\0\2hi", .blobs_len = 8 };
+	r.appt = (struct pim_appointment){ .untimed = true,
+					   .date = PIM_DATE(2004, 5, 14),
+					   .description = "Birthday",
+					   .location = "Home",
+					   .blobs = (const uint8_t *)"Bd00\0\2hi",
+					   .blobs_len = 8 };
 	golden(PIM_CALENDAR, &r, cal, sizeof(cal) - 1, &back);
 	CHECK(back.appt.untimed && strcmp(back.appt.location, "Home") == 0 &&
 	      back.appt.blobs_len == 8);
@@ -181,8 +194,9 @@ static void test_todo_memo(void)
 	static const uint8_t want[] = "\xc8\xb4\x82Tax\0\0";
 	union pim_record r = { 0 }, back;
 
-	r.todo = (struct pim_todo){ .due = PIM_DATE(2004, 5, 20), .priority = 2, .complete = true,
-				    .description = "Tax" };
+	r.todo = (struct pim_todo){
+		.due = PIM_DATE(2004, 5, 20), .priority = 2, .complete = true, .description = "Tax"
+	};
 	golden(PIM_TODO, &r, want, sizeof(want) - 1, &back);
 	truncations(PIM_TODO, want, sizeof(want) - 1, false);
 	CHECK(back.todo.complete && back.todo.priority == 2 && back.todo.note[0] == '\0');
@@ -195,7 +209,8 @@ static void test_todo_memo(void)
 
 static void test_app_info(void)
 {
-	static const char *const cats[] = { "Unfiled", "Gesch\xe4" "ft" };
+	static const char *const cats[] = { "Unfiled", "Gesch\xe4"
+						       "ft" };
 	struct pim_app_info ai = { 0 }, back;
 	uint8_t buf[PIM_CONTACTS_APP_LEN + 8];
 	static const struct {
@@ -218,7 +233,9 @@ static void test_app_info(void)
 
 		CHECK_EQ(n, (long long)sizes[i].len);
 		/* the category block: renamed16, names at 2, ids at 258, last id at 274 */
-		CHECK(get_be16(buf) == 2 && strcmp((char *)buf + 18, "Gesch\xe4" "ft") == 0 &&
+		CHECK(get_be16(buf) == 2 &&
+		      strcmp((char *)buf + 18, "Gesch\xe4"
+					       "ft") == 0 &&
 		      buf[259] == 1 && buf[274] == 1 && buf[275] == 0);
 		CHECK_EQ(pim_app_info_unpack(sizes[i].k, buf, (size_t)n, &back), 0);
 		CHECK(strcmp(back.cat.name[1], cats[1]) == 0 && back.cat.renamed == 2);
@@ -264,11 +281,12 @@ static void test_text(void)
 	memcpy(db.creator, "todo", 4);
 	n = pim_app_info_pack(PIM_TODO, &ai, buf, sizeof(buf));
 	pdb_set_block(&db.appinfo, &db.appinfo_len, buf, (size_t)n);
-	r.todo = (struct pim_todo){ .due = PIM_NO_DATE, .priority = 3,
-				    .description = "\x84Z\x93 \x80 5", .note = "a\nb" };
+	r.todo = (struct pim_todo){
+		.due = PIM_NO_DATE, .priority = 3, .description = "\x84Z\x93 \x80 5", .note = "a\nb"
+	};
 	n = pim_record_pack(PIM_TODO, &r, buf, sizeof(buf));
-	pdb_append(&db, &(struct pdb_entry){ .attr = 0x12, .uid = 0x10, .data = buf,
-					     .len = (size_t)n });
+	pdb_append(&db,
+		   &(struct pdb_entry){ .attr = 0x12, .uid = 0x10, .data = buf, .len = (size_t)n });
 	pdb_append(&db, &(struct pdb_entry){ .attr = 0x80, .uid = 0x11, .data = buf, .len = 2 });
 	f = open_memstream(&out, &len);
 	CHECK_EQ(pim_describe(&db, f), -EBADMSG); /* the second record does not unpack */
@@ -280,10 +298,14 @@ static void test_text(void)
 	pdb_remove(&db, 1);
 	/* an edit in UTF-8 is kept as CP1252 and marks the record dirty */
 	CHECK_EQ(pim_edit(&db, 0, 0, "description=Caf\xc3\xa9 \xe2\x82\xac"), 0);
-	CHECK(db.entries[0].attr == 0x52 && strcmp((char *)db.entries[0].data + 3, "Caf\xe9 \x80") == 0);
+	CHECK(db.entries[0].attr == 0x52 &&
+	      strcmp((char *)db.entries[0].data + 3, "Caf\xe9 \x80") == 0);
 	CHECK_EQ(pim_edit(&db, 0, 0, "due=2004-02-30x"), -EINVAL);
 	CHECK_EQ(pim_edit(&db, 0, 0, "colour=red"), -EINVAL);
-	CHECK_EQ(pim_edit(&db, 0, 0, "note=\xc5\x81\xc3\xb3" "d\xc5\xba"), -EINVAL); /* not CP1252 */
+	CHECK_EQ(pim_edit(&db, 0, 0,
+			  "note=\xc5\x81\xc3\xb3"
+			  "d\xc5\xba"),
+		 -EINVAL); /* not CP1252 */
 	CHECK_EQ(pim_edit(&db, 1, 0x20, "due=2004-05-01"), 0);
 	CHECK(db.count == 2 && db.entries[1].uid == 0x20 && get_be16(db.entries[1].data) == 0xc8a1);
 	pdb_free(&db);
