@@ -6,6 +6,7 @@
  * marks the request; the port answers it after the round (docs/design.md).
  */
 #define FUSE_USE_VERSION 35
+#include <asm/ioctls.h>
 #include <cuse_lowlevel.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
+#include "core/caps.h"
 #include "core/log.h"
 #include "cuse_front.h"
 #include "open_reply.h"
@@ -99,10 +102,37 @@ static void pilot_init_done(void *userdata)
 		fr->ready(fr->ready_ctx);
 }
 
+/*
+ * Has the calling thread CAP_SYS_ADMIN?  Asked of /proc/TID/status while
+ * its request is outstanding (the thread waits in open or ioctl).  What
+ * remains is a race no check here can close: the thread changing its
+ * capabilities, or a thread that dies and whose id is taken by another of
+ * the same fsuid, between the call and this read.  A caller pilotd cannot
+ * see (another pid namespace: pid 0; hidepid) has no such rights.
+ */
+static bool caller_admin(fuse_req_t req)
+{
+	const struct fuse_ctx *c = fuse_req_ctx(req);
+	char path[32], status[4096];
+	ssize_t n;
+	int fd;
+
+	if (c->pid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)c->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, status, sizeof(status));
+	close(fd);
+	return n > 0 && caps_status_admin(status, (size_t)n, (uint32_t)c->uid);
+}
+
 static void pilot_open(fuse_req_t req, struct fuse_file_info *fi)
 {
 	struct port_open_args a = {
 		.uid = fuse_req_ctx(req)->uid,
+		.admin = caller_admin(req),
 		.nonblock = fi->flags & O_NONBLOCK,
 	};
 
@@ -143,7 +173,8 @@ static void pilot_ioctl(fuse_req_t req, int cmd, void *arg, struct fuse_file_inf
 		.in_len = in_bufsz,
 		.out_len = out_bufsz,
 		.compat = flags & FUSE_IOCTL_COMPAT,
-		.caller_uid = fuse_req_ctx(req)->uid, /* TIOCSSERIAL's closing_wait */
+		/* only these two ask (core/tty.h); the others spare the look */
+		.caller_admin = (cmd == TIOCSTI || cmd == TIOCSSERIAL) && caller_admin(req),
 	};
 
 	port_ioctl(port_of(req), req, fi->fh, &io);

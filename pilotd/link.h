@@ -8,14 +8,12 @@
  *                    usbredirect on the machine with the cradle (its
  *                    connection to the server: redir_conn.c)
  *
- * What both move alike (what to submit, backpressure, errors and
- * recovery) is core/pump.h.
- *
- * Both report to the port the same way: arrival (port_carrier_up),
- * departure (port_carrier_down), what came (port_rx), and take what to
- * send (port_tx_take/port_tx_done), reading only while the port has room
- * (port_rx_room).  The port reaches a transport only through these ops,
- * which main.c wires to the port's hooks.
+ * Each finds its handheld, runs its set-up (core/setup.h) and carries
+ * out the I/O calls of the pump (core/pump.h), which drives the stream
+ * alike for both: what to submit, backpressure, errors and recovery, the
+ * carrier, the close notification.  The port's transport hooks go to the
+ * pump (link_tx_ready() ... below, which main.c wires to the hooks); the
+ * departure (port_carrier_down) is the transport's.
  */
 #ifndef PILOTD_LINK_H
 #define PILOTD_LINK_H
@@ -26,6 +24,7 @@
 #include "core/loop.h"
 #include "core/palm.h"
 #include "core/port.h"
+#include "core/pump.h"
 
 struct link;
 
@@ -34,10 +33,6 @@ struct link_ops {
 	int (*timeout_ms)(struct link *l);
 	/* After every round of the loop; timed_out when nothing else woke it. */
 	void (*after_events)(struct link *l, bool timed_out);
-	void (*kick_tx)(struct link *l); /* the port has bytes to send */
-	void (*abort_tx)(struct link *l); /* cancel the OUT transfer in flight */
-	void (*rx_room)(struct link *l); /* the port has room again */
-	void (*last_close)(struct link *l);
 	/* Let queued bytes go out (up to 2 s), let go of the handheld, free. */
 	void (*stop)(struct link *l);
 };
@@ -45,7 +40,34 @@ struct link_ops {
 /* The head of each transport's own struct. */
 struct link {
 	const struct link_ops *ops;
+	struct pump *pump; /* its stream */
 };
+
+/* The port's transport hooks (never called inside a completion). */
+static inline void link_tx_ready(struct link *l)
+{
+	pump_drive(l->pump, loop_now_ms()); /* the port has bytes to send */
+}
+
+static inline void link_rx_room(struct link *l)
+{
+	pump_drive(l->pump, loop_now_ms());
+}
+
+static inline void link_tx_abort(struct link *l)
+{
+	pump_abort_tx(l->pump, loop_now_ms());
+}
+
+static inline void link_rx_stop(struct link *l)
+{
+	pump_rx_stop(l->pump, loop_now_ms());
+}
+
+static inline void link_last_close(struct link *l)
+{
+	pump_last_close(l->pump, loop_now_ms());
+}
 
 /* Which handhelds to take. */
 struct link_match {

@@ -7,8 +7,8 @@
  * Nothing here blocks the event loop: hotplug callbacks only note what
  * happened (libusb forbids most calls inside them), the connection-info
  * handshake runs as asynchronous control transfers, and the bulk pumps are
- * asynchronous transfers, steered by the pump (core/pump.h), which decides
- * what to submit, backpressure and error recovery for both transports.
+ * asynchronous transfers started by the pump (core/pump.h), which drives
+ * the stream for both transports: this file carries out its I/O calls.
  *
  * Teardown happens in one place, link_progress(), after each batch of
  * libusb events: callbacks and the port's hooks only note what happened
@@ -17,11 +17,9 @@
  */
 #include <errno.h>
 #include <libusb.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/time.h>
 
 #include "core/log.h"
@@ -29,6 +27,7 @@
 #include "core/pump.h"
 #include "core/setup.h"
 #include "link.h"
+#include "usb_fds.h"
 
 /*
  * IN transfers are one packet (wMaxPacketSize) each, with no timeout, as
@@ -38,10 +37,8 @@
  * data (usb-redir returns none of a cancelled one).  Many in flight keep
  * the pipe full.  docs/design.md "IN transfers" has the trade-off.
  */
-#define IN_BUFFER_SIZE	 1024u /* the largest wMaxPacketSize of a bulk endpoint */
 #define OUT_TRANSFER_MAX (256u * 1024)
-#define CTRL_TIMEOUT_MS	 2000
-#define MAX_USB_FDS	 8
+#define CTRL_TIMEOUT_MS	 2000 /* also bounds a CLEAR_FEATURE the device does not answer */
 
 enum link_state {
 	LINK_IDLE,	/* no handheld */
@@ -57,7 +54,7 @@ struct usb_link {
 	struct port *port;
 	libusb_context *ctx;
 	libusb_hotplug_callback_handle hotplug;
-	struct watch fds[MAX_USB_FDS];
+	struct usb_fds fds;
 
 	libusb_device *arrived; /* noted by hotplug, opened by the loop */
 	libusb_device *dev;
@@ -68,19 +65,17 @@ struct usb_link {
 	const char *failure; /* noted: a call failed, let it go */
 	struct palm_setup setup;
 	struct palm_hotsync hs;
-	size_t in_size; /* of each IN transfer: one packet */
 
 	struct libusb_transfer *ctrl;
 	uint8_t ctrl_buf[LIBUSB_CONTROL_SETUP_SIZE + 64];
 	bool ctrl_busy;
+	uint8_t halt_ep; /* of the CLEAR_FEATURE in flight, or 0 */
 
 	struct libusb_transfer *in[PUMP_IN_MAX];
 	struct libusb_transfer *out;
 	uint8_t *out_buf;
 	struct pump pump;
 };
-
-static void kick_tx(struct usb_link *l);
 
 static bool at_port_path(libusb_device *dev, const char *want)
 {
@@ -137,14 +132,6 @@ static unsigned int busy_transfers(const struct usb_link *l)
 	return l->ctrl_busy + pump_busy(&l->pump);
 }
 
-/* Cancel the IN transfers in flight: only when the handheld is going away. */
-static void cancel_in(struct usb_link *l)
-{
-	for (int i = 0; i < PUMP_IN_MAX; i++)
-		if (l->pump.in_busy[i])
-			libusb_cancel_transfer(l->in[i]);
-}
-
 /* Note the first handheld already on the bus, as if it had just arrived. */
 static void scan_for_handheld(struct usb_link *l, const libusb_device *gone)
 {
@@ -184,24 +171,24 @@ static void begin_close(struct usb_link *l, const char *why)
 	if (l->state == LINK_CLOSING || l->state == LINK_IDLE)
 		return;
 	log_info("%s: %s", l->name, why);
+	pump_stop(&l->pump); /* cancels what is in flight; before the hooks below */
 	if (l->state == LINK_RUNNING)
 		port_carrier_down(l->port); /* also discards what it did not take */
 	l->state = LINK_CLOSING;
-	pump_stop(&l->pump);
 	if (l->ctrl_busy)
 		libusb_cancel_transfer(l->ctrl);
-	if (l->pump.out_busy)
-		libusb_cancel_transfer(l->out);
-	cancel_in(l);
 }
 
-/* A submission failed: note it; link_progress() lets the handheld go. */
-static void submit_failed(struct usb_link *l, int r)
+/* A call failed: note it (link_progress() lets the handheld go); -errno. */
+static int submit_failed(struct usb_link *l, int r)
 {
-	if (r == LIBUSB_ERROR_NO_DEVICE)
+	if (r == LIBUSB_ERROR_NO_DEVICE) {
 		l->departed = true;
-	else if (!l->failure)
+		return -ENODEV;
+	}
+	if (!l->failure)
 		l->failure = libusb_strerror(r);
+	return -EIO;
 }
 
 static enum pump_status status_of(enum libusb_transfer_status st)
@@ -217,24 +204,7 @@ static enum pump_status status_of(enum libusb_transfer_status st)
 	}
 }
 
-/* ---- bulk IN: device -> rxq ---- */
-
-static void submit_in(struct usb_link *l)
-{
-	int i;
-
-	if (l->state != LINK_RUNNING)
-		return;
-	while ((i = pump_in_next(&l->pump)) >= 0) {
-		int r = libusb_submit_transfer(l->in[i]);
-
-		if (r < 0) {
-			submit_failed(l, r);
-			return;
-		}
-		pump_in_submitted(&l->pump, i);
-	}
-}
+/* ---- the pump's I/O (core/pump.h): only what libusb does ---- */
 
 static void in_done(struct libusb_transfer *t)
 {
@@ -244,48 +214,7 @@ static void in_done(struct libusb_transfer *t)
 	while (l->in[i] != t)
 		i++;
 	pump_in_done(&l->pump, i, status_of(t->status), t->buffer,
-		     t->actual_length > 0 ? (size_t)t->actual_length : 0, loop_now_ms());
-	submit_in(l);
-}
-
-static void rx_room(struct link *base)
-{
-	submit_in((struct usb_link *)base);
-}
-
-/* ---- bulk OUT: txq -> device ---- */
-
-static void kick_tx(struct usb_link *l)
-{
-	size_t n;
-	int r;
-
-	if (l->state != LINK_RUNNING)
-		return;
-	n = pump_out_take(&l->pump, l->out_buf);
-	if (n == 0)
-		return;
-	libusb_fill_bulk_transfer(l->out, l->handle, l->hs.out_ep, l->out_buf, (int)n,
-				  l->out->callback, l, 0);
-	r = libusb_submit_transfer(l->out);
-	if (r < 0) {
-		pump_out_done(&l->pump, PUMP_CANCELLED, 0);
-		submit_failed(l, r);
-	}
-}
-
-static void kick_tx_op(struct link *base)
-{
-	kick_tx((struct usb_link *)base);
-}
-
-/* The port gave up on the bytes in flight; what comes back is settled. */
-static void abort_tx(struct link *base)
-{
-	struct usb_link *l = (struct usb_link *)base;
-
-	if (l->state == LINK_RUNNING && l->pump.out_busy)
-		libusb_cancel_transfer(l->out);
+		     t->actual_length > 0 ? (size_t)t->actual_length : 0);
 }
 
 static void out_done(struct libusb_transfer *t)
@@ -294,61 +223,95 @@ static void out_done(struct libusb_transfer *t)
 
 	pump_out_done(&l->pump, status_of(t->status),
 		      t->actual_length > 0 ? (size_t)t->actual_length : 0);
-	kick_tx(l);
 }
 
-/*
- * Clear a halted endpoint and resume its direction.  Runs from the loop,
- * never inside a libusb callback; libusb_clear_halt() is one synchronous
- * control transfer (CLEAR_FEATURE), bounded by the kernel's 5 s timeout.
- */
-static void recover(struct usb_link *l)
+static int io_submit_in(void *ctx, int slot, uint8_t *buf, size_t len)
 {
-	enum pump_clear which;
+	struct usb_link *l = ctx;
+	int r;
 
-	while (l->state == LINK_RUNNING && (which = pump_recover(&l->pump)) != PUMP_CLEAR_NONE) {
-		uint8_t ep = which == PUMP_CLEAR_IN ? l->hs.in_ep : l->hs.out_ep;
-		int r = libusb_clear_halt(l->handle, ep);
-
-		if (r == LIBUSB_ERROR_NO_DEVICE) {
-			l->departed = true;
-			return;
-		}
-		pump_halt_cleared(&l->pump, which, r == 0 || r == LIBUSB_ERROR_NOT_FOUND);
-	}
+	libusb_fill_bulk_transfer(l->in[slot], l->handle, l->hs.in_ep, buf, (int)len, in_done, l,
+				  0);
+	r = libusb_submit_transfer(l->in[slot]);
+	return r < 0 ? submit_failed(l, r) : 0;
 }
+
+static int io_submit_out(void *ctx, const uint8_t *buf, size_t len)
+{
+	struct usb_link *l = ctx;
+	int r;
+
+	libusb_fill_bulk_transfer(l->out, l->handle, l->hs.out_ep, (uint8_t *)buf, (int)len,
+				  out_done, l, 0);
+	r = libusb_submit_transfer(l->out);
+	return r < 0 ? submit_failed(l, r) : 0;
+}
+
+static void io_cancel_in(void *ctx, int slot)
+{
+	libusb_cancel_transfer(((struct usb_link *)ctx)->in[slot]);
+}
+
+static void io_cancel_out(void *ctx)
+{
+	libusb_cancel_transfer(((struct usb_link *)ctx)->out);
+}
+
+static int submit_ctrl(struct usb_link *l, const struct palm_ctrl *req);
+
+static int io_clear_halt(void *ctx, bool in)
+{
+	struct usb_link *l = ctx;
+	const struct palm_ctrl req = pump_clear_halt_request(in ? l->hs.in_ep : l->hs.out_ep);
+
+	l->halt_ep = (uint8_t)req.index;
+	return submit_ctrl(l, &req);
+}
+
+static int io_close_notification(void *ctx)
+{
+	struct usb_link *l = ctx;
+
+	l->halt_ep = 0;
+	return submit_ctrl(l, &palm_close_notification);
+}
+
+static const struct pump_io pump_io = {
+	.submit_in = io_submit_in,
+	.submit_out = io_submit_out,
+	.cancel_in = io_cancel_in,
+	.cancel_out = io_cancel_out,
+	.clear_halt = io_clear_halt,
+	.close_notification = io_close_notification,
+};
 
 /* ---- the connection-information handshake ---- */
 
+/* Inside a completion: the carrier goes up at the pump's next drive. */
 static void start_stream(struct usb_link *l)
 {
 	l->state = LINK_RUNNING;
 	l->hs = l->setup.hs;
-	l->in_size = palm_setup_in_size(&l->setup, IN_BUFFER_SIZE);
-	pump_start(&l->pump, l->port, l->name, l->in_size, OUT_TRANSFER_MAX);
-	for (int i = 0; i < PUMP_IN_MAX; i++)
-		libusb_fill_bulk_transfer(l->in[i], l->handle, l->hs.in_ep, l->in[i]->buffer,
-					  (int)l->in_size, in_done, l, 0);
+	pump_start(&l->pump, l->name, palm_setup_in_size(&l->setup, PUMP_IN_SIZE_MAX),
+		   OUT_TRANSFER_MAX);
 	log_info("%s: HotSync on bulk IN 0x%02x, OUT 0x%02x", l->name, l->hs.in_ep, l->hs.out_ep);
-	port_carrier_up(l->port);
-	submit_in(l);
-	kick_tx(l);
 }
 
-static void submit_ctrl(struct usb_link *l, const struct palm_ctrl *req)
+static int submit_ctrl(struct usb_link *l, const struct palm_ctrl *req)
 {
 	int r;
 
+	if (l->ctrl_busy)
+		return -EAGAIN;
 	libusb_fill_control_setup(l->ctrl_buf, req->reqtype, req->request, req->value, req->index,
 				  req->length);
 	libusb_fill_control_transfer(l->ctrl, l->handle, l->ctrl_buf, l->ctrl->callback, l,
 				     CTRL_TIMEOUT_MS);
 	r = libusb_submit_transfer(l->ctrl);
-	if (r < 0) {
-		submit_failed(l, r);
-		return;
-	}
+	if (r < 0)
+		return submit_failed(l, r);
 	l->ctrl_busy = true;
+	return 0;
 }
 
 static void ctrl_done(struct libusb_transfer *t)
@@ -357,8 +320,17 @@ static void ctrl_done(struct libusb_transfer *t)
 	struct palm_ctrl next;
 
 	l->ctrl_busy = false;
+	if (l->pump.ctrl != PUMP_CTRL_NONE) { /* the pump's: a clear, or the close */
+		if (t->status == LIBUSB_TRANSFER_COMPLETED && l->halt_ep &&
+		    usb_fds_reset_endpoint(&l->fds, l->dev, l->halt_ep) < 0)
+			log_warn("%s: cannot reset the host side of endpoint 0x%02x; its next "
+				 "packet may be lost",
+				 l->name, l->halt_ep);
+		pump_ctrl_done(&l->pump, status_of(t->status));
+		return;
+	}
 	if (l->state != LINK_HANDSHAKE)
-		return; /* the close notification, or a cancelled request */
+		return; /* a cancelled request */
 	if (t->status == LIBUSB_TRANSFER_NO_DEVICE) {
 		l->departed = true;
 		return;
@@ -431,7 +403,6 @@ static void open_arrived(struct usb_link *l)
 		return;
 	}
 	log_info("%s arrived", l->name);
-	l->pump = (struct pump){ 0 };
 	l->failure = NULL;
 	l->departed = false;
 	l->state = LINK_HANDSHAKE;
@@ -459,7 +430,7 @@ static bool notes_pending(const struct usb_link *l)
 {
 	return (l->state == LINK_HANDSHAKE || l->state == LINK_RUNNING) &&
 	       (l->departed || l->failure || pump_verdict(&l->pump) != PUMP_FINE ||
-		pump_recover(&l->pump) != PUMP_CLEAR_NONE);
+		pump_pending(&l->pump));
 }
 
 /*
@@ -470,70 +441,28 @@ static bool notes_pending(const struct usb_link *l)
 static void link_progress(struct usb_link *l)
 {
 	act_on_notes(l);
-	recover(l);
+	if (l->state == LINK_RUNNING)
+		pump_drive(&l->pump, loop_now_ms()); /* what the callbacks recorded */
 	act_on_notes(l);
-	submit_in(l); /* after a recovery, or what a hook could not submit */
-	kick_tx(l);
 	if (l->state == LINK_CLOSING && busy_transfers(l) == 0)
 		finish_close(l);
 	if (l->state == LINK_IDLE && l->arrived)
 		open_arrived(l);
 }
 
-/* The visor driver tells the handheld on every close of the port. */
-static void last_close(struct link *base)
-{
-	struct usb_link *l = (struct usb_link *)base;
-
-	if (l->state == LINK_RUNNING && !l->ctrl_busy)
-		submit_ctrl(l, &palm_close_notification);
-}
-
 /* ---- event loop plumbing ---- */
 
-static void handle_events(struct usb_link *l)
+static void handle_events(struct usb_link *l, int ms)
 {
-	struct timeval zero = { 0 };
+	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
 
-	libusb_handle_events_timeout_completed(l->ctx, &zero, NULL);
+	libusb_handle_events_timeout_completed(l->ctx, &tv, NULL);
 	link_progress(l);
 }
 
-static void fd_ready(void *ctx, uint32_t events)
+static void fds_ready(void *ctx)
 {
-	handle_events(ctx);
-}
-
-static uint32_t epoll_events(short poll_events)
-{
-	return (poll_events & POLLIN ? EPOLLIN : 0) | (poll_events & POLLOUT ? EPOLLOUT : 0);
-}
-
-static void fd_added(int fd, short events, void *user)
-{
-	struct usb_link *l = user;
-
-	for (int i = 0; i < MAX_USB_FDS; i++) {
-		if (l->fds[i].ready)
-			continue;
-		l->fds[i] = (struct watch){ .fd = fd, .ready = fd_ready, .ctx = l };
-		if (loop_add(l->loop, &l->fds[i], epoll_events(events)) < 0)
-			log_err("cannot watch libusb fd %d", fd);
-		return;
-	}
-	log_err("libusb opened more than %d fds; USB events may be missed", MAX_USB_FDS);
-}
-
-static void fd_removed(int fd, void *user)
-{
-	struct usb_link *l = user;
-
-	for (int i = 0; i < MAX_USB_FDS; i++) {
-		if (l->fds[i].ready && l->fds[i].fd == fd) {
-			loop_del(l->loop, &l->fds[i]); /* also from the batch in hand */
-			l->fds[i] = (struct watch){ 0 };
-		}
-	}
+	handle_events(ctx, 0);
 }
 
 static int timeout_ms(struct link *base)
@@ -553,7 +482,7 @@ static void after_events(struct link *base, bool timed_out)
 	struct usb_link *l = (struct usb_link *)base;
 
 	if (timed_out)
-		handle_events(l);
+		handle_events(l, 0);
 	else
 		link_progress(l);
 }
@@ -566,15 +495,12 @@ static int alloc_transfers(struct usb_link *l)
 	if (!l->ctrl || !l->out || !l->out_buf)
 		return -ENOMEM;
 	l->ctrl->callback = ctrl_done;
-	l->out->callback = out_done;
 	for (int i = 0; i < PUMP_IN_MAX; i++) {
 		l->in[i] = libusb_alloc_transfer(0);
 		if (!l->in[i])
 			return -ENOMEM;
-		l->in[i]->buffer = malloc(IN_BUFFER_SIZE);
-		if (!l->in[i]->buffer)
-			return -ENOMEM;
 	}
+	pump_init(&l->pump, &pump_io, l, l->port, l->out_buf, OUT_TRANSFER_MAX);
 	return 0;
 }
 
@@ -583,10 +509,6 @@ static void stop(struct link *base);
 static const struct link_ops libusb_ops = {
 	.timeout_ms = timeout_ms,
 	.after_events = after_events,
-	.kick_tx = kick_tx_op,
-	.abort_tx = abort_tx,
-	.rx_room = rx_room,
-	.last_close = last_close,
 	.stop = stop,
 };
 
@@ -594,13 +516,13 @@ int link_libusb_start(struct link **out, const struct link_match *cfg, struct lo
 		      struct port *port)
 {
 	struct usb_link *l = calloc(1, sizeof(*l));
-	const struct libusb_pollfd **fds;
 	int r;
 
 	*out = l ? &l->base : NULL;
 	if (!l)
 		return -ENOMEM;
 	l->base.ops = &libusb_ops;
+	l->base.pump = &l->pump;
 	l->cfg = *cfg;
 	l->loop = loop;
 	l->port = port;
@@ -611,11 +533,8 @@ int link_libusb_start(struct link **out, const struct link_match *cfg, struct lo
 	}
 	if (alloc_transfers(l) < 0)
 		return -ENOMEM;
-	fds = libusb_get_pollfds(l->ctx);
-	for (int i = 0; fds && fds[i]; i++)
-		fd_added(fds[i]->fd, fds[i]->events, l);
-	libusb_free_pollfds(fds);
-	libusb_set_pollfd_notifiers(l->ctx, fd_added, fd_removed, l);
+	l->fds = (struct usb_fds){ .loop = loop, .ready = fds_ready, .ctx = l };
+	usb_fds_watch(&l->fds, l->ctx);
 	if (!libusb_has_capability(LIBUSB_CAP_HAS_HOTPLUG)) {
 		log_err("this libusb cannot report hotplug events");
 		return -ENOTSUP;
@@ -646,7 +565,7 @@ static void stop(struct link *base)
 		for (int i = 0; i < PUMP_STOP_DRAIN_MS / 100 && l->state == LINK_RUNNING &&
 				port_tx_queued(l->port);
 		     i++)
-			libusb_handle_events_timeout_completed(l->ctx, &tv, NULL);
+			handle_events(l, 100);
 		begin_close(l, "pilotd is stopping");
 		/* Cancelled transfers complete promptly; 2 s guards a wedged host. */
 		for (int i = 0; i < 20 && busy_transfers(l) > 0; i++)
@@ -656,13 +575,10 @@ static void stop(struct link *base)
 		libusb_hotplug_deregister_callback(l->ctx, l->hotplug);
 		if (l->arrived)
 			libusb_unref_device(l->arrived);
-		libusb_set_pollfd_notifiers(l->ctx, NULL, NULL, NULL);
+		usb_fds_unwatch(&l->fds, l->ctx);
 	}
-	for (int i = 0; i < PUMP_IN_MAX; i++) {
-		if (l->in[i])
-			free(l->in[i]->buffer);
+	for (int i = 0; i < PUMP_IN_MAX; i++)
 		libusb_free_transfer(l->in[i]);
-	}
 	libusb_free_transfer(l->out);
 	libusb_free_transfer(l->ctrl);
 	free(l->out_buf);

@@ -7,9 +7,10 @@
  * or a Unix socket, with libusbredirparser.
  *
  * The device is driven as link_libusb.c drives a local one: the set-up
- * of core/setup.h as control packets, one-packet bulk IN requests while
- * the port has room, one bulk OUT packet at a time from txq, and a
- * CLEAR_FEATURE(ENDPOINT_HALT) after a stall.  Everything the server
+ * of core/setup.h as control packets, then the pump (core/pump.h), whose
+ * I/O calls become bulk and control packets here (usbredirhost turns a
+ * CLEAR_FEATURE(ENDPOINT_HALT) into libusb_clear_halt(), which also
+ * resets the host side of the endpoint).  Everything the server
  * sends is untrusted: the parser checks packet framing, and each reply is
  * checked against what was asked before its bytes are used; a server
  * that breaks the protocol is dropped and called again later.
@@ -28,6 +29,7 @@
  * and calls lost() here first, which hangs the port up.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,12 +41,21 @@
 #include "core/setup.h"
 #include "link.h"
 #include "redir_conn.h"
+#include "redir_parser.h"
 
-#define IN_BUFFER_MAX	   1024u /* the largest wMaxPacketSize of a bulk endpoint */
 #define OUT_PACKET_MAX	   (64u * 1024)
 #define OUT_PACKET_MAX_16  65535u /* a server without 32-bit bulk lengths */
 #define SETUP_TIMEOUT_MS   10000 /* from device_connect to the stream */
 #define CTRL_TIMEOUT_MS	   10000 /* a control request while bytes flow */
+/*
+ * A server that stops reading is not seen by the socket (its kernel
+ * still takes and acknowledges pilotd's few packets) nor by the write
+ * queue bound.  So when an OUT packet has waited this long with nothing
+ * at all from the server, a GET_STATUS goes to the device: a server that
+ * reads answers it whatever the bulk endpoints do, one that does not is
+ * hung up on at CTRL_TIMEOUT_MS.
+ */
+#define PROBE_AFTER_MS	   10000
 
 enum dev_state {
 	DEV_NONE,
@@ -52,7 +63,7 @@ enum dev_state {
 	DEV_RUNNING,
 };
 
-enum ctrl_purpose { CTRL_SETUP, CTRL_CLOSE_NOTIFICATION, CTRL_CLEAR_HALT };
+enum ctrl_purpose { CTRL_SETUP, CTRL_PUMP, CTRL_PROBE };
 
 struct redir_link {
 	struct link base;
@@ -74,10 +85,10 @@ struct redir_link {
 	uint32_t ctrl_id;
 	enum ctrl_purpose ctrl_purpose;
 	uint16_t ctrl_len;
-	uint8_t halt_ep; /* of the CLEAR_FEATURE in flight */
 
 	uint32_t in_id[PUMP_IN_MAX];
 	uint32_t out_id;
+	uint64_t out_sent_ms; /* when the OUT packet in flight was queued */
 	uint8_t *out_buf;
 	struct pump pump;
 };
@@ -99,12 +110,12 @@ static void forget_device(struct redir_link *l, const char *why)
 		return;
 	log_info("%s: %s (%llu bytes in, %llu out)", l->name, why, l->pump.rx_bytes,
 		 l->pump.tx_bytes);
+	pump_stop(&l->pump); /* before the hooks below */
 	if (l->dev == DEV_RUNNING)
 		port_carrier_down(l->port); /* also discards what it did not take */
 	l->dev = DEV_NONE;
 	l->deadline_ms = 0; /* of its set-up */
 	l->ctrl_busy = false;
-	l->pump = (struct pump){ 0 };
 }
 
 static void send_ctrl(struct redir_link *l, enum ctrl_purpose purpose, const struct palm_ctrl *req)
@@ -130,41 +141,95 @@ static void send_ctrl(struct redir_link *l, enum ctrl_purpose purpose, const str
 	redir_conn_queued(&l->conn);
 }
 
-/* Queue IN requests as the pump allows; they leave at the connection's settle(). */
-static void submit_in(struct redir_link *l)
-{
-	struct usb_redir_bulk_packet_header h = {
-		.endpoint = l->hs.in_ep,
-		.length = (uint16_t)l->pump.in_size,
-	};
-	int i;
+/* ---- the pump's I/O (core/pump.h): packets queued, sent at settle() ---- */
 
-	if (l->dev != DEV_RUNNING || l->conn.drop)
-		return;
-	while ((i = pump_in_next(&l->pump)) >= 0) {
-		l->in_id[i] = new_id(l);
-		pump_in_submitted(&l->pump, i);
-		usbredirparser_send_bulk_packet(l->conn.parser, l->in_id[i], &h, NULL, 0);
+static bool can_send(const struct redir_link *l)
+{
+	return l->dev == DEV_RUNNING && l->conn.parser && !l->conn.drop;
+}
+
+static int io_submit_in(void *ctx, int slot, uint8_t *buf, size_t len)
+{
+	struct redir_link *l = ctx;
+	struct usb_redir_bulk_packet_header h = { .endpoint = l->hs.in_ep, .length = (uint16_t)len };
+
+	if (!can_send(l))
+		return -EAGAIN; /* the connection is going */
+	l->in_id[slot] = new_id(l);
+	usbredirparser_send_bulk_packet(l->conn.parser, l->in_id[slot], &h, NULL, 0);
+	redir_conn_queued(&l->conn);
+	return 0;
+}
+
+static int io_submit_out(void *ctx, const uint8_t *buf, size_t len)
+{
+	struct redir_link *l = ctx;
+	struct usb_redir_bulk_packet_header h = {
+		.endpoint = l->hs.out_ep,
+		.length = (uint16_t)(len & 0xffff),
+		.length_high = (uint16_t)(len >> 16),
+	};
+
+	if (!can_send(l))
+		return -EAGAIN;
+	l->out_id = new_id(l);
+	l->out_sent_ms = loop_now_ms();
+	usbredirparser_send_bulk_packet(l->conn.parser, l->out_id, &h, (uint8_t *)buf, (int)len);
+	redir_conn_queued(&l->conn);
+	return 0;
+}
+
+static void cancel(struct redir_link *l, uint32_t id)
+{
+	if (can_send(l)) {
+		usbredirparser_send_cancel_data_packet(l->conn.parser, id);
 		redir_conn_queued(&l->conn);
 	}
 }
 
-static void kick_tx(struct redir_link *l)
+static void io_cancel_in(void *ctx, int slot)
 {
-	struct usb_redir_bulk_packet_header h = { .endpoint = l->hs.out_ep };
-	size_t n;
+	struct redir_link *l = ctx;
 
-	if (l->dev != DEV_RUNNING || l->conn.drop)
-		return;
-	n = pump_out_take(&l->pump, l->out_buf);
-	if (n == 0)
-		return;
-	h.length = (uint16_t)(n & 0xffff);
-	h.length_high = (uint16_t)(n >> 16);
-	l->out_id = new_id(l);
-	usbredirparser_send_bulk_packet(l->conn.parser, l->out_id, &h, l->out_buf, (int)n);
-	redir_conn_queued(&l->conn);
+	cancel(l, l->in_id[slot]);
 }
+
+static void io_cancel_out(void *ctx)
+{
+	struct redir_link *l = ctx;
+
+	cancel(l, l->out_id);
+}
+
+static int io_ctrl(struct redir_link *l, enum ctrl_purpose purpose, const struct palm_ctrl *req)
+{
+	if (!can_send(l) || l->ctrl_busy)
+		return -EAGAIN; /* going, or a probe is out */
+	send_ctrl(l, purpose, req);
+	return 0;
+}
+
+static int io_clear_halt(void *ctx, bool in)
+{
+	struct redir_link *l = ctx;
+	const struct palm_ctrl req = pump_clear_halt_request(in ? l->hs.in_ep : l->hs.out_ep);
+
+	return io_ctrl(l, CTRL_PUMP, &req);
+}
+
+static int io_close_notification(void *ctx)
+{
+	return io_ctrl(ctx, CTRL_PUMP, &palm_close_notification);
+}
+
+static const struct pump_io pump_io = {
+	.submit_in = io_submit_in,
+	.submit_out = io_submit_out,
+	.cancel_in = io_cancel_in,
+	.cancel_out = io_cancel_out,
+	.clear_halt = io_clear_halt,
+	.close_notification = io_close_notification,
+};
 
 /* Without 32-bit bulk lengths the parser refuses a packet of 65536. */
 static size_t out_packet_max(struct redir_link *l)
@@ -174,18 +239,16 @@ static size_t out_packet_max(struct redir_link *l)
 		       : OUT_PACKET_MAX_16;
 }
 
+/* Inside a parser callback: the carrier goes up at the pump's next drive. */
 static void start_stream(struct redir_link *l)
 {
 	l->dev = DEV_RUNNING;
 	l->deadline_ms = 0;
 	l->hs = l->setup.hs;
 	redir_conn_useful(&l->conn);
-	pump_start(&l->pump, l->port, l->name, palm_setup_in_size(&l->setup, IN_BUFFER_MAX),
+	pump_start(&l->pump, l->name, palm_setup_in_size(&l->setup, PUMP_IN_SIZE_MAX),
 		   out_packet_max(l));
 	log_info("%s: HotSync on bulk IN 0x%02x, OUT 0x%02x", l->name, l->hs.in_ep, l->hs.out_ep);
-	port_carrier_up(l->port);
-	submit_in(l);
-	kick_tx(l);
 }
 
 static enum pump_status status_of(uint8_t status)
@@ -200,64 +263,37 @@ static enum pump_status status_of(uint8_t status)
 	}
 }
 
-/* A halted direction whose transfers are all back: CLEAR_FEATURE(HALT). */
-static void recover(struct redir_link *l)
+/* When to probe the server (PROBE_AFTER_MS), or 0. */
+static uint64_t probe_at(const struct redir_link *l)
 {
-	struct palm_ctrl req = { .reqtype = 0x02, .request = 0x01 };
-	enum pump_clear which;
+	uint64_t since = l->out_sent_ms > l->conn.last_rx_ms ? l->out_sent_ms : l->conn.last_rx_ms;
 
-	if (l->dev != DEV_RUNNING || l->ctrl_busy || l->conn.drop)
-		return;
-	which = pump_recover(&l->pump);
-	if (which == PUMP_CLEAR_NONE)
-		return;
-	req.index = which == PUMP_CLEAR_IN ? l->hs.in_ep : l->hs.out_ep;
-	l->halt_ep = (uint8_t)req.index;
-	send_ctrl(l, CTRL_CLEAR_HALT, &req);
+	if (!can_send(l) || l->ctrl_busy || !l->pump.out_busy || l->pump.out_done)
+		return 0;
+	return since + PROBE_AFTER_MS;
 }
 
-static void halt_cleared(struct redir_link *l, bool ok)
+static void probe(struct redir_link *l)
 {
-	pump_halt_cleared(&l->pump, l->halt_ep & 0x80 ? PUMP_CLEAR_IN : PUMP_CLEAR_OUT, ok);
-	submit_in(l);
-	kick_tx(l);
+	static const struct palm_ctrl get_status = { .reqtype = 0x80, .request = 0x00,
+						     .length = 2 };
+	uint64_t at = probe_at(l);
+
+	if (at && loop_now_ms() >= at)
+		send_ctrl(l, CTRL_PROBE, &get_status);
 }
 
 /* ---- what the server sends (parser callbacks; untrusted) ---- */
 
-static void on_log(void *priv, int level, const char *msg)
+/* The parser's priv is the connection (redir_parser.h). */
+static struct redir_link *link_of(void *priv)
 {
-	struct redir_link *l = priv;
-
-	if (level <= usbredirparser_warning)
-		log_warn("usbredir server %s: %s", l->conn.server, msg);
-	else if (level <= usbredirparser_info)
-		log_debug("usbredir server %s: %s", l->conn.server, msg);
-}
-
-static int on_read(void *priv, uint8_t *data, int count)
-{
-	return redir_conn_read(&((struct redir_link *)priv)->conn, data, count);
-}
-
-static int on_write(void *priv, uint8_t *data, int count)
-{
-	return redir_conn_write(&((struct redir_link *)priv)->conn, data, count);
-}
-
-static void on_hello(void *priv, struct usb_redir_hello_header *hello)
-{
-	redir_conn_hello(&((struct redir_link *)priv)->conn, hello->version);
-}
-
-static void on_interface_info(void *priv, struct usb_redir_interface_info_header *info)
-{
-	/* the endpoints' interface numbers come with ep_info */
+	return (struct redir_link *)((char *)priv - offsetof(struct redir_link, conn));
 }
 
 static void on_ep_info(void *priv, struct usb_redir_ep_info_header *info)
 {
-	struct redir_link *l = priv;
+	struct redir_link *l = link_of(priv);
 
 	l->eps = (struct palm_endpoints){ 0 };
 	for (int i = 0; i < 32; i++) {
@@ -270,7 +306,7 @@ static void on_ep_info(void *priv, struct usb_redir_ep_info_header *info)
 
 static void on_device_connect(void *priv, struct usb_redir_device_connect_header *d)
 {
-	struct redir_link *l = priv;
+	struct redir_link *l = link_of(priv);
 	struct palm_ctrl req;
 
 	if (l->conn.drop)
@@ -293,7 +329,6 @@ static void on_device_connect(void *priv, struct usb_redir_device_connect_header
 		return;
 	}
 	log_info("%s arrived", l->name);
-	l->pump = (struct pump){ 0 };
 	l->dev = DEV_SETUP;
 	l->deadline_ms = loop_now_ms() + SETUP_TIMEOUT_MS;
 	palm_setup_start(&l->setup, l->name, d->vendor_id, d->product_id, &l->eps, &req);
@@ -302,7 +337,7 @@ static void on_device_connect(void *priv, struct usb_redir_device_connect_header
 
 static void on_device_disconnect(void *priv)
 {
-	struct redir_link *l = priv;
+	struct redir_link *l = link_of(priv);
 
 	/* the parser acks it (usb_redir_cap_device_disconnect_ack) */
 	if (l->conn.drop)
@@ -319,7 +354,7 @@ static void on_device_disconnect(void *priv)
 static void on_control_packet(void *priv, uint64_t id, struct usb_redir_control_packet_header *h,
 			      uint8_t *data, int data_len)
 {
-	struct redir_link *l = priv;
+	struct redir_link *l = link_of(priv);
 	size_t len = data_len > 0 ? (size_t)data_len : 0;
 	bool ok = h->status == usb_redir_success;
 	struct palm_ctrl next;
@@ -335,8 +370,8 @@ static void on_control_packet(void *priv, uint64_t id, struct usb_redir_control_
 		l->ctrl_busy = false;
 		if (l->dev == DEV_RUNNING)
 			l->deadline_ms = 0;
-		if (l->ctrl_purpose == CTRL_CLEAR_HALT)
-			halt_cleared(l, ok);
+		if (l->ctrl_purpose == CTRL_PUMP)
+			pump_ctrl_done(&l->pump, status_of(h->status));
 		else if (l->ctrl_purpose == CTRL_SETUP && l->dev == DEV_SETUP) {
 			if (palm_setup_reply(&l->setup, ok, data, len, &next))
 				start_stream(l);
@@ -354,106 +389,29 @@ static void in_reply(struct redir_link *l, int i, uint8_t status, const uint8_t 
 		redir_conn_drop(&l->conn, "a bulk IN reply longer than asked");
 		return;
 	}
-	pump_in_done(&l->pump, i, status_of(status), data, len, loop_now_ms());
-	submit_in(l);
+	pump_in_done(&l->pump, i, status_of(status), data, len);
 }
 
 static void on_bulk_packet(void *priv, uint64_t id, struct usb_redir_bulk_packet_header *h,
 			   uint8_t *data, int data_len)
 {
-	struct redir_link *l = priv;
+	struct redir_link *l = link_of(priv);
 	size_t len = data_len > 0 ? (size_t)data_len : 0;
 	int i = 0;
 
 	if (l->conn.drop || l->dev != DEV_RUNNING) {
 		/* not for us, or the connection is going */
 	} else if (h->endpoint == l->hs.in_ep) {
-		while (i < PUMP_IN_MAX && !(l->pump.in_busy[i] && l->in_id[i] == id))
+		while (i < PUMP_IN_MAX && !(pump_in_flying(&l->pump, i) && l->in_id[i] == id))
 			i++;
 		if (i < PUMP_IN_MAX)
 			in_reply(l, i, h->status, data, len);
 	} else if (l->pump.out_busy && id == l->out_id && h->endpoint == l->hs.out_ep) {
-		/* what the device took leaves txq; the rest is sent again */
 		pump_out_done(&l->pump, status_of(h->status),
 			      ((size_t)h->length_high << 16) | h->length);
-		kick_tx(l);
 	}
 	if (data)
 		usbredirparser_free_packet_data(l->conn.parser, data);
-}
-
-/* Packets a usb-guest never asked for: freed, and otherwise ignored. */
-static void on_unasked_data(void *priv, uint8_t *data)
-{
-	struct redir_link *l = priv;
-
-	log_debug("usbredir server %s: an unasked data packet ignored", l->conn.server);
-	if (data)
-		usbredirparser_free_packet_data(l->conn.parser, data);
-}
-
-static void on_iso_packet(void *priv, uint64_t id, struct usb_redir_iso_packet_header *h,
-			  uint8_t *data, int data_len)
-{
-	on_unasked_data(priv, data);
-}
-
-static void on_interrupt_packet(void *priv, uint64_t id,
-				struct usb_redir_interrupt_packet_header *h, uint8_t *data,
-				int data_len)
-{
-	on_unasked_data(priv, data);
-}
-
-static void on_buffered_bulk_packet(void *priv, uint64_t id,
-				    struct usb_redir_buffered_bulk_packet_header *h, uint8_t *data,
-				    int data_len)
-{
-	on_unasked_data(priv, data);
-}
-
-/*
- * Status answers to requests pilotd never makes: ignored.  Each must be
- * set, since libusbredirparser calls whatever a server's packet names
- * (a configuration_status, unasked, called a NULL pointer).
- */
-static void on_configuration_status(void *priv, uint64_t id,
-				    struct usb_redir_configuration_status_header *h)
-{
-}
-
-static void on_alt_setting_status(void *priv, uint64_t id,
-				  struct usb_redir_alt_setting_status_header *h)
-{
-}
-
-static void on_iso_stream_status(void *priv, uint64_t id,
-				 struct usb_redir_iso_stream_status_header *h)
-{
-}
-
-static void on_interrupt_receiving_status(void *priv, uint64_t id,
-					  struct usb_redir_interrupt_receiving_status_header *h)
-{
-}
-
-static void on_bulk_streams_status(void *priv, uint64_t id,
-				   struct usb_redir_bulk_streams_status_header *h)
-{
-}
-
-static void on_bulk_receiving_status(void *priv, uint64_t id,
-				     struct usb_redir_bulk_receiving_status_header *h)
-{
-}
-
-static void on_filter_reject(void *priv)
-{
-}
-
-static void on_filter_filter(void *priv, struct usbredirfilter_rule *rules, int count)
-{
-	free(rules); /* ours to free (usbredirparser.h) */
 }
 
 /* ---- the connection's calls ---- */
@@ -461,41 +419,16 @@ static void on_filter_filter(void *priv, struct usbredirfilter_rule *rules, int 
 static struct usbredirparser *new_parser(void *ctx)
 {
 	struct redir_link *l = ctx;
-	uint32_t caps[USB_REDIR_CAPS_SIZE] = { 0 };
-	struct usbredirparser *p = usbredirparser_create();
-	static const int wanted[] = {
-		usb_redir_cap_connect_device_version,  usb_redir_cap_device_disconnect_ack,
-		usb_redir_cap_ep_info_max_packet_size, usb_redir_cap_64bits_ids,
-		usb_redir_cap_32bits_bulk_length,
-	};
+	struct usbredirparser *p = redir_parser_create(&l->conn);
 
 	if (!p)
 		return NULL;
-	p->priv = l;
-	p->log_func = on_log;
-	p->read_func = on_read;
-	p->write_func = on_write;
-	p->hello_func = on_hello;
+	p->ep_info_func = on_ep_info;
 	p->device_connect_func = on_device_connect;
 	p->device_disconnect_func = on_device_disconnect;
-	p->interface_info_func = on_interface_info;
-	p->ep_info_func = on_ep_info;
 	p->control_packet_func = on_control_packet;
 	p->bulk_packet_func = on_bulk_packet;
-	p->iso_packet_func = on_iso_packet;
-	p->interrupt_packet_func = on_interrupt_packet;
-	p->buffered_bulk_packet_func = on_buffered_bulk_packet;
-	p->filter_filter_func = on_filter_filter;
-	p->configuration_status_func = on_configuration_status;
-	p->alt_setting_status_func = on_alt_setting_status;
-	p->iso_stream_status_func = on_iso_stream_status;
-	p->interrupt_receiving_status_func = on_interrupt_receiving_status;
-	p->bulk_streams_status_func = on_bulk_streams_status;
-	p->bulk_receiving_status_func = on_bulk_receiving_status;
-	p->filter_reject_func = on_filter_reject;
-	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
-		usbredirparser_caps_set_cap(caps, wanted[i]);
-	usbredirparser_init(p, "pilotd " PILOTD_VERSION, caps, USB_REDIR_CAPS_SIZE, 0);
+	redir_parser_init(p);
 	return p;
 }
 
@@ -508,13 +441,12 @@ static void conn_lost(void *ctx, const char *why)
 	l->eps = (struct palm_endpoints){ 0 };
 }
 
-/* After the server's packets: the port may have room or bytes now. */
+/* After the server's packets (outside the parser): hand on what came. */
 static void conn_parsed(void *ctx)
 {
 	struct redir_link *l = ctx;
 
-	submit_in(l);
-	kick_tx(l);
+	pump_drive(&l->pump, loop_now_ms());
 }
 
 static const struct redir_conn_ops conn_ops = {
@@ -530,12 +462,16 @@ static int timeout_ms(struct link *base)
 	struct redir_link *l = (struct redir_link *)base;
 	int t = redir_conn_timeout_ms(&l->conn);
 	uint64_t now = loop_now_ms();
-	int dev;
+	uint64_t at = l->deadline_ms;
 
-	if (!l->deadline_ms)
+	if (pump_pending(&l->pump))
+		return 0;
+	if (probe_at(l) && (!at || probe_at(l) < at))
+		at = probe_at(l);
+	if (!at)
 		return t;
-	dev = l->deadline_ms <= now ? 0 : (int)(l->deadline_ms - now);
-	return t < 0 || dev < t ? dev : t;
+	at = at <= now ? 0 : at - now;
+	return t < 0 || at < (uint64_t)t ? (int)at : t;
 }
 
 static void after_events(struct link *base, bool timed_out)
@@ -545,45 +481,13 @@ static void after_events(struct link *base, bool timed_out)
 	if (l->deadline_ms && loop_now_ms() >= l->deadline_ms)
 		redir_conn_drop(&l->conn, l->dev == DEV_SETUP ? "the handheld's set-up timed out"
 							     : "a control request went unanswered");
-	if (pump_verdict(&l->pump) == PUMP_GIVE_UP)
+	if (pump_verdict(&l->pump) != PUMP_FINE)
 		redir_conn_drop(&l->conn, l->pump.why);
 	if (l->conn.state == REDIR_UP && !l->conn.drop) {
-		recover(l);
-		submit_in(l);
-		kick_tx(l);
+		pump_drive(&l->pump, loop_now_ms());
+		probe(l);
 	}
 	redir_conn_after_events(&l->conn);
-}
-
-/* The port's hooks: queue packets only; they leave after the round. */
-static void kick_tx_op(struct link *base)
-{
-	kick_tx((struct redir_link *)base);
-}
-
-static void rx_room(struct link *base)
-{
-	submit_in((struct redir_link *)base);
-}
-
-/* The port gave up on the bytes in flight: ask the server to cancel them. */
-static void abort_tx(struct link *base)
-{
-	struct redir_link *l = (struct redir_link *)base;
-
-	if (l->dev == DEV_RUNNING && l->pump.out_busy && !l->conn.drop) {
-		usbredirparser_send_cancel_data_packet(l->conn.parser, l->out_id);
-		redir_conn_queued(&l->conn);
-	}
-}
-
-/* The visor driver tells the handheld on every close of the port. */
-static void last_close(struct link *base)
-{
-	struct redir_link *l = (struct redir_link *)base;
-
-	if (l->dev == DEV_RUNNING && !l->ctrl_busy && !l->conn.drop)
-		send_ctrl(l, CTRL_CLOSE_NOTIFICATION, &palm_close_notification);
 }
 
 static bool all_sent(void *ctx)
@@ -599,9 +503,7 @@ static void stop(struct link *base)
 
 	/* Give queued bytes time to reach the handheld. */
 	redir_conn_drain(&l->conn, PUMP_STOP_DRAIN_MS, all_sent);
-	for (int i = 0; i < PUMP_IN_MAX && l->conn.parser && l->dev == DEV_RUNNING; i++)
-		if (l->pump.in_busy[i])
-			usbredirparser_send_cancel_data_packet(l->conn.parser, l->in_id[i]);
+	pump_stop(&l->pump); /* its cancels go out with the rest */
 	redir_conn_close(&l->conn, "released: pilotd is stopping");
 	free(l->out_buf);
 	free(l);
@@ -610,10 +512,6 @@ static void stop(struct link *base)
 static const struct link_ops usbredir_ops = {
 	.timeout_ms = timeout_ms,
 	.after_events = after_events,
-	.kick_tx = kick_tx_op,
-	.abort_tx = abort_tx,
-	.rx_room = rx_room,
-	.last_close = last_close,
 	.stop = stop,
 };
 
@@ -627,6 +525,7 @@ int link_usbredir_start(struct link **out, const struct link_match *m, const cha
 	if (!l)
 		return -ENOMEM;
 	l->base.ops = &usbredir_ops;
+	l->base.pump = &l->pump;
 	l->match = *m;
 	l->loop = loop;
 	l->port = port;
@@ -634,6 +533,7 @@ int link_usbredir_start(struct link **out, const struct link_match *m, const cha
 	l->out_buf = malloc(OUT_PACKET_MAX);
 	if (!l->out_buf)
 		return -ENOMEM;
+	pump_init(&l->pump, &pump_io, l, port, l->out_buf, OUT_PACKET_MAX);
 	r = redir_conn_init(&l->conn, server, loop, &conn_ops, l);
 	if (r < 0) {
 		if (r != -EHOSTUNREACH)

@@ -23,6 +23,7 @@
 
 #include "core/log.h"
 #include "core/palm.h"
+#include "core/pump.h"
 #include "pilotd.h"
 #include "service.h"
 
@@ -78,7 +79,7 @@ static void hook_tx_ready(void *ctx)
 	struct pilotd *pd = ctx;
 
 	if (pd->link)
-		pd->link->ops->kick_tx(pd->link);
+		link_tx_ready(pd->link);
 }
 
 static void hook_tx_abort(void *ctx)
@@ -86,7 +87,7 @@ static void hook_tx_abort(void *ctx)
 	struct pilotd *pd = ctx;
 
 	if (pd->link)
-		pd->link->ops->abort_tx(pd->link);
+		link_tx_abort(pd->link);
 }
 
 static void hook_rx_room(void *ctx)
@@ -94,7 +95,15 @@ static void hook_rx_room(void *ctx)
 	struct pilotd *pd = ctx;
 
 	if (pd->link)
-		pd->link->ops->rx_room(pd->link);
+		link_rx_room(pd->link);
+}
+
+static void hook_rx_stop(void *ctx)
+{
+	struct pilotd *pd = ctx;
+
+	if (pd->link)
+		link_rx_stop(pd->link);
 }
 
 static void hook_last_close(void *ctx)
@@ -102,7 +111,7 @@ static void hook_last_close(void *ctx)
 	struct pilotd *pd = ctx;
 
 	if (pd->link)
-		pd->link->ops->last_close(pd->link);
+		link_last_close(pd->link);
 }
 
 static int port_start(struct pilotd *pd)
@@ -115,6 +124,8 @@ static int port_start(struct pilotd *pd)
 		.parked_max = PORT_PARKED_MAX,
 		.parked_write_bytes = PORT_PARKED_WRITE_BYTES,
 		.closing_wait_ms = PORT_CLOSING_WAIT_MS,
+		/* the IN requests in flight: high speed's 512-byte packets */
+		.rx_inflight_max = PUMP_IN_MAX * 512u,
 	};
 	const struct port_hooks hooks = {
 		.ctx = pd,
@@ -130,6 +141,7 @@ static int port_start(struct pilotd *pd)
 		.tx_ready = hook_tx_ready,
 		.tx_abort = hook_tx_abort,
 		.rx_room = hook_rx_room,
+		.rx_stop = hook_rx_stop,
 		.last_close = hook_last_close,
 	};
 

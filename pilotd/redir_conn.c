@@ -167,6 +167,7 @@ int redir_conn_read(struct redir_conn *c, uint8_t *data, int count)
 	}
 	if (n > 0) {
 		c->read_budget -= (size_t)n;
+		c->last_rx_ms = loop_now_ms();
 		/*
 		 * Acknowledge at once: usbredirect leaves Nagle on, so each
 		 * small reply of its waits for our ACK of the one before,

@@ -79,6 +79,7 @@ struct redir_conn {
 	uint64_t body_left; /* of the packet whose header came */
 	bool past_hello;
 	bool queued;	    /* packets queued since settle() last wrote */
+	uint64_t last_rx_ms; /* when the server last sent anything */
 };
 
 /* Where the server is: "HOST:PORT", "[IPv6]:PORT" or a socket path. */

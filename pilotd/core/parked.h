@@ -25,13 +25,15 @@ struct parked {
 	uint8_t *data; /* a write's or an ioctl's payload, owned by the entry */
 	bool interrupted;
 	uint32_t uid; /* whose request: its file's opener, or the opener */
+	bool admin;   /* ... with CAP_SYS_ADMIN: no quarter (port.h "Bounds") */
+	bool nonblock; /* an open with O_NONBLOCK: it waits only for a closing wait */
 	uint64_t started_ms; /* reads: when the read began (VTIME) */
 	/* ioctls waiting for the output to drain or the carrier to change */
 	unsigned int cmd;
 	uintptr_t arg;
 	size_t out_size;
 	bool compat;
-	uint32_t caller_uid;
+	bool caller_admin;
 };
 
 struct parked_list {

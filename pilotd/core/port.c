@@ -32,7 +32,12 @@ int port_init(struct port *p, const struct port_config *cfg, const struct port_h
 	if (cfg->closing_wait_ms) /* TIOCSSERIAL may change it later */
 		p->tty.closing_wait = (uint16_t)(cfg->closing_wait_ms / 10);
 	p->readbuf = malloc(cfg->read_max);
-	if (!p->readbuf || byteq_init(&p->rxq, cfg->rxq_size) < 0 ||
+	p->lines.cap = PORT_LINES_MAX + (unsigned int)cfg->rx_inflight_max;
+	p->lines.len = calloc(p->lines.cap, sizeof(*p->lines.len));
+	p->lines.eof = calloc(p->lines.cap, sizeof(*p->lines.eof));
+	/* twice what flies: a byte that came as one may be two (PARMRK) */
+	if (!p->readbuf || !p->lines.len || !p->lines.eof ||
+	    byteq_init(&p->rxq, cfg->rxq_size + 2 * cfg->rx_inflight_max) < 0 ||
 	    byteq_init(&p->txq, cfg->txq_size) < 0) {
 		port_free(p);
 		return -ENOMEM;
@@ -76,6 +81,10 @@ void port_free(struct port *p)
 	byteq_free(&p->txq);
 	free(p->readbuf);
 	p->readbuf = NULL;
+	free(p->lines.len);
+	free(p->lines.eof);
+	p->lines.len = NULL;
+	p->lines.eof = NULL;
 }
 
 /* Earliest of two deadlines, 0 meaning none. */

@@ -17,8 +17,9 @@
  *     no read until it is opened; and, better than a tty, a tcflush()
  *     right after open cannot discard it (docs/tty-differences.md).
  *     Bytes that a transfer already in flight still brings go to the live
- *     files; with none open they are discarded, never kept for a later
- *     opener;
+ *     files; at the last close the transport cancels its transfers
+ *     (rx_stop), and what one completed meanwhile is discarded, never
+ *     kept for a later opener;
  *   - bytes written while no handheld is attached are accepted and
  *     discarded, as a serial line without a device loses them: they never
  *     reach the next handheld.  poll reports POLLOUT, TIOCOUTQ 0;
@@ -28,11 +29,16 @@
  *   - a session's bytes are its own: a file reads only what the handheld
  *     of its own session sent (a file opened after a departure never
  *     reads the departed handheld's unread bytes, which stay for the
- *     hung-up files alone); at the last close the terminal state a tty
- *     drops with its tty_struct is dropped (stopped output, TIOCEXCL,
- *     window size), and unsent output drains for at most the closing
- *     wait, then is discarded; blocking opens wait for that, so one
- *     session's output never goes out behind the next one's.
+ *     hung-up files alone until the next handheld arrives: one rxq holds
+ *     one session's input, and a kernel's hung-up tty reads none at all);
+ *   - the last close is that of the session's last live file: a file
+ *     hung up by a departure belongs to the old handheld's tty and holds
+ *     nothing of the next session.  The terminal state a tty drops with
+ *     its tty_struct is dropped then (stopped output, TIOCEXCL, window
+ *     size), and unsent output drains for at most the closing wait, then
+ *     is discarded; every open waits for that, O_NONBLOCK too (tty_open()
+ *     waits for the closer), so one session's output never goes out
+ *     behind the next one's.
  *
  * The bytes pass n_tty's processing both ways (core/ldisc.h) unless the
  * settings are raw, as a desktop sets them: canonical lines, echo, the
@@ -55,8 +61,10 @@
  *
  * Bounds (struct port_config, docs/design.md "Bounds"): open files,
  * parked requests and the bytes of parked writes in total, and a quarter
- * of each for the files of one user other than root, so that one user
- * cannot lock the others out.  A request beyond one is refused at once
+ * of each for the files of one user, so that one user cannot lock the
+ * others out; files opened with CAP_SYS_ADMIN are exempt, as the kernel
+ * lets capable(CAP_SYS_ADMIN) pass its limits (uid 0 alone is not enough:
+ * a container's root may lack it).  A request beyond one is refused at once
  * (ENFILE for an open, ENOBUFS for a read, write or ioctl that would
  * have to wait) with a log line.
  */
@@ -108,6 +116,7 @@ struct port_file {
 	bool hung_up;	  /* its handheld left: EOF, EIO, POLLHUP */
 	uint64_t session; /* the handheld session whose bytes it may read */
 	uint32_t uid;	  /* its opener's */
+	bool admin;	  /* its opener had CAP_SYS_ADMIN: no quarter */
 	bool listening;	  /* it read, polled or asked FIONREAD: take bytes for it */
 };
 
@@ -143,9 +152,9 @@ struct port_file {
 #define PORT_WAKEUP_CHARS 256u
 
 struct port_lines {
-	uint32_t len[PORT_LINES_MAX];
-	bool eof[PORT_LINES_MAX]; /* ended by VEOF: a NUL byte if ICANON goes off (n_tty) */
-	unsigned int head, count;
+	uint32_t *len; /* a ring of cap: PORT_LINES_MAX and the reserve below */
+	bool *eof;     /* ended by VEOF: a NUL byte if ICANON goes off (n_tty) */
+	unsigned int head, count, cap;
 };
 
 struct port_config {
@@ -155,6 +164,14 @@ struct port_config {
 	unsigned int parked_max;   /* requests waiting, of all kinds */
 	size_t parked_write_bytes; /* the payloads of waiting writes, in all */
 	uint64_t closing_wait_ms;  /* a fresh port's closing_wait (TIOCSSERIAL) */
+	/*
+	 * The most handheld bytes the transport asks for at once (its IN
+	 * requests in flight, each sized by port_rx_room() when submitted).
+	 * rxq and the line ring keep a reserve beyond their bounds for them,
+	 * so that a settings change made while they fly (PARMRK doubles 0xff;
+	 * ICANON makes each byte a possible line) loses none of them.
+	 */
+	size_t rx_inflight_max;
 };
 
 struct port_stats {
@@ -217,6 +234,7 @@ void port_free(struct port *p);
 
 struct port_open_args {
 	uint32_t uid;
+	bool admin; /* the opener has CAP_SYS_ADMIN (TIOCEXCL, the quarter) */
 	bool nonblock;
 };
 

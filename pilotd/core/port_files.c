@@ -53,10 +53,10 @@ static void refuse(struct port *p, void *req, int err, const char *bound, size_t
 	p->h.answer_err(p->h.ctx, req, err);
 }
 
-/* One user other than root holds a quarter of a bound at most. */
-static size_t share(uint32_t uid, size_t bound)
+/* One user holds a quarter of a bound at most, unless it has CAP_SYS_ADMIN. */
+static size_t share(struct port_cred who, size_t bound)
 {
-	return uid == 0 ? bound : bound / 4;
+	return who.admin ? bound : bound / 4;
 }
 
 /* What uid has parked: requests, and the bytes of its writes. */
@@ -78,28 +78,33 @@ static size_t parked_by(const struct port *p, uint32_t uid, size_t *write_bytes)
 	return n;
 }
 
-/* The bound that one more request of uid waiting in l would pass, or NULL. */
-const char *port_park_bound(const struct port *p, const struct parked_list *l, uint32_t uid,
+/* The bound that one more request of who waiting in l would pass, or NULL. */
+const char *port_park_bound(const struct port *p, const struct parked_list *l, struct port_cred who,
 			    size_t size, size_t *value)
 {
-	size_t bytes, n = parked_by(p, uid, &bytes);
+	size_t bytes, n = parked_by(p, who.uid, &bytes);
 	size_t write_size = l == &p->writes ? size : 0;
 
 	*value = p->cfg.parked_max;
-	if (port_parked_count(p) >= p->cfg.parked_max || n >= share(uid, p->cfg.parked_max))
-		return "waiting requests (a quarter for one user)";
+	if (port_parked_count(p) >= p->cfg.parked_max)
+		return "waiting requests";
+	*value = share(who, p->cfg.parked_max);
+	if (n >= *value)
+		return "waiting requests of one user";
 	*value = p->cfg.parked_write_bytes;
-	if (p->parked_write_bytes + write_size > p->cfg.parked_write_bytes ||
-	    bytes + write_size > share(uid, p->cfg.parked_write_bytes))
-		return "bytes of waiting writes (a quarter for one user)";
+	if (p->parked_write_bytes + write_size > *value)
+		return "bytes of waiting writes";
+	*value = share(who, p->cfg.parked_write_bytes);
+	if (bytes + write_size > *value)
+		return "bytes of waiting writes of one user";
 	return NULL;
 }
 
 struct parked *port_park(struct port *p, struct parked_list *l, void *req, uint64_t fh,
-			 uint32_t uid, const void *data, size_t size)
+			 struct port_cred who, const void *data, size_t size)
 {
 	size_t value;
-	const char *bound = port_park_bound(p, l, uid, size, &value);
+	const char *bound = port_park_bound(p, l, who, size, &value);
 	struct parked *e;
 
 	if (bound) {
@@ -111,7 +116,8 @@ struct parked *port_park(struct port *p, struct parked_list *l, void *req, uint6
 		p->h.answer_err(p->h.ctx, req, ENOMEM);
 		return NULL;
 	}
-	e->uid = uid;
+	e->uid = who.uid;
+	e->admin = who.admin;
 	if (l == &p->writes)
 		p->parked_write_bytes += size;
 	p->h.parked(p->h.ctx, req); /* may mark it interrupted at once */
@@ -184,8 +190,18 @@ void port_interrupt(struct port *p, void *req)
 	}
 }
 
+/*
+ * The last close is that of the session's last live file, as a tty's is
+ * of its own tty_struct: a file hung up by a departure belongs to the old
+ * handheld's tty, which the departure already closed, so keeping one open
+ * holds nothing of the next session (its TIOCEXCL, stopped output, closing
+ * wait and close notification).
+ */
 static void release_file(struct port *p, uint64_t fh)
 {
+	const struct port_file *f = port_file_find(p, fh);
+	bool live = f && !f->hung_up;
+
 	port_answer_all(p, &p->reads, fh, EIO);
 	port_answer_all(p, &p->writes, fh, EIO);
 	port_answer_all(p, &p->ioctls, fh, EIO);
@@ -193,7 +209,7 @@ static void release_file(struct port *p, uint64_t fh)
 	/* nobody is left to read them, and no later opener may */
 	if (port_rx_held(p) && !port_rxq_has_reader(p))
 		port_drop_rxq(p);
-	if (!p->files)
+	if (live && !p->live_files)
 		port_last_close(p);
 }
 
@@ -212,12 +228,16 @@ static unsigned int files_of(const struct port *p, uint32_t uid)
 	return n;
 }
 
-void port_open_now(struct port *p, void *req, uint32_t uid)
+void port_open_now(struct port *p, void *req, struct port_cred who)
 {
 	struct port_file *f;
 
-	if (p->nfiles >= p->cfg.files_max || files_of(p, uid) >= share(uid, p->cfg.files_max)) {
-		refuse(p, req, ENFILE, "open files (a quarter for one user)", p->cfg.files_max);
+	if (p->nfiles >= p->cfg.files_max) {
+		refuse(p, req, ENFILE, "open files", p->cfg.files_max);
+		return;
+	}
+	if (files_of(p, who.uid) >= share(who, p->cfg.files_max)) {
+		refuse(p, req, ENFILE, "open files of one user", share(who, p->cfg.files_max));
 		return;
 	}
 	f = calloc(1, sizeof(*f));
@@ -226,7 +246,8 @@ void port_open_now(struct port *p, void *req, uint32_t uid)
 		return;
 	}
 	f->fh = ++p->next_fh;
-	f->uid = uid;
+	f->uid = who.uid;
+	f->admin = who.admin;
 	/* opened with no handheld: it belongs to the next one */
 	f->session = p->carrier ? p->session : p->session + 1;
 	f->next = p->files;
@@ -239,25 +260,30 @@ void port_open_now(struct port *p, void *req, uint32_t uid)
 
 void port_open(struct port *p, void *req, const struct port_open_args *a)
 {
-	/* TIOCEXCL: as on a tty, only root may open it again */
-	if (p->tty.exclusive && a->uid != 0)
+	struct port_cred who = { .uid = a->uid, .admin = a->admin };
+	struct parked *e;
+
+	/* TIOCEXCL: as tty_reopen(), only CAP_SYS_ADMIN may open it again */
+	if (p->tty.exclusive && !a->admin) {
 		p->h.answer_err(p->h.ctx, req, EBUSY);
-	else if (port_open_may_go(p))
-		port_open_now(p, req, a->uid);
-	else if (a->nonblock && p->closing)
-		p->h.answer_err(p->h.ctx, req, EAGAIN); /* the last session's output drains */
-	else if (a->nonblock)
-		port_open_now(p, req, a->uid);
-	else
-		port_park(p, &p->opens, req, PARKED_ANY_FH, a->uid, NULL, 0);
+	} else if (port_may_open(p, a->nonblock)) {
+		port_open_now(p, req, who);
+	} else {
+		e = port_park(p, &p->opens, req, PARKED_ANY_FH, who, NULL, 0);
+		if (e)
+			e->nonblock = a->nonblock;
+	}
 	port_run_due_hooks(p);
 }
 
-uint32_t port_uid_of(struct port *p, uint64_t fh)
+/* Whose file fh is; a file that is not known has nobody's rights. */
+struct port_cred port_cred_of(struct port *p, uint64_t fh)
 {
 	struct port_file *f = port_file_find(p, fh);
 
-	return f ? f->uid : 0;
+	if (!f)
+		return (struct port_cred){ .uid = PORT_NOBODY, .admin = false };
+	return (struct port_cred){ .uid = f->uid, .admin = f->admin };
 }
 
 bool port_is_hung_up(struct port *p, uint64_t fh)

@@ -7,6 +7,15 @@
 
 #include "port.h"
 
+/* Who asks: a uid, and whether it has CAP_SYS_ADMIN (port.h "Bounds"). */
+struct port_cred {
+	uint32_t uid;
+	bool admin;
+};
+
+/* The uid of nobody's file: (uid_t)-1 is never a user's. */
+#define PORT_NOBODY UINT32_MAX
+
 static inline size_t min_size(size_t a, size_t b)
 {
 	return a < b ? a : b;
@@ -34,18 +43,18 @@ void port_run_due_hooks(struct port *p);
 /* port_files.c */
 struct port_file *port_file_find(struct port *p, uint64_t fh);
 void port_file_remove(struct port *p, uint64_t fh);
-const char *port_park_bound(const struct port *p, const struct parked_list *l, uint32_t uid,
+const char *port_park_bound(const struct port *p, const struct parked_list *l, struct port_cred who,
 			    size_t size, size_t *value);
 struct parked *port_park(struct port *p, struct parked_list *l, void *req, uint64_t fh,
-			 uint32_t uid, const void *data, size_t size);
+			 struct port_cred who, const void *data, size_t size);
 struct parked *port_unpark(struct port *p, struct parked_list *l, struct parked *e);
 void port_answer_all(struct port *p, struct parked_list *l, uint64_t fh, int err);
 void port_answer_interrupted(struct port *p, struct parked_list *l);
-void port_open_now(struct port *p, void *req, uint32_t uid);
-uint32_t port_uid_of(struct port *p, uint64_t fh);
+void port_open_now(struct port *p, void *req, struct port_cred who);
+struct port_cred port_cred_of(struct port *p, uint64_t fh);
 bool port_is_hung_up(struct port *p, uint64_t fh);
 /* port_session.c */
-bool port_open_may_go(const struct port *p);
+bool port_may_open(const struct port *p, bool nonblock);
 void port_end_closing(struct port *p, bool timed_out);
 void port_last_close(struct port *p);
 uint64_t port_closing_deadline(const struct port *p, uint64_t now);

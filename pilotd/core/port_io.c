@@ -120,7 +120,7 @@ static void read_now(struct port *p, void *req, uint64_t fh, size_t size, bool n
 			p->h.answer_err(p->h.ctx, req, EAGAIN);
 		return;
 	}
-	e = port_park(p, &p->reads, req, fh, f ? f->uid : 0, NULL, size);
+	e = port_park(p, &p->reads, req, fh, port_cred_of(p, fh), NULL, size);
 	if (e)
 		e->started_ms = now;
 }
@@ -148,16 +148,6 @@ void port_serve_reads(struct port *p, uint64_t now)
 	}
 }
 
-/*
- * How much of a write txq takes: all of it, once it fits.  The front's
- * requests are smaller than txq (the kernel sends at most 128 KiB), so
- * blocking writes are never short; the cap only guards the invariant.
- */
-static size_t write_chunk(const struct port *p, size_t size)
-{
-	return min_size(size, p->txq.cap);
-}
-
 /* The transfer first, then the writer: it waits less. */
 static void answer_queued(struct port *p, void *req, size_t n)
 {
@@ -166,24 +156,18 @@ static void answer_queued(struct port *p, void *req, size_t n)
 	p->h.answer_written(p->h.ctx, req, n);
 }
 
-/* Queue the bytes, let the transport start, then answer the writer. */
-static void write_now(struct port *p, void *req, const void *buf, size_t n)
-{
-	byteq_push(&p->txq, buf, n);
-	answer_queued(p, req, n);
-}
-
 /*
- * Output processing (OPOST): as many of the len bytes as their output
- * fits in txq; returns how many were taken.  A byte becomes up to 8 (a
- * tab as spaces), so a write may go in parts, as in n_tty's
- * process_output_block().
+ * As many of the len bytes as fit in txq, as they are or through OPOST's
+ * processing (a byte becomes up to 8, a tab as spaces: n_tty's
+ * process_output_block()); returns how many were taken.
  */
-static size_t queue_cooked(struct port *p, const uint8_t *in, size_t len)
+static size_t queue_output(struct port *p, const uint8_t *in, size_t len)
 {
 	uint8_t out[2048];
 	size_t done = 0;
 
+	if (ldisc_output_raw(&p->tty.termios))
+		return byteq_push(&p->txq, in, len);
 	while (done < len && byteq_space(&p->txq) > 0) {
 		size_t taken,
 			n = ldisc_output(&p->ldisc, &p->tty.termios, in + done, len - done, out,
@@ -198,27 +182,29 @@ static size_t queue_cooked(struct port *p, const uint8_t *in, size_t len)
 }
 
 /*
- * A write through OPOST.  A blocking one waits until all of it is queued
- * (with the part queued so far as its answer if a signal or a hangup ends
- * it, as n_tty's write returns); a non-blocking one takes what fits.
+ * A write goes into txq in parts as room comes, as n_tty_write() does, so
+ * that echoes taking the room first cannot starve it.  A blocking one is
+ * answered once all of it is queued (with the part queued so far if a
+ * signal or a hangup ends it, as n_tty's write returns); a non-blocking
+ * one takes what fits, or gets EAGAIN.  Writes go out in their order.
  */
-static void write_cooked(struct port *p, void *req, uint64_t fh, const uint8_t *buf, size_t size,
+static void write_queued(struct port *p, void *req, uint64_t fh, const uint8_t *buf, size_t size,
 			 bool nonblock)
 {
-	size_t done = p->writes.head ? 0 : queue_cooked(p, buf, size), value;
-	uint32_t uid = port_uid_of(p, fh);
+	size_t done = p->writes.head ? 0 : queue_output(p, buf, size), value;
+	struct port_cred who = port_cred_of(p, fh);
 	struct parked *e;
 
 	if (done == size || (nonblock && done)) {
 		answer_queued(p, req, done);
 	} else if (nonblock) {
 		p->h.answer_err(p->h.ctx, req, EAGAIN);
-	} else if (done && port_park_bound(p, &p->writes, uid, size, &value)) {
+	} else if (done && port_park_bound(p, &p->writes, who, size, &value)) {
 		answer_queued(p, req, done); /* short rather than refused: part went */
 	} else {
 		if (done)
 			due(p, PORT_DUE_TX);
-		e = port_park(p, &p->writes, req, fh, uid, buf, size);
+		e = port_park(p, &p->writes, req, fh, who, buf, size);
 		if (e)
 			e->done = done;
 	}
@@ -226,27 +212,14 @@ static void write_cooked(struct port *p, void *req, uint64_t fh, const uint8_t *
 
 void port_write(struct port *p, void *req, uint64_t fh, const void *buf, size_t size, bool nonblock)
 {
-	size_t need = write_chunk(p, size);
-
 	if (port_is_hung_up(p, fh)) {
 		p->h.answer_err(p->h.ctx, req, EIO);
 	} else if (!p->carrier) {
 		/* a line with no device on it: the bytes are gone */
 		p->stats.tx_discarded += size;
 		p->h.answer_written(p->h.ctx, req, size);
-	} else if (!ldisc_output_raw(&p->tty.termios)) {
-		write_cooked(p, req, fh, buf, size, nonblock);
-	} else if (!p->writes.head && byteq_space(&p->txq) >= need) {
-		write_now(p, req, buf, need);
-	} else if (nonblock) {
-		size_t n = p->writes.head ? 0 : min_size(size, byteq_space(&p->txq));
-
-		if (n == 0)
-			p->h.answer_err(p->h.ctx, req, EAGAIN);
-		else
-			write_now(p, req, buf, n);
 	} else {
-		port_park(p, &p->writes, req, fh, port_uid_of(p, fh), buf, size);
+		write_queued(p, req, fh, buf, size, nonblock);
 	}
 	port_run_due_hooks(p);
 }
@@ -258,17 +231,10 @@ void port_serve_writes(struct port *p)
 	bool queued = false;
 
 	while ((e = p->writes.head)) {
-		size_t before = e->done;
+		size_t n = queue_output(p, e->data + e->done, e->size - e->done);
 
-		if (!ldisc_output_raw(&p->tty.termios)) {
-			e->done += queue_cooked(p, e->data + e->done, e->size - e->done);
-		} else {
-			size_t need = write_chunk(p, e->size - e->done);
-
-			if (byteq_space(&p->txq) >= need)
-				e->done += byteq_push(&p->txq, e->data + e->done, need);
-		}
-		queued |= e->done != before;
+		e->done += n;
+		queued |= n > 0;
 		if (e->done < e->size)
 			break;
 		port_unpark(p, &p->writes, e);

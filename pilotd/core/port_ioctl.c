@@ -134,13 +134,13 @@ static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_i
 	case TTY_WAIT_MODEM:
 		if (parked)
 			return false;
-		e = port_park(p, &p->ioctls, req, fh, f ? f->uid : 0, io->in, io->in_len);
+		e = port_park(p, &p->ioctls, req, fh, port_cred_of(p, fh), io->in, io->in_len);
 		if (e) {
 			e->cmd = io->cmd;
 			e->arg = io->arg;
 			e->out_size = io->out_len;
 			e->compat = io->compat;
-			e->caller_uid = io->caller_uid;
+			e->caller_admin = io->caller_admin;
 		}
 		return true;
 	case TTY_ANSWER: break;
@@ -194,7 +194,7 @@ void port_serve_drains(struct port *p)
 			.in_len = e->size,
 			.out_len = e->out_size,
 			.compat = e->compat,
-			.caller_uid = e->caller_uid,
+			.caller_admin = e->caller_admin,
 		};
 
 		port_unpark(p, &p->ioctls, e);

@@ -19,7 +19,7 @@ void port_lines_clear(struct port *p)
 
 void port_lines_add(struct port *p, size_t len)
 {
-	unsigned int i = (p->lines.head + p->lines.count++) % PORT_LINES_MAX;
+	unsigned int i = (p->lines.head + p->lines.count++) % p->lines.cap;
 
 	p->lines.len[i] = (uint32_t)len;
 	p->lines.eof[i] = false;
@@ -38,17 +38,17 @@ void port_add_line(struct port *p, const uint8_t *bytes, size_t len)
 	p->stats.rx_discarded += len - n;
 	if (len && !n)
 		return;
-	if (p->lines.count < PORT_LINES_MAX) {
+	if (p->lines.count < p->lines.cap) {
 		port_lines_add(p, n);
-		p->lines.eof[(p->lines.head + p->lines.count - 1) % PORT_LINES_MAX] =
+		p->lines.eof[(p->lines.head + p->lines.count - 1) % p->lines.cap] =
 			p->ldisc.line_eof;
 	} else if (!len) {
 		/* an end of file with no line left: n_tty would have stopped
 		 * taking bytes first; it is lost, and counted as such */
 		p->stats.rx_discarded++;
-		log_warn("dropped an end of file: %u lines are waiting", PORT_LINES_MAX);
+		log_warn("dropped an end of file: %u lines are waiting", p->lines.cap);
 	} else {
-		p->lines.len[(p->lines.head + p->lines.count - 1) % PORT_LINES_MAX] += (uint32_t)n;
+		p->lines.len[(p->lines.head + p->lines.count - 1) % p->lines.cap] += (uint32_t)n;
 	}
 }
 
@@ -63,12 +63,12 @@ void port_eofs_to_nul(struct port *p)
 	uint8_t *all;
 
 	for (unsigned int i = 0; i < p->lines.count; i++)
-		eofs += p->lines.eof[(p->lines.head + i) % PORT_LINES_MAX];
+		eofs += p->lines.eof[(p->lines.head + i) % p->lines.cap];
 	if (!eofs || !(all = malloc(n ? n : 1)))
 		return;
 	byteq_pop(&p->rxq, all, n);
 	for (unsigned int i = 0; i < p->lines.count; i++) {
-		unsigned int k = (p->lines.head + i) % PORT_LINES_MAX;
+		unsigned int k = (p->lines.head + i) % p->lines.cap;
 
 		byteq_push(&p->rxq, all + off, p->lines.len[k]);
 		off += p->lines.len[k];
@@ -81,7 +81,7 @@ void port_eofs_to_nul(struct port *p)
 
 void port_lines_pop(struct port *p)
 {
-	p->lines.head = (p->lines.head + 1) % PORT_LINES_MAX;
+	p->lines.head = (p->lines.head + 1) % p->lines.cap;
 	p->lines.count--;
 }
 
@@ -109,25 +109,29 @@ bool port_rxq_has_reader(const struct port *p)
 }
 
 /*
- * Room for received bytes such that none is lost: rxq's, less the line
- * being edited (it goes into rxq whole); in canonical mode no more bytes
- * than lines rxq can still count (each byte may end one); half with
- * PARMRK, which doubles 0xff.
+ * Room for received bytes such that none is lost, within rxq's bound
+ * (rxq_size; what lies beyond it is the reserve for bytes already in
+ * flight, port_config.rx_inflight_max): less the line being edited (it
+ * goes into rxq whole); in canonical mode no more bytes than lines the
+ * ring can still count within PORT_LINES_MAX (each byte may end one);
+ * half with PARMRK, which doubles 0xff.
  */
 size_t port_rx_room(const struct port *p)
 {
-	size_t room;
+	size_t len = byteq_len(&p->rxq), room;
 
 	if (!p->listening || !p->carrier)
 		return 0;
-	room = byteq_space(&p->rxq);
+	room = p->cfg.rxq_size > len ? p->cfg.rxq_size - len : 0;
 	if (ldisc_input_raw(&p->tty.termios))
 		return room;
 	room = room > p->ldisc.line_len ? room - p->ldisc.line_len : 0;
 	if (p->tty.termios.c_iflag & PARMRK)
 		room /= 2;
 	if (canonical(p))
-		room = min_size(room, PORT_LINES_MAX - p->lines.count);
+		room = min_size(room, p->lines.count < PORT_LINES_MAX
+					      ? PORT_LINES_MAX - p->lines.count
+					      : 0);
 	return room;
 }
 

@@ -12,20 +12,34 @@
 #include "log.h"
 #include "port_impl.h"
 
-/* May a blocking open go ahead now? */
-bool port_open_may_go(const struct port *p)
+/*
+ * May an open go ahead now?  Not while the last session's output drains:
+ * tty_open() waits for the closer's tty_lock whatever O_NONBLOCK says.
+ * Then, without CLOCAL, a blocking open waits for the carrier
+ * (tty_port_block_til_ready()); a non-blocking one does not.
+ */
+bool port_may_open(const struct port *p, bool nonblock)
 {
-	/* tty_port_block_til_ready(): without CLOCAL, wait for the carrier */
-	return !p->closing && (p->carrier || (p->tty.termios.c_cflag & CLOCAL));
+	return !p->closing && (nonblock || p->carrier || (p->tty.termios.c_cflag & CLOCAL));
+}
+
+static struct parked *first_open_that_may_go(const struct port *p)
+{
+	for (struct parked *e = p->opens.head; e; e = e->next)
+		if (port_may_open(p, e->nonblock))
+			return e;
+	return NULL;
 }
 
 static void serve_opens(struct port *p)
 {
 	struct parked *e;
 
-	while ((e = p->opens.head) && port_open_may_go(p)) {
+	while ((e = first_open_that_may_go(p))) {
+		struct port_cred who = { .uid = e->uid, .admin = e->admin };
+
 		port_unpark(p, &p->opens, e);
-		port_open_now(p, e->req, e->uid);
+		port_open_now(p, e->req, who);
 		parked_free(e);
 	}
 }

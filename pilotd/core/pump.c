@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The bulk pump; see pump.h. */
+#include <errno.h>
 #include <string.h>
 
 #include "log.h"
@@ -16,31 +17,55 @@ const char *pump_status_name(enum pump_status st)
 	return (unsigned int)st < sizeof(names) / sizeof(names[0]) ? names[st] : "unknown";
 }
 
-void pump_start(struct pump *pm, struct port *port, const char *name, size_t in_size,
-		size_t out_max)
+void pump_init(struct pump *pm, const struct pump_io *io, void *ctx, struct port *port,
+	       uint8_t *out_buf, size_t out_cap)
 {
-	*pm = (struct pump){
-		.port = port,
-		.name = name,
-		.running = true,
-		.in_size = in_size,
-		.out_max = out_max,
-	};
+	memset(pm, 0, sizeof(*pm));
+	pm->io = io;
+	pm->ctx = ctx;
+	pm->port = port;
+	pm->out_buf = out_buf;
+	pm->out_cap = out_cap;
+}
+
+void pump_start(struct pump *pm, const char *name, size_t in_size, size_t out_max)
+{
+	pump_init(pm, pm->io, pm->ctx, pm->port, pm->out_buf, pm->out_cap);
+	pm->name = name;
+	pm->running = true;
+	pm->carrier_due = true;
+	pm->in_size = in_size < PUMP_IN_SIZE_MAX ? in_size : PUMP_IN_SIZE_MAX;
+	pm->out_max = out_max < pm->out_cap ? out_max : pm->out_cap;
+}
+
+static void cancel_in_flight(struct pump *pm)
+{
+	for (int i = 0; i < PUMP_IN_MAX; i++)
+		if (pm->in_state[i] == PUMP_SLOT_FLYING)
+			pm->io->cancel_in(pm->ctx, i);
 }
 
 void pump_stop(struct pump *pm)
 {
+	if (!pm->running)
+		return;
 	pm->running = false;
-}
-
-/* A transfer of a stopped pump came back: nothing goes to the port. */
-static void settle(struct pump *pm, int slot)
-{
-	if (slot < 0) {
-		pm->out_busy = false;
-	} else if (pm->in_busy[slot]) {
-		pm->in_busy[slot] = false;
-		pm->in_flight--;
+	pm->carrier_due = false;
+	pm->close_due = false;
+	pm->verdict = PUMP_FINE; /* acted on: it does not carry to the next */
+	cancel_in_flight(pm);
+	if (pm->out_busy && !pm->out_done)
+		pm->io->cancel_out(pm->ctx);
+	/* what came back and was not handed on is dropped with the session */
+	for (int i = 0; i < PUMP_IN_MAX; i++)
+		if (pm->in_state[i] == PUMP_SLOT_DONE)
+			pm->in_state[i] = PUMP_SLOT_FREE;
+	pm->in_done_count = 0;
+	if (pm->out_done)
+		pm->out_busy = pm->out_done = false;
+	if (pm->ctrl_done) {
+		pm->ctrl = PUMP_CTRL_NONE;
+		pm->ctrl_done = false;
 	}
 }
 
@@ -52,30 +77,34 @@ static void decide(struct pump *pm, enum pump_verdict v, const char *why)
 	}
 }
 
-int pump_in_next(const struct pump *pm)
+/* A call to the transport failed: -EAGAIN waits for the next drive. */
+static void io_failed(struct pump *pm, int r)
 {
-	if (!pm->running || pm->in_halted || pm->verdict != PUMP_FINE ||
-	    pm->in_flight >= PUMP_IN_MAX)
-		return -1;
-	/* backpressure: room for this one and all in flight, or the reader is
-	 * behind (or nobody listens, port_rx_room() 0) */
-	if (port_rx_room(pm->port) < (pm->in_flight + 1) * pm->in_size)
-		return -1;
-	for (int i = 0; i < PUMP_IN_MAX; i++)
-		if (!pm->in_busy[i])
-			return i;
-	return -1;
+	if (r == -ENODEV)
+		decide(pm, PUMP_DEPARTED, "left the bus");
+	else if (r != -EAGAIN)
+		decide(pm, PUMP_GIVE_UP, "a transfer could not be submitted; giving up on it");
 }
 
-void pump_in_submitted(struct pump *pm, int slot)
+/*
+ * A halt, counted whatever succeeded before it: the PUMP_HALTS_MAX-th
+ * within the window gives up, so a device that halts, works and halts
+ * again is not served for ever.
+ */
+static void count_halt(struct pump *pm, uint64_t now)
 {
-	pm->in_busy[slot] = true;
-	pm->in_flight++;
+	pm->halt_at[pm->halts % PUMP_HALTS_MAX] = now;
+	pm->halts++;
+	if (pm->halts >= PUMP_HALTS_MAX &&
+	    now - pm->halt_at[pm->halts % PUMP_HALTS_MAX] <= PUMP_HALTS_WINDOW_MS)
+		decide(pm, PUMP_GIVE_UP, "its endpoints halted too often; giving up on it");
 }
 
 /* A transfer failed with the device still there: halt its direction. */
-static void failed(struct pump *pm, bool *halted, bool in, enum pump_status st)
+static void failed(struct pump *pm, bool in, enum pump_status st, uint64_t now)
 {
+	bool *halted = in ? &pm->in_halted : &pm->out_halted;
+
 	if (st == PUMP_GONE) {
 		decide(pm, PUMP_DEPARTED, "left the bus");
 		return;
@@ -85,90 +114,246 @@ static void failed(struct pump *pm, bool *halted, bool in, enum pump_status st)
 	log_warn("%s: bulk %s failed (%s); recovering", pm->name, in ? "IN" : "OUT",
 		 pump_status_name(st));
 	*halted = true;
-	if (++pm->errors_in_a_row > PUMP_ERRORS_MAX)
-		decide(pm, PUMP_GIVE_UP, "too many USB errors in a row; giving up on it");
+	count_halt(pm, now);
 }
 
-void pump_in_done(struct pump *pm, int slot, enum pump_status st, const void *data, size_t len,
-		  uint64_t now)
+static void check_status(struct pump *pm, bool in, enum pump_status st, uint64_t now)
 {
-	if (slot < 0 || slot >= PUMP_IN_MAX || !pm->in_busy[slot])
-		return;
-	if (!pm->running) {
-		settle(pm, slot);
-		return;
-	}
-	pm->in_busy[slot] = false;
-	pm->in_flight--;
-	if (len > 0) {
-		pm->rx_bytes += len;
-		port_rx(pm->port, data, len, now);
-	}
-	switch (st) {
-	case PUMP_OK: pm->errors_in_a_row = 0; break;
-	case PUMP_CANCELLED:
-	case PUMP_TIMEOUT: break;
-	default: failed(pm, &pm->in_halted, true, st); break;
+	if (st != PUMP_OK && st != PUMP_CANCELLED && st != PUMP_TIMEOUT)
+		failed(pm, in, st, now);
+}
+
+/* Recorded IN completions to the port, in the order they came. */
+static void deliver_in(struct pump *pm, uint64_t now)
+{
+	while (pm->running && pm->in_done_count > 0) {
+		int slot = pm->in_order[pm->in_done_head];
+
+		pm->in_done_head = (pm->in_done_head + 1) % PUMP_IN_MAX;
+		pm->in_done_count--;
+		if (pm->in_len[slot] > 0) {
+			pm->rx_bytes += pm->in_len[slot];
+			port_rx(pm->port, pm->in_buf[slot], pm->in_len[slot], now);
+		}
+		pm->in_state[slot] = PUMP_SLOT_FREE;
+		check_status(pm, true, pm->in_st[slot], now);
 	}
 }
 
-size_t pump_out_take(struct pump *pm, void *buf)
+static void deliver_out(struct pump *pm, uint64_t now)
+{
+	if (!pm->running || !pm->out_done)
+		return;
+	pm->out_busy = pm->out_done = false;
+	pm->tx_bytes += pm->out_sent;
+	check_status(pm, false, pm->out_st, now);
+	/* what the device took leaves txq; the rest is sent again */
+	port_tx_done(pm->port, pm->out_sent);
+}
+
+static void deliver_ctrl(struct pump *pm)
+{
+	enum pump_ctrl what = pm->ctrl;
+
+	if (!pm->running || !pm->ctrl_done)
+		return;
+	pm->ctrl = PUMP_CTRL_NONE;
+	pm->ctrl_done = false;
+	if (pm->ctrl_st == PUMP_GONE)
+		decide(pm, PUMP_DEPARTED, "left the bus");
+	else if (what == PUMP_CTRL_CLOSE)
+		return; /* told or not, the close is done */
+	else if (pm->ctrl_st != PUMP_OK)
+		decide(pm, PUMP_GIVE_UP, "the endpoint halt could not be cleared");
+	else {
+		if (what == PUMP_CTRL_CLEAR_IN)
+			pm->in_halted = false;
+		else
+			pm->out_halted = false;
+		log_info("%s: bulk %s recovered", pm->name, what == PUMP_CTRL_CLEAR_IN ? "IN" : "OUT");
+	}
+}
+
+/*
+ * The control request to send now: a halt to clear once nothing of its
+ * direction is in flight (the others come back by themselves, each
+ * stalls; they are never cancelled, as a cancel can cross a completion
+ * that carries a packet), else the close notification.
+ */
+static enum pump_ctrl ctrl_due(const struct pump *pm)
+{
+	if (pm->in_halted && pm->in_flight == 0)
+		return PUMP_CTRL_CLEAR_IN;
+	if (pm->out_halted && !pm->out_busy)
+		return PUMP_CTRL_CLEAR_OUT;
+	return pm->close_due ? PUMP_CTRL_CLOSE : PUMP_CTRL_NONE;
+}
+
+static void start_ctrl(struct pump *pm)
+{
+	enum pump_ctrl what = pm->ctrl == PUMP_CTRL_NONE ? ctrl_due(pm) : PUMP_CTRL_NONE;
+	int r;
+
+	if (what == PUMP_CTRL_NONE)
+		return;
+	if (what == PUMP_CTRL_CLOSE)
+		r = pm->io->close_notification(pm->ctx);
+	else
+		r = pm->io->clear_halt(pm->ctx, what == PUMP_CTRL_CLEAR_IN);
+	if (r < 0) {
+		io_failed(pm, r);
+		return;
+	}
+	pm->ctrl = what;
+	if (what == PUMP_CTRL_CLOSE)
+		pm->close_due = false;
+}
+
+/* The IN slot to submit now, or -1. */
+static int in_next(const struct pump *pm)
+{
+	unsigned int held = pm->in_flight + pm->in_done_count;
+
+	if (pm->in_halted || held >= PUMP_IN_MAX)
+		return -1;
+	/* backpressure: room for this one and all in flight, or the reader is
+	 * behind (or nobody listens, port_rx_room() 0) */
+	if (port_rx_room(pm->port) < (held + 1) * pm->in_size)
+		return -1;
+	for (int i = 0; i < PUMP_IN_MAX; i++)
+		if (pm->in_state[i] == PUMP_SLOT_FREE)
+			return i;
+	return -1;
+}
+
+static void submit_in(struct pump *pm)
+{
+	int slot, r;
+
+	while (pm->running && pm->verdict == PUMP_FINE && (slot = in_next(pm)) >= 0) {
+		r = pm->io->submit_in(pm->ctx, slot, pm->in_buf[slot], pm->in_size);
+		if (r < 0) {
+			io_failed(pm, r);
+			return;
+		}
+		pm->in_state[slot] = PUMP_SLOT_FLYING;
+		pm->in_flight++;
+	}
+}
+
+static void submit_out(struct pump *pm)
 {
 	size_t n;
+	int r;
 
-	if (!pm->running || pm->out_busy || pm->out_halted || pm->verdict != PUMP_FINE)
-		return 0;
-	n = port_tx_take(pm->port, buf, pm->out_max);
-	if (n) {
-		pm->out_busy = true;
-		pm->out_len = n;
+	if (!pm->running || pm->verdict != PUMP_FINE || pm->out_busy || pm->out_halted)
+		return;
+	n = port_tx_take(pm->port, pm->out_buf, pm->out_max);
+	if (n == 0 || !pm->running)
+		return;
+	r = pm->io->submit_out(pm->ctx, pm->out_buf, n);
+	if (r < 0) {
+		port_tx_done(pm->port, 0); /* nothing went */
+		io_failed(pm, r);
+		return;
 	}
-	return n;
+	pm->out_busy = true;
+	pm->out_abort = false;
+	pm->out_len = n;
+}
+
+void pump_drive(struct pump *pm, uint64_t now)
+{
+	if (pm->driving) {
+		pm->again = true; /* a hook of a port call below: once more */
+		return;
+	}
+	pm->driving = true;
+	do {
+		pm->again = false;
+		if (pm->running && pm->carrier_due) {
+			pm->carrier_due = false;
+			port_carrier_up(pm->port);
+		}
+		deliver_in(pm, now);
+		deliver_out(pm, now);
+		deliver_ctrl(pm);
+		if (!pm->running || pm->verdict != PUMP_FINE)
+			break;
+		start_ctrl(pm);
+		submit_in(pm);
+		submit_out(pm);
+	} while (pm->again);
+	pm->driving = false;
+}
+
+/* Nobody listens: what the IN requests in flight would bring is not taken. */
+void pump_rx_stop(struct pump *pm, uint64_t now)
+{
+	if (pm->running)
+		cancel_in_flight(pm);
+	pump_drive(pm, now);
+}
+
+/* The port gave up on the bytes in flight; what comes back is settled. */
+void pump_abort_tx(struct pump *pm, uint64_t now)
+{
+	if (pm->running && pm->out_busy && !pm->out_done && !pm->out_abort) {
+		pm->out_abort = true;
+		pm->io->cancel_out(pm->ctx);
+	}
+	pump_drive(pm, now);
+}
+
+/* The visor driver tells the handheld on every close of the port. */
+void pump_last_close(struct pump *pm, uint64_t now)
+{
+	if (pm->running)
+		pm->close_due = true;
+	pump_drive(pm, now);
+}
+
+void pump_in_done(struct pump *pm, int slot, enum pump_status st, const void *data, size_t len)
+{
+	if (!pump_in_flying(pm, slot))
+		return;
+	pm->in_flight--;
+	if (!pm->running) {
+		pm->in_state[slot] = PUMP_SLOT_FREE;
+		return;
+	}
+	if (len > pm->in_size)
+		len = pm->in_size; /* the transport drops such a device */
+	if (len > 0 && data != pm->in_buf[slot])
+		memcpy(pm->in_buf[slot], data, len);
+	pm->in_len[slot] = (uint16_t)len;
+	pm->in_st[slot] = (uint8_t)st;
+	pm->in_state[slot] = PUMP_SLOT_DONE;
+	pm->in_order[(pm->in_done_head + pm->in_done_count) % PUMP_IN_MAX] = (uint8_t)slot;
+	pm->in_done_count++;
 }
 
 void pump_out_done(struct pump *pm, enum pump_status st, size_t sent)
 {
-	if (!pm->out_busy)
+	if (!pm->out_busy || pm->out_done)
 		return;
 	if (!pm->running) {
-		settle(pm, -1);
+		pm->out_busy = false;
 		return;
 	}
-	pm->out_busy = false;
-	if (sent > pm->out_len)
-		sent = pm->out_len; /* never more than was sent */
-	pm->tx_bytes += sent;
-	if (st == PUMP_OK)
-		pm->errors_in_a_row = 0;
-	else if (st != PUMP_CANCELLED)
-		failed(pm, &pm->out_halted, false, st);
-	/* what the device took leaves txq; the rest is sent again */
-	port_tx_done(pm->port, sent);
+	pm->out_done = true;
+	pm->out_st = (uint8_t)st;
+	pm->out_sent = sent < pm->out_len ? sent : pm->out_len; /* never more than was sent */
 }
 
-enum pump_clear pump_recover(const struct pump *pm)
+void pump_ctrl_done(struct pump *pm, enum pump_status st)
 {
-	if (!pm->running || pm->verdict != PUMP_FINE)
-		return PUMP_CLEAR_NONE;
-	/* the other transfers of a halted direction come back by themselves
-	 * (each stalls): they are never cancelled, as a cancel can cross a
-	 * completion that carries a packet */
-	if (pm->in_halted && pm->in_flight == 0)
-		return PUMP_CLEAR_IN;
-	if (pm->out_halted && !pm->out_busy)
-		return PUMP_CLEAR_OUT;
-	return PUMP_CLEAR_NONE;
-}
-
-void pump_halt_cleared(struct pump *pm, enum pump_clear which, bool ok)
-{
-	if (!ok) {
-		decide(pm, PUMP_GIVE_UP, "the endpoint halt could not be cleared");
+	if (pm->ctrl == PUMP_CTRL_NONE || pm->ctrl_done)
+		return;
+	if (!pm->running) {
+		pm->ctrl = PUMP_CTRL_NONE;
 		return;
 	}
-	if (which == PUMP_CLEAR_IN)
-		pm->in_halted = false;
-	else if (which == PUMP_CLEAR_OUT)
-		pm->out_halted = false;
-	log_info("%s: bulk %s recovered", pm->name, which == PUMP_CLEAR_IN ? "IN" : "OUT");
+	pm->ctrl_done = true;
+	pm->ctrl_st = (uint8_t)st;
 }

@@ -203,7 +203,7 @@ static void get_serial(const struct tty *t, const struct tty_ioctl *io, struct t
 
 /*
  * serial_set_serial(): only close_delay and closing_wait are kept, and
- * changing either takes CAP_SYS_ADMIN (here: uid 0); flags such as
+ * changing either takes CAP_SYS_ADMIN of the caller; flags such as
  * ASYNC_LOW_LATENCY are accepted and forgotten.
  */
 static void set_serial(struct tty *t, const struct tty_ioctl *io, struct tty_reply *r)
@@ -215,7 +215,7 @@ static void set_serial(struct tty *t, const struct tty_ioctl *io, struct tty_rep
 	memset(&ss, 0, sizeof(ss));
 	memcpy(&ss, io->in, serial_size(io));
 	r->action = TTY_ANSWER;
-	if (io->caller_uid != 0 &&
+	if (!io->caller_admin &&
 	    (ss.close_delay != t->close_delay || ss.closing_wait != t->closing_wait)) {
 		r->err = EPERM;
 		return;
@@ -329,12 +329,12 @@ static void xonc_ioctl(struct tty *t, const struct tty_ioctl *io, struct tty_rep
 /*
  * TIOCSTI: the byte goes through the line discipline as if the handheld
  * had sent it.  /dev/pilot is never the caller's controlling terminal, so
- * only CAP_SYS_ADMIN (here: uid 0) may, as tiocsti() checks before it
+ * only a caller with CAP_SYS_ADMIN may, as tiocsti() checks before it
  * reads the byte.
  */
 static void sti_ioctl(const struct tty_ioctl *io, struct tty_reply *r)
 {
-	if (io->caller_uid != 0) {
+	if (!io->caller_admin) {
 		r->err = EPERM;
 		return;
 	}
@@ -369,8 +369,8 @@ static void softcar_lock_ioctl(struct tty *t, const struct tty_ioctl *io, struct
 			answer(r, &t->locked, TERMIOS_SIZE);
 		break;
 	case TIOCSLCKTRMIOS:
-		/* CAP_SYS_ADMIN (here: uid 0), asked before the argument is read */
-		if (io->caller_uid != 0)
+		/* CAP_SYS_ADMIN, asked before the argument is read */
+		if (!io->caller_admin)
 			r->err = EPERM;
 		else if (have(io, r, TERMIOS_SIZE, 0))
 			memcpy(&t->locked, io->in, TERMIOS_SIZE);

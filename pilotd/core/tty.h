@@ -46,10 +46,11 @@ struct tty_ioctl {
 	size_t out_len; /* room given for the answer */
 	bool compat;	/* a 32-bit caller */
 	/*
-	 * The caller's uid (the CUSE edge: fuse_req_ctx()): TIOCSSERIAL changes
-	 * need 0, as usb-serial needs CAP_SYS_ADMIN.
+	 * The calling thread has CAP_SYS_ADMIN (the CUSE edge asks
+	 * /proc/TID/status, core/caps.h): TIOCSTI and TIOCSSERIAL's changes
+	 * need it, as the kernel's capable() checks; uid 0 alone is not enough.
 	 */
-	uint32_t caller_uid;
+	bool caller_admin;
 };
 
 enum tty_action {

@@ -60,7 +60,13 @@ static void check_reply(const struct tty_ioctl *io, const struct tty_context *ct
 	FUZZ_CHECK(r->action == TTY_ANSWER || r->action == TTY_FETCH ||
 		   r->action == TTY_WAIT_DRAIN || r->action == TTY_WAIT_MODEM);
 	FUZZ_CHECK((r->flush & ~(TTY_FLUSH_IN | TTY_FLUSH_OUT)) == 0);
-	FUZZ_CHECK(r->err == 0 || r->err == EINVAL || r->err == ENOTTY);
+	FUZZ_CHECK(r->err == 0 || r->err == EINVAL || r->err == ENOTTY ||
+		   (r->err == EPERM && !io->caller_admin &&
+		    (io->cmd == TIOCSTI || io->cmd == TIOCSSERIAL)));
+	/* without CAP_SYS_ADMIN no byte is injected (what a fetch returns
+	 * again is checked on the second call) */
+	if (!io->caller_admin)
+		FUZZ_CHECK(!r->inject);
 	if (r->err)
 		FUZZ_CHECK(r->action == TTY_ANSWER && r->out_len == 0 && r->flush == 0);
 	if (r->action == TTY_ANSWER)
@@ -109,9 +115,11 @@ static void one_ioctl(struct tty *t, struct input *in)
 	uint8_t flags = input_u8(in);
 	struct tty_context ctx = { .carrier = flags & 2, .drained = flags & 4 };
 	struct tty_reply r;
+	uint16_t closing_wait, close_delay;
 	uint8_t *bytes;
 
 	io.compat = flags & 1;
+	io.caller_admin = flags & 8; /* root with its capabilities, or anyone */
 	io.in_len = input_u8(in) % 64;
 	io.out_len = input_u8(in) % 128;
 	ctx.rx_queued = input_u16(in);
@@ -121,11 +129,16 @@ static void one_ioctl(struct tty *t, struct input *in)
 	ctx.carrier_changes = input_u32(in);
 	bytes = input_bytes(in, io.in_len);
 	io.in = bytes;
+	closing_wait = t->closing_wait;
+	close_delay = t->close_delay;
 	tty_ioctl(t, &io, &ctx, &r);
 	free(bytes);
 	check_reply(&io, &ctx, &r);
 	if (r.action == TTY_FETCH)
 		refetch(t, &io, &ctx, &r, in);
+	/* only CAP_SYS_ADMIN changes the closing wait (TIOCSSERIAL) */
+	if (!io.caller_admin)
+		FUZZ_CHECK(t->closing_wait == closing_wait && t->close_delay == close_delay);
 	check_tty(t, in);
 }
 

@@ -1822,6 +1822,63 @@ static void p_close_pending(void)
 	out("handheld_had=%" PRIu64, palm_stat("out_bytes"));
 }
 
+/* closing_wait in centiseconds, set without a word in the result */
+static void set_closing_wait(int fd, unsigned int cs)
+{
+	struct serial_struct ss;
+
+	memset(&ss, 0, sizeof(ss));
+	ioctl(fd, TIOCGSERIAL, &ss);
+	ss.closing_wait = (unsigned short)cs;
+	ioctl(fd, TIOCSSERIAL, &ss);
+}
+
+static void *close_body(void *arg)
+{
+	close(*(int *)arg);
+	return NULL;
+}
+
+/*
+ * An O_NONBLOCK open while the last close's output drains (a closing wait
+ * of 1 s, the handheld taking nothing more): tty_open() waits for the
+ * closer's tty_lock whatever the flags.  pyserial and pilot-link open
+ * with O_NONBLOCK and retry nothing (issue 26 row 11).
+ */
+static void p_open_nonblock_closing(void)
+{
+	static char buf[65536];
+	int fd = dev(), fd2;
+	struct pollfd p = { .events = POLLOUT };
+	pthread_t t;
+	double t0;
+
+	make_raw(fd, 0, 0, 0);
+	set_closing_wait(fd, 100);
+	palm_mode("echo"); /* it takes 1 MiB nobody reads, then no more */
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	memset(buf, 'n', sizeof(buf));
+	p.fd = fd;
+	t0 = now_s();
+	while (now_s() - t0 < 60) {
+		if (write(fd, buf, sizeof(buf)) < 0 && errno == EAGAIN && poll(&p, 1, 1000) == 0)
+			break; /* full, and the handheld takes nothing */
+	}
+	pthread_create(&t, NULL, close_body, &fd);
+	usleep(200000);
+	t0 = now_s();
+	fd2 = dev_open(O_RDWR | O_NONBLOCK);
+	ret("open", fd2 < 0 ? -1 : 0, errno);
+	out("took=%s", bucket(now_s() - t0));
+	pthread_join(t, NULL);
+	palm("reset-stats");
+	palm_mode("sink");
+	if (fd2 >= 0) {
+		set_closing_wait(fd2, 3000);
+		close(fd2);
+	}
+}
+
 static int gone_fd = -1;
 static pthread_t miwait_thread;
 static long miwait_result;
@@ -2128,6 +2185,7 @@ static const struct probe probes[] = {
 	P(in_ixoff, 0),
 	P(roundtrip_raw, 0),
 	P(close_pending, 0),
+	P(open_nonblock_closing, 0),
 	/* from here on in this order: the handheld leaves and comes back */
 	P(depart, 0),
 	P(gone_miwait, 0),

@@ -7,15 +7,19 @@
  *
  *   pty-handheld [--slp] [--wakeup-baud N] [--dlp-version 1.1|...|1.4|R/A] [--drop-ack]
  *                [--capacity BYTES] [--overstate-free BYTES]
- *                [--store FILE]... [--export DIR]
+ *                [--store FILE]... [--export DIR] [--user FILE]
  *                -- palm-sync --port @PTY@ list
  *
  * @PTY@ in the command becomes the slave's path.  Exits with the
  * command's status; with --export, the store is written out afterwards.
+ * --user FILE keeps the user info (ids, lastSyncPC, sync dates, name)
+ * from one run to the next, as a handheld keeps it between syncs; without
+ * it (or with no such file yet) the handheld has never synced (lastSyncPC 0).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +32,32 @@
 #include "dlp_server.h"
 #include "link.h"
 #include "store.h"
+
+static void user_load(const char *path, struct dlp_user *u)
+{
+	FILE *f = path ? fopen(path, "r") : NULL;
+	long long last = 0, ok = 0;
+
+	if (!f)
+		return;
+	if (fscanf(f, "%" SCNu32 " %" SCNu32 " %" SCNx32 " %lld %lld %40[^\n]", &u->user_id,
+		   &u->viewer_id, &u->last_sync_pc, &last, &ok, u->name) >= 5) {
+		u->last_sync = (time_t)last;
+		u->successful_sync = (time_t)ok;
+	}
+	fclose(f);
+}
+
+static void user_save(const char *path, const struct dlp_user *u)
+{
+	FILE *f = path ? fopen(path, "w") : NULL;
+
+	if (!f)
+		return;
+	fprintf(f, "%" PRIu32 " %" PRIu32 " %" PRIx32 " %lld %lld %s\n", u->user_id, u->viewer_id,
+		u->last_sync_pc, (long long)u->last_sync, (long long)u->successful_sync, u->name);
+	fclose(f);
+}
 
 static int write_all(int fd, struct hs_buf *b)
 {
@@ -121,6 +151,7 @@ int main(int argc, char **argv)
 		{ "drop-ack", no_argument, NULL, 'a' },
 		{ "store", required_argument, NULL, 'f' },
 		{ "export", required_argument, NULL, 'e' },
+		{ "user", required_argument, NULL, 'u' },
 		{ "capacity", required_argument, NULL, 'c' },
 		{ "wakeup-baud", required_argument, NULL, 'b' },
 		{ "overstate-free", required_argument, NULL, 'o' },
@@ -132,7 +163,7 @@ int main(int argc, char **argv)
 	enum hs_stack stack = HS_NET;
 	uint16_t version, reported;
 	uint32_t overstate = 0;
-	const char *export_dir = NULL;
+	const char *export_dir = NULL, *user_file = NULL;
 	char slave_path[128];
 	bool drop_ack = false;
 	int master = -1, slave = -1, c, status;
@@ -144,6 +175,7 @@ int main(int argc, char **argv)
 		case 's': stack = HS_SLP; break;
 		case 'a': drop_ack = true; break;
 		case 'e': export_dir = optarg; break;
+		case 'u': user_file = optarg; break;
 		case 'c': store.capacity = strtoul(optarg, NULL, 10); break;
 		case 'o': overstate = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'b': link.wakeup_baud = (uint32_t)strtoul(optarg, NULL, 10); break;
@@ -176,11 +208,13 @@ int main(int argc, char **argv)
 	dlp_server_init(&dlp, &store, version);
 	dlp.reported = reported;
 	dlp.overstate_free = overstate;
+	user_load(user_file, &dlp.user);
 	hs_link_init(&link, HS_HANDHELD, stack, hs_now_ms());
 	link.drop_acks = drop_ack ? 1 : 0;
 	child = run(argv + optind, slave_path);
 	close(slave);
 	status = serve(master, child, &link, &dlp);
+	user_save(user_file, &dlp.user);
 	if (export_dir && store_export(&store, export_dir) < 0)
 		fprintf(stderr, "pty-handheld: cannot export to %s\n", export_dir);
 	/* idle=1: the desktop acknowledged everything, the last answer too */

@@ -30,6 +30,12 @@ each connection the client makes.
                     a veth pair; mid-session its link goes down: the client
                     must hang up within 60 s (pilotd says 25 s); exit 77 when
                     network namespaces cannot be made
+  stops-reading     row 15 of issue 26: once the stream runs, the server reads
+                    nothing more and sends nothing, its socket left open (its
+                    kernel still takes pilotd's few packets): the client must
+                    hang up within 60 s (pilotd: an OUT packet unanswered 10 s
+                    with nothing from the server sends a GET_STATUS, whose 10 s
+                    deadline ends the connection), call again and echo 256 KiB
   oversized-packet  a bulk packet announced at 120 MiB (libusbredirparser
                     allocates up to 128 MiB) and 32 MiB of it sent: the client
                     drops the connection at the header, reads none of it, its
@@ -41,7 +47,8 @@ each connection the client makes.
                     silent-peer case runs it inside the server's namespace)
 
 Run as root (namespaces); second-address and silent-peer exit 77 when
-they cannot make theirs.  redir-client built with ASan and UBSan ends
+they cannot make theirs, and fail instead when CI is set (CI=true), so
+that a CI run cannot pass without them.  redir-client built with ASan and UBSan ends
 non-zero on any report, which fails the case.  REDIR_VERBOSE=1 shows
 the client's output when a case passes too.
 
@@ -154,6 +161,13 @@ def palm_device_connect():
 CLIENT, SIM = 0, 1
 
 
+def client_hung_up(conn):
+    """Without reading what it sent: has the client closed its end?"""
+    p = select.poll()
+    p.register(conn, select.POLLRDHUP)
+    return bool(p.poll(0))
+
+
 class Session:
     """One client connection relayed to a palm-sim of its own.  An attack's
     hooks see each packet and pass it on with send(); hold() delays what
@@ -165,6 +179,7 @@ class Session:
         self.queued = [[], []]  # (not before, bytes) towards each side
         self.out = [b"", b""]
         self.hold_until = [0.0, 0.0]
+        self.deaf = False  # reads nothing more from the client
         self.attack = attack
         for c in conns:
             c.setblocking(False)
@@ -187,7 +202,10 @@ class Session:
             self.release()
             wait = min([q[0][0] - time.monotonic() for q in self.queued if q] + [0.05])
             writers = [self.conns[s] for s in (CLIENT, SIM) if self.out[s]]
-            readable, writable, _ = select.select(self.conns, writers, [], max(wait, 0))
+            readers = [self.conns[SIM]] + ([] if self.deaf else [self.conns[CLIENT]])
+            if self.deaf and client_hung_up(self.conns[CLIENT]):
+                return
+            readable, writable, _ = select.select(readers, writers, [], max(wait, 0))
             for side in (CLIENT, SIM):
                 conn = self.conns[side]
                 if conn in writable:
@@ -279,6 +297,22 @@ class No32BitLengths(PassOn):
             s.hold(CLIENT, 0.3)
             self.held = True
         super().from_sim(s, pkt)
+
+
+class StopsReading(PassOn):
+    """Row 15 of issue 26.  Once palm-sim's first OUT reply has gone to the
+    client, the server reads nothing more from it and sends it nothing."""
+
+    def __init__(self):
+        self.deaf_at = None
+
+    def from_sim(self, s, pkt):
+        if self.deaf_at is not None:
+            return
+        super().from_sim(s, pkt)
+        if pkt.ptype == BULK_PACKET and not pkt.bulk()[0] & 0x80:
+            s.deaf = True
+            self.deaf_at = time.monotonic()
 
 
 class Relay:
@@ -506,6 +540,33 @@ def case_flood(args, tmp, kind):
     finally:
         client.close()
         srv.close()
+
+
+def case_stops_reading(args, tmp):
+    attack = StopsReading()
+    path = os.path.join(tmp, "relay.sock")
+    relay = Relay(unix_listener(path), args.sim, tmp, [attack]).start()
+    client = Client(args.client, path, "--echo", str(256 * 1024), "--seconds", "100")
+    try:
+        hung = client.wait_line("hangup", 100)
+        rc = client.finish(timeout=110)
+        args.out = client.output()
+        if attack.deaf_at is None:
+            raise Fail("the relay never saw an OUT reply")
+        if hung is None:
+            raise Fail("the client never hung up on a server that stopped reading")
+        took = hung - attack.deaf_at
+        print(f"a server that stopped reading was hung up on {took:.1f} s later "
+              f"(bound {HANGUP_BOUND_S} s); {relay.connections} calls")
+        if took > HANGUP_BOUND_S:
+            raise Fail(f"{took:.1f} s before the client hung up, above {HANGUP_BOUND_S} s")
+        if relay.connections < 2:
+            raise Fail("the client did not call again")
+        check_exit(client, rc, "256 KiB after a server that stopped reading")
+    finally:
+        client.close()
+        relay.stop()
+    print("ok: a server that stopped reading was hung up on, called again, and 256 KiB echoed")
 
 
 def vm_hwm_kb(pid):
@@ -751,6 +812,7 @@ CASES = {
     "no-32bit-lengths": case_no_32bit_lengths,
     "second-address": case_second_address,
     "silent-peer": case_silent_peer,
+    "stops-reading": case_stops_reading,
     "oversized-packet": case_oversized_packet,
     "disconnect-no-device": case_disconnect_no_device,
     "relay": case_relay,
@@ -777,6 +839,9 @@ def main():
         try:
             CASES[args.case](args, tmp)
         except Skip as e:
+            if os.environ.get("CI"):
+                sys.stderr.write(f"FAIL: {args.case}: cannot run here, and CI is set: {e}\n")
+                sys.exit(1)
             print(f"skip: {e}")
             sys.exit(77)
         except Fail as e:

@@ -133,7 +133,7 @@ static void tx_ready(void *ctx)
 	struct client *c = ctx;
 
 	if (c->link)
-		c->link->ops->kick_tx(c->link);
+		link_tx_ready(c->link);
 }
 
 static void rx_room(void *ctx)
@@ -141,7 +141,23 @@ static void rx_room(void *ctx)
 	struct client *c = ctx;
 
 	if (c->link)
-		c->link->ops->rx_room(c->link);
+		link_rx_room(c->link);
+}
+
+static void tx_abort(void *ctx)
+{
+	struct client *c = ctx;
+
+	if (c->link)
+		link_tx_abort(c->link);
+}
+
+static void rx_stop(void *ctx)
+{
+	struct client *c = ctx;
+
+	if (c->link)
+		link_rx_stop(c->link);
 }
 
 static void last_close(void *ctx)
@@ -149,7 +165,7 @@ static void last_close(void *ctx)
 	struct client *c = ctx;
 
 	if (c->link)
-		c->link->ops->last_close(c->link);
+		link_last_close(c->link);
 }
 
 /* What a desktop does next: open, keep a read parked, write the pattern. */
@@ -245,6 +261,8 @@ static int setup(struct client *c, const char *server, size_t txq_size)
 		.drop_poll_handle = nothing,
 		.tx_ready = tx_ready,
 		.rx_room = rx_room,
+		.tx_abort = tx_abort,
+		.rx_stop = rx_stop,
 		.last_close = last_close,
 	};
 	const struct link_match match = { .any_palm = true };

@@ -378,21 +378,21 @@ static long port_query(void *ctx, unsigned int cmd)
 {
 	struct port_side *ps = ctx;
 
-	return answer_of(ps, ph_ioctl(&ps->h, ps->fh, cmd, 0, NULL, 0, sizeof(int), 1000), NULL, 0);
+	return answer_of(ps, ph_ioctl(&ps->h, ps->fh, cmd, 0, NULL, 0, sizeof(int), false), NULL, 0);
 }
 
 static long port_ioctl_arg(void *ctx, unsigned int cmd, unsigned long arg)
 {
 	struct port_side *ps = ctx;
 
-	return answer_of(ps, ph_ioctl(&ps->h, ps->fh, cmd, arg, NULL, 0, 0, 1000), NULL, 0);
+	return answer_of(ps, ph_ioctl(&ps->h, ps->fh, cmd, arg, NULL, 0, 0, false), NULL, 0);
 }
 
 static long port_setattr(void *ctx, const struct termios2 *t)
 {
 	struct port_side *ps = ctx;
 
-	return answer_of(ps, ph_ioctl(&ps->h, ps->fh, TCSETS2, 0, t, sizeof(*t), 0, 1000), NULL, 0);
+	return answer_of(ps, ph_ioctl(&ps->h, ps->fh, TCSETS2, 0, t, sizeof(*t), 0, false), NULL, 0);
 }
 
 static size_t port_handheld(void *ctx, uint8_t *b, size_t n)

@@ -216,7 +216,7 @@ int ph_unanswered_or_twice(struct ph *h)
 
 uint64_t ph_open(struct ph *h, uint32_t uid, bool nonblock, bool listen)
 {
-	struct port_open_args a = { .uid = uid, .nonblock = nonblock };
+	struct port_open_args a = { .uid = uid, .admin = uid == 0, .nonblock = nonblock };
 	void *req = ph_req(h);
 	struct ph_answer *an = ph_ans(h, req);
 
@@ -245,14 +245,14 @@ void *ph_write(struct ph *h, uint64_t fh, const void *buf, size_t len, bool nonb
 }
 
 void *ph_ioctl(struct ph *h, uint64_t fh, unsigned int cmd, uintptr_t arg, const void *in,
-	       size_t in_len, size_t out_len, uint32_t caller_uid)
+	       size_t in_len, size_t out_len, bool caller_admin)
 {
 	struct tty_ioctl io = { .cmd = cmd,
 				.arg = arg,
 				.in = in,
 				.in_len = in_len,
 				.out_len = out_len,
-				.caller_uid = caller_uid };
+				.caller_admin = caller_admin };
 	void *req = ph_req(h);
 
 	port_ioctl(h->port, req, fh, &io);

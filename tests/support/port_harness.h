@@ -71,7 +71,7 @@ uint64_t ph_open(struct ph *h, uint32_t uid, bool nonblock, bool listen);
 void *ph_read(struct ph *h, uint64_t fh, size_t size, bool nonblock, uint64_t now);
 void *ph_write(struct ph *h, uint64_t fh, const void *buf, size_t len, bool nonblock);
 void *ph_ioctl(struct ph *h, uint64_t fh, unsigned int cmd, uintptr_t arg, const void *in,
-	       size_t in_len, size_t out_len, uint32_t caller_uid);
+	       size_t in_len, size_t out_len, bool caller_admin);
 /* The handheld takes up to max bytes and acknowledges them; returns how many. */
 size_t ph_handheld_takes(struct ph *h, size_t max);
 

@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "dlp.h"
+#include "dlp_calls.h"
 #include "dlp_server.h"
 #include "testpattern.h"
 #include "wire.h"
@@ -316,10 +317,12 @@ static const struct step steps[] = {
 	  B("\1\0\0\0\0\x08\0\5\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
 	    "\0\0\0\0\0\0\0\0"),
 	  0, NO_ANSWER },
+	/* modification number 3: MoveCategory moved two records, CleanUpDatabase
+	 * purged one; the date moves only when the database is closed */
 	{ "FindDB by handle: open, backup, version 5", 0x0104, 0x39, 0x21, B("\x80\1"), 0, 0x20,
 	  B("\0\0\0\0\0\3\0\0\0\1"
 	    "\x34\x40\x80\x08"
-	    "DATAtodo\0\5\0\0\0\0"
+	    "DATAtodo\0\5\0\0\0\3"
 	    "\x07\x70\1\1\0\0\0\0\x07\x70\1\1\0\0\0\0\x07\x70\1\1\0\0\0\0"
 	    "\0\2ToDoDB\0\0") },
 	{ "SetDBInfo: a name that exists", 0x0104, 0x3a, 0x20,
@@ -592,6 +595,88 @@ static void test_calls_more(void)
 	CHECK(srv.calls[DLP_PROCESS_RPC] == 4);
 }
 
+/* FindDB by name: the database's modification number and date (Unix time). */
+static void db_numbers(const char *name, uint32_t *modnum, time_t *mtime)
+{
+	uint8_t req[40] = { 0x80, 0 };
+	struct dlp_dbinfo d;
+	size_t used;
+	const uint8_t *p;
+
+	memcpy(req + 2, name, strlen(name) + 1);
+	CHECK_EQ(call(DLP_FIND_DB, 0, req, 2 + strlen(name) + 1), 0);
+	p = dlp_find_arg(&got, DLP_ARG_FIRST) ? dlp_find_arg(&got, DLP_ARG_FIRST)->data : NULL;
+	CHECK(p &&
+	      dlp_dbinfo_get(p + 10, dlp_find_arg(&got, DLP_ARG_FIRST)->len - 10, &d, &used) == 0);
+	*modnum = p ? d.modnum : 0;
+	*mtime = p ? d.mtime : 0;
+}
+
+/*
+ * The handheld's bookkeeping as Palm OS keeps it: the modification number
+ * goes up by one for every record written, changed or deleted (and every
+ * record purged or moved), by a desktop or by the user; the date moves
+ * when a changed database is closed, and not for one only read; the last
+ * sync date the desktop wrote is the successful one after a normal end.
+ */
+static void test_bookkeeping(void)
+{
+	static const uint8_t open_rw[] = "\0\xc0ToDoDB", open_ro[] = "\0\x80ToDoDB";
+	uint8_t write[] = { 1, 0x80, 0, 0, 0, 0, 0, 1, 'n', 'e', 'w', 0 };
+	uint8_t del[6] = { 1, 0 }, user[22] = { 0 };
+	struct pdb *db = store_find(&store, "ToDoDB", NULL);
+	uint32_t modnum, before;
+	time_t mtime;
+	const uint8_t *u;
+
+	srv.version = 0x0104;
+	dlp_server_new_sync(&srv);
+	db->mtime = pdb_time_from_unix(1000000000); /* 2001-09-09 */
+	db_numbers("ToDoDB", &before, &mtime);
+	CHECK_EQ(mtime, 1000000000);
+	CHECK_EQ(call(DLP_OPEN_DB, 0, open_ro, sizeof(open_ro)), 0);
+	CHECK_EQ(call(DLP_CLOSE_DB, 0, "\1", 1), 0);
+	db_numbers("ToDoDB", &modnum, &mtime);
+	CHECK(modnum == before && mtime == 1000000000); /* only read: nothing moves */
+
+	CHECK_EQ(call(DLP_OPEN_DB, 0, open_rw, sizeof(open_rw)), 0);
+	CHECK_EQ(call(DLP_WRITE_RECORD, 0, write, sizeof(write)), 0); /* a new record */
+	put_be32(write + 2, get_be32(arg_data(DLP_ARG_FIRST, 4)));
+	put_be32(del + 2, get_be32(write + 2));
+	CHECK_EQ(call(DLP_WRITE_RECORD, 0, write, sizeof(write)), 0); /* changed */
+	db_numbers("ToDoDB", &modnum, &mtime);
+	CHECK_EQ(modnum, before + 2);
+	CHECK_EQ(mtime, 1000000000); /* still open */
+	CHECK_EQ(call(DLP_DELETE_RECORD, 0, del, sizeof(del)), 0);
+	CHECK_EQ(call(DLP_DELETE_RECORD, 0, del, sizeof(del)), DLP_ERR_NOT_FOUND);
+	CHECK_EQ(call(DLP_CLOSE_DB, 0, "\1", 1), 0);
+	db_numbers("ToDoDB", &modnum, &mtime);
+	CHECK_EQ(modnum, before + 3);
+	CHECK(mtime >= dlp_server_clock(&srv) - 5 && mtime <= dlp_server_clock(&srv));
+
+	/* the user at the handheld: the date moves at once (the database is closed) */
+	db->mtime = pdb_time_from_unix(1000000000);
+	dlp_server_touch(&srv, db, 1);
+	db_numbers("ToDoDB", &modnum, &mtime);
+	CHECK(modnum == before + 4 && mtime > 1000000000);
+
+	/* the desktop's last sync PC and date; a normal end makes it successful */
+	put_be32(user + 8, 0x50494c4f);
+	dlp_date_encode(1100000000, user + 12);
+	user[20] = 0x40 | 0x20;
+	CHECK_EQ(call(DLP_WRITE_USER_INFO, 0, user, sizeof(user)), 0);
+	CHECK_EQ(call(DLP_END_OF_SYNC, 0, "\0\0", 2), 0);
+	CHECK_EQ(call(DLP_READ_USER_INFO, 0, NULL, 0), 0);
+	u = arg_data(DLP_ARG_FIRST, 30 + strlen(srv.user.name) + 1);
+	CHECK(get_be32(u + 8) == 0x50494c4f && dlp_date_decode(u + 12) == 1100000000 &&
+	      dlp_date_decode(u + 20) == 1100000000);
+	/* a sync that ends in error: the last sync moves, the successful one stays */
+	dlp_server_new_sync(&srv);
+	CHECK_EQ(call(DLP_END_OF_SYNC, 0, "\0\1", 2), 0);
+	CHECK(srv.user.successful_sync == 1100000000 &&
+	      srv.user.last_sync >= dlp_server_clock(&srv) - 5); /* the handheld's clock */
+}
+
 /* Every request cut short, and random ones: always one answer, never a crash. */
 static void test_malformed(void)
 {
@@ -638,6 +723,7 @@ int main(void)
 	test_calls();
 	test_calls_more();
 	test_card();
+	test_bookkeeping();
 	test_malformed();
 	dlp_server_free(&srv);
 	store_free(&store);

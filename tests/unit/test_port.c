@@ -7,6 +7,7 @@
  */
 #include <asm/ioctls.h>
 #include <errno.h>
+#include <linux/serial.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,7 @@ struct answer {
 static struct fake {
 	struct answer ans[NREQ];
 	int next_req;
-	int tx_ready, rx_room, last_close, notified, parked, dropped_handles;
+	int tx_ready, rx_room, rx_stop, last_close, notified, parked, dropped_handles;
 	int seq, tx_ready_seq; /* hook calls so far; the last tx_ready's */
 	bool opener_gone;
 	struct port *port;	  /* for hooks that call back into it */
@@ -153,15 +154,21 @@ static void h_last_close(void *ctx)
 	fk.last_close++;
 }
 
-static void setup(struct port *p)
+static void h_rx_stop(void *ctx)
 {
-	static const struct port_config cfg = { .rxq_size = 4096,
-						.txq_size = 4096,
-						.read_max = 1024,
-						.files_max = 8,
-						.parked_max = 64,
-						.parked_write_bytes = 8192,
-						.closing_wait_ms = 30000 };
+	fk.rx_stop++;
+}
+
+static const struct port_config test_cfg = { .rxq_size = 4096,
+					     .txq_size = 4096,
+					     .read_max = 1024,
+					     .files_max = 8,
+					     .parked_max = 64,
+					     .parked_write_bytes = 8192,
+					     .closing_wait_ms = 30000 };
+
+static void setup_with(struct port *p, const struct port_config *cfg)
+{
 	static const struct port_hooks hooks = {
 		.answer_open = h_open,
 		.answer_data = h_data,
@@ -174,13 +181,19 @@ static void setup(struct port *p)
 		.drop_poll_handle = h_drop,
 		.tx_ready = h_tx_ready,
 		.rx_room = h_rx_room,
+		.rx_stop = h_rx_stop,
 		.last_close = h_last_close,
 	};
 
 	memset(&fk, 0, sizeof(fk));
 	fk.port = p;
-	CHECK_EQ(port_init(p, &cfg, &hooks), 0);
+	CHECK_EQ(port_init(p, cfg, &hooks), 0);
 	make_raw_termios(&p->tty.termios); /* the tests of lines set ICANON */
+}
+
+static void setup(struct port *p)
+{
+	setup_with(p, &test_cfg);
 }
 
 static void *new_req(void)
@@ -205,7 +218,8 @@ static void check_all_answered_once(void)
 
 static uint64_t do_open_as(struct port *p, uint32_t uid, bool nonblock)
 {
-	struct port_open_args a = { .uid = uid, .nonblock = nonblock };
+	/* uid 0 stands for root with its capabilities (test_privilege: without) */
+	struct port_open_args a = { .uid = uid, .admin = uid == 0, .nonblock = nonblock };
 	void *req = new_req();
 
 	port_open(p, req, &a);
@@ -781,7 +795,7 @@ static void test_poll_notify(void)
 /* Bounds: open files, parked requests, bytes of parked writes. */
 static void test_bounds(void)
 {
-	struct port_open_args a = { .uid = 0 };
+	struct port_open_args a = { .uid = 0, .admin = true };
 	uint64_t fh[8], mine[2];
 	char big[3000], buf[4096];
 	void *req, *w1, *w2;
@@ -791,13 +805,13 @@ static void test_bounds(void)
 	/* one user other than root: a quarter of the 8 files */
 	mine[0] = do_open_as(&p, 1000, false);
 	mine[1] = do_open_as(&p, 1000, false);
-	a.uid = 1000;
+	a = (struct port_open_args){ .uid = 1000 };
 	req = new_req();
 	port_open(&p, req, &a);
 	CHECK(is_err(req, ENFILE));
 	port_release(&p, mine[0]);
 	port_release(&p, mine[1]);
-	a.uid = 0;
+	a = (struct port_open_args){ .uid = 0, .admin = true };
 	for (int i = 0; i < 8; i++)
 		fh[i] = do_open_as(&p, 0, false);
 	req = new_req();
@@ -958,12 +972,15 @@ static void test_closing_wait(void)
 	port_open(&p, o, &blocking);
 	n = new_req();
 	port_open(&p, n, &nonblocking);
-	CHECK(ans(o)->count == 0 && is_err(n, EAGAIN));
+	/* O_NONBLOCK waits too, as tty_open() waits for the closer (row 11) */
+	CHECK(ans(o)->count == 0 && ans(n)->count == 0);
 	CHECK_EQ(port_after_events(&p, 1000), 31000);
 	CHECK_EQ(port_after_events(&p, 30999), 31000);
-	CHECK_EQ(ans(o)->count, 0);
+	CHECK(ans(o)->count == 0 && ans(n)->count == 0);
 	port_after_events(&p, 31000);
 	CHECK(ans(o)->kind == OPEN && !p.closing && fk.last_close == 1);
+	CHECK(ans(n)->kind == OPEN);
+	port_release(&p, ans(n)->fh);
 	CHECK_EQ(p.stats.tx_discarded, 5);
 	do_write(&p, ans(o)->fh, "fresh", false);
 	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 5);
@@ -1432,7 +1449,7 @@ static void test_tiocsti(void)
 {
 	struct port p;
 	uint64_t fh;
-	struct tty_ioctl sti = { .cmd = TIOCSTI, .in = "z", .in_len = 1, .caller_uid = 0 };
+	struct tty_ioctl sti = { .cmd = TIOCSTI, .in = "z", .in_len = 1, .caller_admin = true };
 	void *q;
 
 	setup(&p);
@@ -1442,7 +1459,7 @@ static void test_tiocsti(void)
 	port_ioctl(&p, q, fh, &sti);
 	CHECK(ans(q)->kind == IOCTL);
 	CHECK(is_data(do_read(&p, fh, 64, true, 1), "z"));
-	sti.caller_uid = 1000;
+	sti.caller_admin = false;
 	q = new_req();
 	port_ioctl(&p, q, fh, &sti);
 	CHECK(is_err(q, EPERM));
@@ -1764,6 +1781,313 @@ static void test_random_settings(void)
 	}
 }
 
+
+/*
+ * A file hung up by a departure and kept open belongs to the old
+ * handheld's session: the next session's last close is still the last
+ * (row 1, findings r7 and r7b).  On 45b2186 no close was the last one:
+ * TIOCEXCL refused the next user, TCOOFF stalled the next writer, and a
+ * killed desktop's unsent bytes went out ahead of the next one's.
+ */
+static void test_hung_up_file_holds_no_session(void)
+{
+	struct tty_ioctl off = { .cmd = TCXONC, .arg = TCOOFF };
+	struct port p;
+	char buf[64];
+	uint64_t kept, b, c;
+	void *req, *drain;
+
+	setup(&p);
+	port_carrier_up(&p);
+	kept = do_open(&p, false); /* one user keeps this across the departure */
+	port_carrier_down(&p);
+	port_carrier_up(&p);
+	b = do_open(&p, false);
+	do_ioctl(&p, b, TIOCEXCL, NULL, 0, 0);
+	req = new_req();
+	port_ioctl(&p, req, b, &off);
+	port_release(&p, b);
+	CHECK_EQ(fk.last_close, 1); /* the handheld is told */
+	CHECK_EQ(fk.rx_stop, 2);    /* at the departure, and at this close */
+	c = do_open(&p, false);	    /* another user: not EBUSY */
+	do_write(&p, c, "hello", false);
+	drain = do_ioctl(&p, c, TCSBRK, NULL, 0, 0);
+	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 5);
+	CHECK(memcmp(buf, "hello", 5) == 0 && ans(drain)->kind == IOCTL);
+	port_release(&p, c);
+
+	/* a killed desktop's unsent bytes: the closing wait, then discarded */
+	b = do_open(&p, false);
+	do_write(&p, b, "STALE", false);
+	port_release(&p, b);
+	CHECK(p.closing);
+	port_after_events(&p, 1000);
+	port_after_events(&p, 31000);
+	CHECK(!p.closing && fk.last_close == 3);
+	c = do_open(&p, false);
+	do_write(&p, c, "hello", false);
+	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 5);
+	CHECK(memcmp(buf, "hello", 5) == 0);
+	port_release(&p, c);
+	/* the kept file's close is no session's last */
+	port_release(&p, kept);
+	CHECK_EQ(fk.last_close, 4);
+	check_all_answered_once();
+	port_free(&p);
+}
+
+/*
+ * Echo takes the room first (ECHO on, OPOST off, a handheld that sends
+ * as fast as it takes): a blocking write still goes out, in parts as
+ * room comes, as n_tty_write() does (row 3, finding r4; on 45b2186 it
+ * waited for room for all of it, for ever).
+ */
+static void test_echo_cannot_starve_a_writer(void)
+{
+	static char big[2000], echo[512], out[512]; /* within a user's quarter */
+	struct port p;
+	uint64_t fh;
+	size_t sent = 0;
+	void *w;
+	int round;
+
+	setup(&p);
+	port_carrier_up(&p);
+	fh = do_open(&p, false);
+	set_flags(&p, fh, 0, 0, ECHO);
+	memset(echo, 'e', sizeof(echo));
+	memset(big, 'w', sizeof(big));
+	for (int i = 0; i < 8; i++) { /* the echo fills txq */
+		port_rx(&p, echo, sizeof(echo), 1);
+		CHECK(ans(do_read(&p, fh, sizeof(echo), true, 1))->len == sizeof(echo));
+	}
+	CHECK_EQ(byteq_space(&p.txq), 0);
+	w = new_req();
+	port_write(&p, w, fh, big, sizeof(big), false);
+	for (round = 0; round < 100 && !ans(w)->count; round++) {
+		size_t n = port_tx_take(&p, out, sizeof(out)); /* the handheld takes 512 */
+
+		for (size_t i = 0; i < n; i++)
+			sent += out[i] == 'w';
+		port_tx_done(&p, n);
+		port_rx(&p, echo, sizeof(echo), 2); /* ... and says 512 more */
+		port_after_events(&p, 2);
+		do_read(&p, fh, sizeof(echo), true, 2);
+	}
+	CHECK(ans(w)->kind == WRITTEN && ans(w)->len == sizeof(big));
+	CHECK(round < 20);
+	while (port_tx_queued(&p)) {
+		size_t n = port_tx_take(&p, out, sizeof(out));
+
+		for (size_t i = 0; i < n; i++)
+			sent += out[i] == 'w';
+		port_tx_done(&p, n);
+	}
+	CHECK_EQ(sent, sizeof(big));
+	port_release(&p, fh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
+/*
+ * Room promised to the transport holds whatever the settings become while
+ * its transfers fly (row 4, finding r2): PARMRK doubles each 0xff, ICANON
+ * makes each byte a line.  On 45b2186 half of the handheld's bytes were
+ * dropped, and lines beyond the ring's bound lost their boundaries.
+ */
+static void test_promised_room_survives_new_settings(void)
+{
+	struct port_config cfg = test_cfg;
+	static uint8_t ff[2048], got[1024];
+	struct port p;
+	uint64_t fh;
+	size_t promised, total = 0;
+
+	cfg.rxq_size = 4096;
+	cfg.rx_inflight_max = 2048;
+	setup_with(&p, &cfg);
+	port_carrier_up(&p);
+	fh = do_open(&p, false);
+	memset(ff, 0xff, sizeof(ff));
+	port_rx(&p, ff, 2048, 1); /* unread */
+	promised = port_rx_room(&p);
+	CHECK_EQ(promised, 2048); /* the transport asks the handheld for these */
+	set_flags(&p, fh, PARMRK, 0, 0);
+	CHECK(port_rx_room(&p) < promised); /* the pump asks for no more meanwhile */
+	port_rx(&p, ff, promised, 2);	     /* they come, doubled */
+	CHECK_EQ(p.stats.rx_discarded, 0);
+	CHECK_EQ(port_rx_room(&p), 0);
+	for (int i = 0; i < 16 && total < 2048 + 2 * promised; i++) {
+		void *r = do_read(&p, fh, sizeof(got), true, 2);
+
+		CHECK(ans(r)->kind == DATA && ans(r)->data[0] == 0xff);
+		total += ans(r)->len;
+	}
+	CHECK_EQ(total, 2048 + 2 * promised);
+	port_release(&p, fh);
+	port_free(&p);
+
+	/* ICANON: more lines than PORT_LINES_MAX, each kept apart */
+	cfg.rxq_size = 65536;
+	cfg.rx_inflight_max = 8192;
+	setup_with(&p, &cfg);
+	port_carrier_up(&p);
+	fh = do_open(&p, false);
+	promised = port_rx_room(&p);
+	CHECK(promised >= 8192);
+	set_flags(&p, fh, 0, 0, ICANON);
+	for (int i = 0; i < 5000; i++)
+		port_rx(&p, "\n", 1, 3);
+	CHECK_EQ(p.stats.rx_discarded, 0);
+	CHECK_EQ(p.lines.count, 5000);
+	CHECK_EQ(port_rx_room(&p), 0); /* past the ring's bound: no more promises */
+	for (int i = 0; i < 3; i++)
+		CHECK(is_data(do_read(&p, fh, 64, true, 3), "\n"));
+	port_release(&p, fh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
+/*
+ * O_NONBLOCK does not skip a closing wait: tty_open() waits for the
+ * closer, whatever the flags (row 11, finding r9: EAGAIN for up to 30 s
+ * on 45b2186).  It still skips the wait for a carrier (no CLOCAL).
+ */
+static void test_nonblocking_open_waits_for_the_closer(void)
+{
+	struct port_open_args nb = { .uid = 1000, .nonblock = true };
+	struct port p;
+	char buf[64];
+	uint64_t fh;
+	void *o;
+
+	setup(&p);
+	port_carrier_up(&p);
+	fh = do_open(&p, false);
+	do_write(&p, fh, "bye", false);
+	port_release(&p, fh);
+	o = new_req();
+	port_open(&p, o, &nb);
+	CHECK_EQ(ans(o)->count, 0);
+	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 3); /* drained: the open goes */
+	CHECK(ans(o)->kind == OPEN);
+	port_release(&p, ans(o)->fh);
+	port_carrier_down(&p);
+	p.tty.termios.c_cflag &= ~(tcflag_t)CLOCAL;
+	o = new_req();
+	port_open(&p, o, &nb); /* no handheld, no CLOCAL: at once all the same */
+	CHECK(ans(o)->kind == OPEN);
+	port_release(&p, ans(o)->fh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
+/*
+ * What the kernel lets only capable(CAP_SYS_ADMIN) do needs it here too,
+ * not uid 0 (row 6): a container's root without it may not TIOCSTI into
+ * others' input, set closing_wait, open past TIOCEXCL or pass a user's
+ * quarter; a request on a file the port does not know has nobody's rights.
+ */
+static void test_privilege_is_a_capability(void)
+{
+	struct tty_ioctl sti = { .cmd = TIOCSTI, .in = "x", .in_len = 1 };
+	struct port_open_args root = { .uid = 0 }, admin = { .uid = 0, .admin = true };
+	struct serial_struct ss;
+	char big[4096];
+	struct port p;
+	uint64_t fh[4], excl;
+	void *req;
+
+	setup(&p);
+	port_carrier_up(&p);
+	for (int i = 0; i < 2; i++) { /* a quarter of the 8 files */
+		req = new_req();
+		port_open(&p, req, &root);
+		CHECK(ans(req)->kind == OPEN);
+		fh[i] = ans(req)->fh;
+	}
+	req = new_req();
+	port_open(&p, req, &root);
+	CHECK(is_err(req, ENFILE));
+	req = new_req();
+	port_open(&p, req, &admin);
+	CHECK(ans(req)->kind == OPEN);
+	fh[2] = ans(req)->fh;
+	req = new_req();
+	port_ioctl(&p, req, fh[0], &sti);
+	CHECK(is_err(req, EPERM));
+	sti.caller_admin = true;
+	req = new_req();
+	port_ioctl(&p, req, fh[0], &sti);
+	CHECK(ans(req)->kind == IOCTL);
+	CHECK(is_data(do_read(&p, fh[0], 64, true, 1), "x"));
+
+	memset(&ss, 0, sizeof(ss));
+	ss.closing_wait = ASYNC_CLOSING_WAIT_INF;
+	{
+		struct tty_ioctl set = { .cmd = TIOCSSERIAL, .in = &ss, .in_len = sizeof(ss) };
+
+		req = new_req();
+		port_ioctl(&p, req, fh[0], &set);
+		CHECK(is_err(req, EPERM));
+		CHECK(p.tty.closing_wait != ASYNC_CLOSING_WAIT_INF);
+	}
+
+	excl = fh[2];
+	do_ioctl(&p, excl, TIOCEXCL, NULL, 0, 0);
+	req = new_req();
+	port_open(&p, req, &root);
+	CHECK(is_err(req, EBUSY));
+	req = new_req();
+	port_open(&p, req, &admin);
+	CHECK(ans(req)->kind == OPEN);
+	fh[3] = ans(req)->fh;
+	do_ioctl(&p, excl, TIOCNXCL, NULL, 0, 0);
+
+	/* a file nobody knows: no share but nobody's quarter (fail closed) */
+	memset(big, 'x', sizeof(big));
+	port_write(&p, new_req(), fh[2], big, sizeof(big), false); /* txq full */
+	for (int i = 0; i < 16; i++)
+		port_read(&p, new_req(), 999999, 1, false, 1);
+	req = new_req();
+	port_read(&p, req, 999999, 1, false, 1);
+	CHECK(is_err(req, ENOBUFS)); /* 64 / 4 */
+	port_shutdown(&p);
+	for (int i = 0; i < 4; i++)
+		port_release(&p, fh[i]);
+	check_all_answered_once();
+	port_free(&p);
+}
+
+/*
+ * A departed handheld's unread bytes stay for its hung-up files until the
+ * next handheld arrives, then they go: one receive queue holds one
+ * session's input (the kernel's hung-up tty reads none at all).  The next
+ * session's files never read them (row 13, port.h says so now).
+ */
+static void test_departed_bytes_until_the_next_arrival(void)
+{
+	struct port p;
+	uint64_t old, fresh;
+
+	setup(&p);
+	port_carrier_up(&p);
+	old = do_open(&p, false);
+	port_rx(&p, "last words", 10, 1);
+	port_carrier_down(&p);
+	CHECK(is_data(do_read(&p, old, 4, true, 2), "last"));
+	port_carrier_up(&p);
+	CHECK(is_data(do_read(&p, old, 64, true, 3), "")); /* then end of file */
+	CHECK_EQ(p.stats.rx_discarded, 6);
+	fresh = do_open(&p, false);
+	port_rx(&p, "new", 3, 4);
+	CHECK(is_data(do_read(&p, fresh, 64, true, 4), "new"));
+	port_release(&p, old);
+	port_release(&p, fresh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
 /*
  * Issue 26 row 8: poll reports POLLIN, with VTIME 0, only once VMIN bytes
  * are there (n_tty's input_available_p(tty, 1)): a desktop's event loop
@@ -1857,6 +2181,12 @@ int main(void)
 	test_vmin_interrupted_returns_bytes();
 	test_ldisc_edges();
 	test_random_settings();
+	test_hung_up_file_holds_no_session();
+	test_echo_cannot_starve_a_writer();
+	test_promised_room_survives_new_settings();
+	test_nonblocking_open_waits_for_the_closer();
+	test_privilege_is_a_capability();
+	test_departed_bytes_until_the_next_arrival();
 	test_poll_vmin();
 	test_eof_across_icanon();
 	return check_result("test_port");

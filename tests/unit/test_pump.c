@@ -1,16 +1,91 @@
 // SPDX-License-Identifier: MIT
 /*
- * The bulk pump (core/pump.c) against a real port with a fake front:
- * backpressure, the OUT transfer's resend, error counting, halts and
- * their recovery, departure, and a stopped pump's late completions.
+ * The pump (core/pump.c), the transports' driving loop, against a real
+ * port with a fake front, a fake transport (struct pump_io that records
+ * each call) and a fake clock: backpressure, the OUT transfer's resend,
+ * halts cleared asynchronously and the bound on halts, the IN requests
+ * cancelled when nobody listens, the close notification, departure, and
+ * that completions only record (no hook runs inside one).
  */
+#include <errno.h>
 #include <string.h>
 
 #include "check.h"
 #include "raw_termios.h"
 #include "core/pump.h"
 
+/* ---- the fake transport ---- */
+
+static struct fake {
+	int in_submitted, in_cancelled, out_submitted, out_cancelled;
+	int clears, clear_in, closes;
+	bool flying[PUMP_IN_MAX];
+	size_t out_len;
+	uint8_t out_first;
+	int fail; /* what the next submission returns */
+} fk;
+
+static int fk_submit_in(void *ctx, int slot, uint8_t *buf, size_t len)
+{
+	if (fk.fail)
+		return fk.fail;
+	CHECK(!fk.flying[slot]);
+	fk.flying[slot] = true;
+	fk.in_submitted++;
+	return 0;
+}
+
+static int fk_submit_out(void *ctx, const uint8_t *buf, size_t len)
+{
+	if (fk.fail)
+		return fk.fail;
+	fk.out_submitted++;
+	fk.out_len = len;
+	fk.out_first = buf[0];
+	return 0;
+}
+
+static void fk_cancel_in(void *ctx, int slot)
+{
+	fk.in_cancelled++;
+}
+
+static void fk_cancel_out(void *ctx)
+{
+	fk.out_cancelled++;
+}
+
+static int fk_clear_halt(void *ctx, bool in)
+{
+	fk.clears++;
+	fk.clear_in = in;
+	return 0;
+}
+
+static int fk_close(void *ctx)
+{
+	fk.closes++;
+	return 0;
+}
+
+static const struct pump_io fake_io = {
+	.submit_in = fk_submit_in,
+	.submit_out = fk_submit_out,
+	.cancel_in = fk_cancel_in,
+	.cancel_out = fk_cancel_out,
+	.clear_halt = fk_clear_halt,
+	.close_notification = fk_close,
+};
+
+/* ---- the port, its front, and hooks wired to the pump as main.c does ---- */
+
+static struct pump pm;
+static uint8_t out_buf[256 * 1024];
+static uint64_t now;
+static int in_completion, hooks_in_completion, hooks_last_close;
 static int answers;
+static size_t read_len;
+static uint8_t read_data[4096];
 
 static int h_open(void *ctx, void *req, uint64_t fh)
 {
@@ -21,6 +96,8 @@ static int h_open(void *ctx, void *req, uint64_t fh)
 static void h_data(void *ctx, void *req, const void *buf, size_t len)
 {
 	answers++;
+	read_len = len;
+	memcpy(read_data, buf, len < sizeof(read_data) ? len : sizeof(read_data));
 }
 
 static void h_written(void *ctx, void *req, size_t len)
@@ -38,14 +115,47 @@ static void h_fetch(void *ctx, void *req, uintptr_t arg, size_t in, size_t out)
 
 static void h_err(void *ctx, void *req, int err)
 {
+	answers++;
 }
 
 static void nothing(void *ctx, void *p)
 {
 }
 
-static void none(void *ctx)
+static void h_drive(void *ctx)
 {
+	hooks_in_completion += in_completion;
+	pump_drive(&pm, now);
+}
+
+static void h_tx_abort(void *ctx)
+{
+	hooks_in_completion += in_completion;
+	pump_abort_tx(&pm, now);
+}
+
+static void h_rx_stop(void *ctx)
+{
+	hooks_in_completion += in_completion;
+	pump_rx_stop(&pm, now);
+}
+
+static void h_last_close(void *ctx)
+{
+	hooks_in_completion += in_completion;
+	hooks_last_close++;
+	pump_last_close(&pm, now);
+}
+
+static uint64_t open_file(struct port *p, bool listen)
+{
+	static const struct port_open_args a = { .uid = 1000 };
+	static int req;
+
+	port_open(p, &req, &a);
+	if (listen)
+		port_poll(p, p->next_fh, NULL); /* a desktop that listens */
+	return p->next_fh;
 }
 
 static uint64_t setup(struct port *p, size_t rxq)
@@ -67,158 +177,340 @@ static uint64_t setup(struct port *p, size_t rxq)
 		.parked = nothing,
 		.notify_poll = nothing,
 		.drop_poll_handle = nothing,
-		.tx_ready = none,
-		.rx_room = none,
-		.last_close = none,
+		.tx_ready = h_drive,
+		.tx_abort = h_tx_abort,
+		.rx_room = h_drive,
+		.rx_stop = h_rx_stop,
+		.last_close = h_last_close,
 	};
-	static const struct port_open_args a = { .uid = 0 };
-	static int req;
 
+	memset(&fk, 0, sizeof(fk));
+	now = 0;
+	hooks_in_completion = hooks_last_close = 0;
 	CHECK_EQ(port_init(p, &cfg, &hooks), 0);
 	make_raw_termios(&p->tty.termios); /* the tests of lines set ICANON */
-	port_carrier_up(p);
-	port_open(p, &req, &a);
-	port_poll(p, p->next_fh, NULL); /* a desktop that listens */
-	return p->next_fh;
+	pump_init(&pm, &fake_io, NULL, p, out_buf, sizeof(out_buf));
+	return open_file(p, true);
+}
+
+/* A handheld arrives: the carrier and the stream start at the next drive. */
+static void start(struct port *p, size_t in_size, size_t out_max)
+{
+	pump_start(&pm, "test", in_size, out_max);
+	CHECK(!p->carrier);
+	pump_drive(&pm, now);
+	CHECK(p->carrier);
+}
+
+/* The handheld answers IN slot i (in_completion: as inside its callback). */
+static void in_reply(int i, enum pump_status st, const char *data)
+{
+	CHECK(fk.flying[i]);
+	fk.flying[i] = false;
+	in_completion = 1;
+	pump_in_done(&pm, i, st, data, data ? strlen(data) : 0);
+	in_completion = 0;
+}
+
+static void done(struct port *p)
+{
+	port_shutdown(p);
+	port_free(p);
 }
 
 /* IN requests only while the port has room for all in flight. */
 static void test_backpressure(void)
 {
 	struct port p;
-	struct pump pm;
-	int n = 0, i;
 
 	setup(&p, 64 * 10);
-	pump_start(&pm, &p, "test", 64, 4096);
-	while ((i = pump_in_next(&pm)) >= 0) {
-		pump_in_submitted(&pm, i);
-		n++;
-	}
-	CHECK_EQ(n, 10); /* 640 bytes of room: 10 packets */
-	pump_in_done(&pm, 0, PUMP_OK, "0123456789", 10, 1);
+	start(&p, 64, 4096);
+	CHECK_EQ(fk.in_submitted, 10); /* 640 bytes of room: 10 packets */
+	in_reply(0, PUMP_OK, "0123456789");
+	CHECK_EQ(byteq_len(&p.rxq), 0); /* recorded only */
+	pump_drive(&pm, now);
 	CHECK_EQ(byteq_len(&p.rxq), 10);
-	CHECK_EQ(pump_in_next(&pm), -1); /* 630 bytes of room; 10 in flight would need 640 */
+	CHECK_EQ(fk.in_submitted, 10); /* 630 bytes of room; 10 in flight would need 640 */
 	CHECK_EQ(pm.rx_bytes, 10);
-	port_shutdown(&p);
-	port_free(&p);
+	done(&p);
+}
+
+/* Bytes of the requests reach the port in the order they completed. */
+static void test_in_order(void)
+{
+	struct port p;
+	int r;
+
+	setup(&p, 4096);
+	start(&p, 64, 4096);
+	in_reply(5, PUMP_OK, "c");
+	in_reply(2, PUMP_OK, "a");
+	in_reply(9, PUMP_OK, "t");
+	pump_drive(&pm, now);
+	port_read(&p, &r, p.next_fh, 16, true, now);
+	CHECK_EQ(read_len, 3);
+	CHECK(memcmp(read_data, "cat", 3) == 0);
+	done(&p);
 }
 
 /* One OUT transfer at a time; what the device did not take goes again. */
 static void test_out_resend(void)
 {
-	static uint8_t big[100000], buf[65536];
+	static uint8_t big[100000];
 	struct port p;
-	struct pump pm;
 	uint64_t fh = setup(&p, 4096);
 	int w;
 
 	for (size_t i = 0; i < sizeof(big); i++)
 		big[i] = (uint8_t)(i % 251);
+	start(&p, 64, 65535); /* a server without 32-bit lengths */
 	port_write(&p, &w, fh, big, sizeof(big), false);
-	pump_start(&pm, &p, "test", 64, 65535); /* a server without 32-bit lengths */
-	CHECK_EQ(pump_out_take(&pm, buf), 65535);
-	CHECK_EQ(pump_out_take(&pm, buf), 0); /* one at a time */
-	pump_out_done(&pm, PUMP_OK, 1000);    /* a short transfer */
+	CHECK_EQ(fk.out_submitted, 1);
+	CHECK_EQ(fk.out_len, 65535);
+	pump_drive(&pm, now);
+	CHECK_EQ(fk.out_submitted, 1); /* one at a time */
+	pump_out_done(&pm, PUMP_OK, 1000); /* a short transfer */
+	CHECK_EQ(port_tx_queued(&p), sizeof(big)); /* recorded only */
+	pump_drive(&pm, now);
 	CHECK_EQ(port_tx_queued(&p), sizeof(big) - 1000);
-	CHECK_EQ(pump_out_take(&pm, buf), 65535);
-	CHECK_EQ(buf[0], 1000 % 251);
+	CHECK_EQ(fk.out_submitted, 2);
+	CHECK_EQ(fk.out_first, 1000 % 251);
 	pump_out_done(&pm, PUMP_OK, 70000); /* never more than was sent */
+	pump_drive(&pm, now);
 	CHECK_EQ(pm.tx_bytes, 1000 + 65535);
 	CHECK_EQ(port_tx_queued(&p), sizeof(big) - 1000 - 65535);
-	port_shutdown(&p);
-	port_free(&p);
+	done(&p);
 }
 
-/* A stall halts a direction; the halt is cleared once nothing of it flies. */
-static void test_halt_and_recovery(void)
+/*
+ * A stall halts a direction; once nothing of it flies the halt is
+ * cleared by a control request the transport completes later: the drive
+ * never waits for it, and nothing of that direction goes meanwhile.
+ */
+static void test_halt_cleared_asynchronously(void)
 {
 	struct port p;
-	struct pump pm;
 
 	setup(&p, 4096);
-	pump_start(&pm, &p, "test", 64, 4096);
-	pump_in_submitted(&pm, 0);
-	pump_in_submitted(&pm, 1);
-	pump_in_done(&pm, 0, PUMP_STALL, NULL, 0, 0);
-	CHECK(pm.in_halted && pump_in_next(&pm) == -1);
-	CHECK_EQ(pump_recover(&pm), PUMP_CLEAR_NONE); /* slot 1 is still out */
-	pump_in_done(&pm, 1, PUMP_STALL, NULL, 0, 0);
-	CHECK_EQ(pump_recover(&pm), PUMP_CLEAR_IN);
-	pump_halt_cleared(&pm, PUMP_CLEAR_IN, true);
-	CHECK(!pm.in_halted && pump_in_next(&pm) >= 0);
+	start(&p, 64, 4096);
+	CHECK_EQ(fk.in_submitted, PUMP_IN_MAX);
+	in_reply(0, PUMP_STALL, NULL);
+	pump_drive(&pm, now);
+	CHECK_EQ(fk.clears, 0); /* 31 are still out */
+	for (int i = 1; i < PUMP_IN_MAX; i++)
+		in_reply(i, PUMP_STALL, NULL);
+	pump_drive(&pm, now);
+	CHECK_EQ(fk.clears, 1);
+	CHECK(fk.clear_in);
+	CHECK_EQ(fk.in_submitted, PUMP_IN_MAX); /* halted until cleared */
+	pump_drive(&pm, now);
+	CHECK_EQ(fk.clears, 1); /* one request at a time */
+	pump_ctrl_done(&pm, PUMP_OK);
+	CHECK_EQ(fk.in_submitted, PUMP_IN_MAX);
+	pump_drive(&pm, now);
+	CHECK_EQ(fk.in_submitted, 2 * PUMP_IN_MAX);
 	CHECK_EQ(pump_verdict(&pm), PUMP_FINE);
 
 	/* a halt that cannot be cleared gives the handheld up */
-	pump_in_submitted(&pm, 0);
-	pump_in_done(&pm, 0, PUMP_BABBLE, NULL, 0, 0);
-	pump_halt_cleared(&pm, PUMP_CLEAR_IN, false);
+	in_reply(0, PUMP_BABBLE, "x");
+	for (int i = 1; i < PUMP_IN_MAX; i++)
+		in_reply(i, PUMP_CANCELLED, NULL);
+	pump_drive(&pm, now);
+	CHECK_EQ(byteq_len(&p.rxq), 1); /* what it carried still counts */
+	CHECK_EQ(fk.clears, 2);
+	pump_ctrl_done(&pm, PUMP_TIMEOUT);
+	pump_drive(&pm, now);
 	CHECK_EQ(pump_verdict(&pm), PUMP_GIVE_UP);
-	CHECK_EQ(pump_in_next(&pm), -1);
-	port_shutdown(&p);
-	port_free(&p);
+	CHECK_EQ(fk.in_submitted, 2 * PUMP_IN_MAX);
+	done(&p);
 }
 
-/* Ten failures in a row may be recovered from; the eleventh gives up,
- * unless a success came between. */
-static void test_errors_in_a_row(void)
+/* One OUT halt, cleared, and the bytes go again from where they stopped. */
+static void halt_out_once(void)
+{
+	pump_out_done(&pm, PUMP_STALL, 0);
+	pump_drive(&pm, now);
+	pump_ctrl_done(&pm, PUMP_OK);
+	pump_drive(&pm, now);
+	pump_out_done(&pm, PUMP_OK, 1); /* a success between halts */
+	pump_drive(&pm, now);
+}
+
+/*
+ * A device that halts, works, halts again (row 5): the PUMP_HALTS_MAX-th
+ * halt within PUMP_HALTS_WINDOW_MS gives it up, whatever succeeded
+ * between; halts further apart never do.
+ */
+static void test_halts_bound(void)
+{
+	static uint8_t many[20000];
+	struct port p;
+	uint64_t fh = setup(&p, 4096);
+	int w, n = 0;
+
+	memset(many, 'h', sizeof(many));
+	start(&p, 64, 4096);
+	port_write(&p, &w, fh, many, sizeof(many), false);
+	while (pump_verdict(&pm) == PUMP_FINE && n < 100) {
+		halt_out_once();
+		n++;
+		now += 1000;
+	}
+	CHECK_EQ(n, PUMP_HALTS_MAX);
+	CHECK_EQ(pump_verdict(&pm), PUMP_GIVE_UP);
+	CHECK_EQ(fk.clears, PUMP_HALTS_MAX - 1); /* the last one is not cleared */
+	done(&p);
+
+	/* one halt every 7 s: ten span 63 s, above the window */
+	fh = setup(&p, 4096);
+	start(&p, 64, 4096);
+	port_write(&p, &w, fh, many, sizeof(many), false);
+	for (n = 0; n < 3 * PUMP_HALTS_MAX; n++) {
+		halt_out_once();
+		now += PUMP_HALTS_WINDOW_MS / (PUMP_HALTS_MAX - 1) + 400;
+	}
+	CHECK_EQ(pump_verdict(&pm), PUMP_FINE);
+	CHECK_EQ(fk.clears, 3 * PUMP_HALTS_MAX);
+	done(&p);
+}
+
+/*
+ * Row 2: after the last close the IN requests in flight are cancelled
+ * (the port's rx_stop hook), so what the handheld says next stays in it
+ * and reaches the next desktop's first read.
+ */
+static void test_rx_stop(void)
 {
 	struct port p;
-	struct pump pm;
+	uint64_t a = setup(&p, 64 * 1024), b;
+	int r;
 
-	setup(&p, 4096);
-	pump_start(&pm, &p, "test", 64, 4096);
-	for (int i = 0; i < 10; i++) {
-		pump_in_submitted(&pm, 0);
-		pump_in_done(&pm, 0, PUMP_ERROR, NULL, 0, 0);
-		pump_halt_cleared(&pm, pump_recover(&pm), true);
-	}
-	CHECK_EQ(pump_verdict(&pm), PUMP_FINE);
-	pump_in_submitted(&pm, 0);
-	pump_in_done(&pm, 0, PUMP_OK, "x", 1, 0); /* a success: the count starts over */
-	for (int i = 0; i < 10; i++) {
-		pump_in_submitted(&pm, 0);
-		pump_in_done(&pm, 0, PUMP_ERROR, NULL, 0, 0);
-		pump_halt_cleared(&pm, pump_recover(&pm), true);
-	}
-	CHECK_EQ(pump_verdict(&pm), PUMP_FINE);
-	pump_in_submitted(&pm, 0);
-	pump_in_done(&pm, 0, PUMP_ERROR, NULL, 0, 0);
-	CHECK_EQ(pump_verdict(&pm), PUMP_GIVE_UP);
-	port_shutdown(&p);
-	port_free(&p);
+	start(&p, 64, 4096);
+	CHECK_EQ(fk.in_submitted, PUMP_IN_MAX);
+	port_release(&p, a); /* desktop A exits: the port's rx_stop hook */
+	CHECK_EQ(fk.in_cancelled, PUMP_IN_MAX);
+	for (int i = 0; i < PUMP_IN_MAX; i++)
+		in_reply(i, PUMP_CANCELLED, NULL); /* they come back empty */
+	pump_drive(&pm, now);
+	CHECK_EQ(fk.in_submitted, PUMP_IN_MAX); /* nobody listens: none out */
+	CHECK_EQ(p.stats.rx_discarded, 0);
+
+	b = open_file(&p, false); /* desktop B opens; the handheld's wakeup waits */
+	CHECK_EQ(fk.in_submitted, PUMP_IN_MAX);
+	port_read(&p, &r, b, 4096, false, now); /* and B reads: it listens */
+	CHECK_EQ(fk.in_submitted, 2 * PUMP_IN_MAX);
+	in_reply(0, PUMP_OK, "wakeup");
+	pump_drive(&pm, now);
+	port_after_events(&p, now);
+	CHECK_EQ(read_len, 6);
+	CHECK(memcmp(read_data, "wakeup", 6) == 0);
+	CHECK_EQ(p.stats.rx_discarded, 0);
+	done(&p);
 }
 
-/* "No device" is a departure; a stopped pump's completions reach no port. */
+/*
+ * Row 14: completions only record.  The OUT completion that empties txq
+ * after a last close would have run the port's hooks (tx_ready,
+ * last_close) inside it; now they run at the next drive, outside.
+ */
+static void test_no_hook_inside_a_completion(void)
+{
+	struct port p;
+	uint64_t a = setup(&p, 4096);
+	int w;
+
+	start(&p, 64, 4096);
+	port_write(&p, &w, a, "hello", 5, false);
+	CHECK_EQ(fk.out_len, 5);
+	port_release(&p, a); /* the last close, with output unsent: closing */
+	port_after_events(&p, now);
+	CHECK_EQ(hooks_last_close, 0);
+	in_completion = 1; /* as inside the transport's callback */
+	pump_out_done(&pm, PUMP_OK, 5);
+	in_reply(1, PUMP_OK, "late");
+	in_completion = 0;
+	CHECK_EQ(hooks_in_completion, 0);
+	CHECK_EQ(hooks_last_close, 0);
+	pump_drive(&pm, now); /* after the batch of events */
+	CHECK_EQ(hooks_last_close, 1);
+	CHECK_EQ(port_tx_queued(&p), 0);
+	CHECK_EQ(fk.closes, 1); /* the close notification */
+	done(&p);
+}
+
+/* The close notification waits for a halt's clear, on the one control request. */
+static void test_close_after_clear(void)
+{
+	struct port p;
+	uint64_t a = setup(&p, 4096);
+	int w;
+
+	start(&p, 64, 4096);
+	port_write(&p, &w, a, "x", 1, false);
+	pump_out_done(&pm, PUMP_STALL, 0);
+	pump_drive(&pm, now);
+	CHECK_EQ(fk.clears, 1);
+	pump_last_close(&pm, now);
+	CHECK_EQ(fk.closes, 0);
+	pump_ctrl_done(&pm, PUMP_OK);
+	pump_drive(&pm, now);
+	CHECK_EQ(fk.closes, 1);
+	CHECK_EQ(fk.out_submitted, 2); /* and the byte went again */
+	done(&p);
+}
+
+/* "No device" is a departure, so is a submission that says so; a
+ * stopped pump cancels what flies and its completions reach no port. */
 static void test_gone_and_stopped(void)
 {
 	struct port p;
-	struct pump pm;
-	uint8_t buf[64];
 	uint64_t fh = setup(&p, 4096);
 	int w;
 
+	start(&p, 64, 4096);
 	port_write(&p, &w, fh, "abc", 3, false);
-	pump_start(&pm, &p, "test", 64, 4096);
-	pump_in_submitted(&pm, 3);
-	CHECK_EQ(pump_out_take(&pm, buf), 3);
+	CHECK_EQ(fk.out_len, 3);
 	pump_out_done(&pm, PUMP_GONE, 0);
+	pump_drive(&pm, now);
 	CHECK_EQ(pump_verdict(&pm), PUMP_DEPARTED);
-	CHECK_EQ(pump_out_take(&pm, buf), 0);
+	CHECK_EQ(fk.out_submitted, 1);
 	pump_stop(&pm);
-	pump_in_done(&pm, 3, PUMP_CANCELLED, "late", 4, 0);
+	CHECK_EQ(fk.in_cancelled, PUMP_IN_MAX);
+	CHECK_EQ(pump_verdict(&pm), PUMP_FINE); /* acted on */
+	in_reply(3, PUMP_CANCELLED, "late");
+	pump_drive(&pm, now);
 	CHECK_EQ(byteq_len(&p.rxq), 0);
+	for (int i = 0; i < PUMP_IN_MAX; i++)
+		if (fk.flying[i])
+			in_reply(i, PUMP_CANCELLED, NULL);
 	CHECK_EQ(pump_busy(&pm), 0);
-	port_shutdown(&p);
-	port_free(&p);
+	done(&p);
+
+	setup(&p, 4096);
+	fk.fail = -ENODEV;
+	start(&p, 64, 4096);
+	CHECK_EQ(pump_verdict(&pm), PUMP_DEPARTED);
+	done(&p);
+	setup(&p, 4096);
+	fk.fail = -EAGAIN; /* the transport cannot now: asked again later */
+	start(&p, 64, 4096);
+	CHECK_EQ(pump_verdict(&pm), PUMP_FINE);
+	fk.fail = 0;
+	pump_drive(&pm, now);
+	CHECK_EQ(fk.in_submitted, PUMP_IN_MAX);
+	done(&p);
 }
 
 int main(void)
 {
 	test_backpressure();
+	test_in_order();
 	test_out_resend();
-	test_halt_and_recovery();
-	test_errors_in_a_row();
+	test_halt_cleared_asynchronously();
+	test_halts_bound();
+	test_rx_stop();
+	test_no_hook_inside_a_completion();
+	test_close_after_clear();
 	test_gone_and_stopped();
 	return check_result("test_pump");
 }

@@ -24,6 +24,7 @@ static void run(struct tty *t, unsigned int cmd, uintptr_t arg, const void *in, 
 		.in = in,
 		.in_len = in_len,
 		.out_len = out_len,
+		.caller_admin = true, /* as root with its capabilities */
 	};
 
 	tty_ioctl(t, &io, ctx, r);
@@ -279,7 +280,7 @@ static void test_serial(void)
 					.in = &ss,
 					.in_len = 60,
 					.compat = true,
-					.caller_uid = 1000 };
+					.caller_admin = false };
 
 		ss.flags = ASYNC_LOW_LATENCY;
 		tty_ioctl(&t, &io, &idle, &r);
@@ -355,7 +356,7 @@ static void test_softcar_locked_setd(void)
 	CHECK(t.termios.c_cc[VINTR] == 3 && t.termios.c_cc[VQUIT] == 'y');
 	{
 		struct tty_ioctl io = {
-			.cmd = TIOCSLCKTRMIOS, .in = &lock, .in_len = 36, .caller_uid = 1000
+			.cmd = TIOCSLCKTRMIOS, .in = &lock, .in_len = 36, .caller_admin = false
 		};
 
 		tty_ioctl(&t, &io, &idle, &r);

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Whether a caller may do what a tty lets only capable(CAP_SYS_ADMIN) do
+ * (TIOCSTI into others' input, TIOCSSERIAL's closing_wait, opening past
+ * TIOCEXCL; and pilotd's own per-user quarter of its bounds).  A CUSE
+ * server learns only the caller's thread id and fsuid, so the edge reads
+ * /proc/TID/status while the request is outstanding and asks this.
+ */
+#ifndef PILOTD_CAPS_H
+#define PILOTD_CAPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * status: the text of /proc/TID/status (len bytes, need not end in NUL).
+ * True only when its "CapEff:" has CAP_SYS_ADMIN and the fsuid of its
+ * "Uid:" line is fsuid (the thread the request came from, not one that
+ * took its id since).  Anything malformed or missing: false.
+ */
+bool caps_status_admin(const char *status, size_t len, uint32_t fsuid);
+
+#endif

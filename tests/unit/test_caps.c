@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+/*
+ * CAP_SYS_ADMIN from /proc/TID/status (core/caps.h): the kernel's own
+ * lines as they come, this process's own status, and what a caller could
+ * put in the one field it controls (its name).
+ */
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "core/caps.h"
+
+#define HEAD "Name:\tpilot-xfer\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t42\nPid:\t42\n"
+#define CAPS_ROOT                                                                                  \
+	"CapInh:\t0000000000000000\nCapPrm:\t000001ffffffffff\n"                                   \
+	"CapEff:\t000001ffffffffff\nCapBnd:\t000001ffffffffff\n"
+#define CAPS_NONE                                                                                  \
+	"CapInh:\t0000000000000000\nCapPrm:\t0000000000000000\n"                                   \
+	"CapEff:\t0000000000000000\nCapBnd:\t000001ffffffffff\n"
+
+static bool admin(const char *status, uint32_t fsuid)
+{
+	return caps_status_admin(status, strlen(status), fsuid);
+}
+
+static void test_table(void)
+{
+	static const struct {
+		const char *status;
+		uint32_t fsuid;
+		bool admin;
+	} cases[] = {
+		{ .status = HEAD "Uid:\t0\t0\t0\t0\n" CAPS_ROOT, .fsuid = 0, .admin = true },
+		/* root in a container without CAP_SYS_ADMIN */
+		{ .status = HEAD "Uid:\t0\t0\t0\t0\nCapEff:\t00000000a80425fb\n", .fsuid = 0 },
+		{ .status = HEAD "Uid:\t1000\t1000\t1000\t1000\n" CAPS_NONE, .fsuid = 1000 },
+		/* a user's thread with CAP_SYS_ADMIN only (ambient, file caps) */
+		{ .status = HEAD "Uid:\t1000\t1000\t1000\t1000\nCapEff:\t0000000000200000\n",
+		  .fsuid = 1000,
+		  .admin = true },
+		/* the thread is not the one that asked (its fsuid differs) */
+		{ .status = HEAD "Uid:\t0\t0\t0\t0\n" CAPS_ROOT, .fsuid = 1000 },
+		/* missing, cut short or malformed fields */
+		{ .status = HEAD CAPS_ROOT, .fsuid = 0 },
+		{ .status = HEAD "Uid:\t0\t0\t0\t0\n", .fsuid = 0 },
+		{ .status = HEAD "Uid:\t0\t0\t0\t0\nCapEff:\t", .fsuid = 0 },
+		{ .status = HEAD "Uid:\t0\t0\t0\nCapEff:\t000001ffffffffff\n", .fsuid = 0 },
+		{ .status = HEAD "Uid:\t0\t0\t0\t0\nCapEff:\t0000001ffffffffffff\n", .fsuid = 0 },
+		{ .status = HEAD "Uid:\t0\t0\t0\t0\nCapEff:\t00000000002x0000\n", .fsuid = 0 },
+		{ .status = HEAD "Uid:\t0\t0\t0\t0\nCapEff:\t0000000000200000 1\n", .fsuid = 0 },
+		{ .status = HEAD "Uid:\t99999999999\t0\t0\t0\n" CAPS_ROOT, .fsuid = 0 },
+		/* a name cannot forge a field: the kernel escapes its newline, and
+		 * a field counts only at the start of a line */
+		{ .status = "Name:\tx\\nCapEff:\t000001ffffffffff\nUid:"
+			    "\t1000\t1000\t1000\t1000\n" CAPS_NONE,
+		  .fsuid = 1000 },
+		{ .status = "Name:\tx CapEff:\t000001ffffffffff\nUid:\t1000\t1000\t1000\t1000\n",
+		  .fsuid = 1000 },
+		{ .status = "", .fsuid = 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (admin(cases[i].status, cases[i].fsuid) != cases[i].admin) {
+			fprintf(stderr, "case %zu: expected %d\n", i, cases[i].admin);
+			check_failures++;
+		}
+}
+
+/* The text need not end in NUL: a read that filled the buffer is cut. */
+static void test_not_terminated(void)
+{
+	char buf[256];
+	const char *s = HEAD "Uid:\t0\t0\t0\t0\nCapEff:\t000001ffffffffff\n";
+	size_t n = strlen(s);
+
+	memcpy(buf, s, n);
+	memset(buf + n, 'f', sizeof(buf) - n);
+	CHECK(caps_status_admin(buf, n, 0));
+	/* CapEff cut short: "000001fffff" would still have bit 21, and a
+	 * cut non-admin value could gain it: a line without its newline is none */
+	CHECK(!caps_status_admin(buf, n - 6, 0));
+	CHECK(caps_status_admin(buf, sizeof(buf), 0)); /* a cut line after it is no matter */
+}
+
+/* This very process, as the front reads its callers: it agrees with prctl. */
+static void test_own_status(void)
+{
+	char status[4096];
+	int fd = open("/proc/thread-self/status", O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, status, sizeof(status));
+	int has = prctl(PR_CAPBSET_READ, CAP_SYS_ADMIN) == 1 && geteuid() == 0;
+
+	if (fd >= 0)
+		close(fd);
+	CHECK(n > 0);
+	if (n <= 0)
+		return;
+	/* root with the usual set has it; anyone else has not */
+	CHECK_EQ(caps_status_admin(status, (size_t)n, (uint32_t)getuid()), has);
+}
+
+int main(void)
+{
+	test_table();
+	test_not_terminated();
+	test_own_status();
+	return check_result("test_caps");
+}
