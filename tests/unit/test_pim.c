@@ -243,10 +243,9 @@ static void test_tasks(void)
 	      back.todo.repeat_start == 0xc8b4 && back.todo.repeat_end == PIM_NO_DATE &&
 	      strcmp(back.todo.note, "Zo\xeb") == 0);
 	/* no due date, no note: the description flag alone, an empty note after it */
-	r.todo = (struct pim_todo){ .due = PIM_NO_DATE,
-				    .completed = PIM_NO_DATE,
-				    .priority = 1,
-				    .description = "Pen" };
+	r.todo = (struct pim_todo){
+		.due = PIM_NO_DATE, .completed = PIM_NO_DATE, .priority = 1, .description = "Pen"
+	};
 	golden(PIM_TASKS, &r, B("\x08\0\0\0\0\1Pen\0\0"), &back);
 	CHECK(!back.todo.complete && back.todo.due == PIM_NO_DATE && !back.todo.note);
 	/* ... or without it, as a reader of the flags alone would write it */
