@@ -27,7 +27,7 @@
 
 #define MARK 0x50494d00u
 
-/* AddressDB, DatebookDB, ToDoDB, ContactsDB-PAdd: an app info, two records each */
+/* AddressDB, DatebookDB, ToDoDB, ContactsDB-PAdd, TasksDB-PTod: an app info, two records each */
 static void add_pim(struct store *st, const char *name, const char *creator, enum pim_kind k)
 {
 	static const char *const cats[] = { "Unfiled", "Business" };
@@ -66,9 +66,17 @@ static void add_pim(struct store *st, const char *name, const char *creator, enu
 						      .description = "Team" };
 		r[1].appt = (struct pim_appointment){ .date = PIM_DATE(2004, 5, 4), .note = "n" };
 	} else {
-		r[0].todo =
-			(struct pim_todo){ .due = PIM_NO_DATE, .priority = 1, .description = "a" };
-		r[1].todo = (struct pim_todo){ .due = PIM_DATE(2004, 5, 3), .complete = true };
+		r[0].todo = (struct pim_todo){ .due = PIM_NO_DATE,
+					       .completed = PIM_NO_DATE,
+					       .priority = 1,
+					       .description = "a" };
+		r[1].todo = (struct pim_todo){ .due = PIM_DATE(2004, 5, 3),
+					       .complete = true,
+					       .completed = PIM_DATE(2004, 5, 2),
+					       .alarm = k == PIM_TASKS,
+					       .repeat_type = k == PIM_TASKS ? 1 : 0,
+					       .repeat_start = PIM_DATE(2004, 5, 3),
+					       .repeat_end = PIM_NO_DATE };
 	}
 	for (int i = 0; i < 2; i++) {
 		struct pdb_entry e = { .attr = (uint8_t)(i ? 0x51 : 0x00),
@@ -98,7 +106,7 @@ static void read_back(const struct store *st, const uint32_t *modnum)
 		struct pim_app_info ai;
 		union pim_record r;
 
-		if (mark < 4 && db->modnum < modnum[mark])
+		if (mark < 5 && db->modnum < modnum[mark])
 			abort(); /* the modification number went down */
 		if (k == PIM_NONE)
 			continue;
@@ -145,7 +153,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct store st = { .capacity = 1 << 16 };
 	struct dlp_server srv;
 	struct hs_buf resp = { 0 };
-	uint32_t modnum[4];
+	uint32_t modnum[5];
 	size_t pos = 1;
 
 	if (size < 1)
@@ -154,7 +162,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	add_pim(&st, "DatebookDB", "date", PIM_DATEBOOK);
 	add_pim(&st, "ToDoDB", "todo", PIM_TODO);
 	add_pim(&st, "ContactsDB-PAdd", "PAdd", PIM_CONTACTS);
-	for (int i = 0; i < 4; i++)
+	add_pim(&st, "TasksDB-PTod", "PTod", PIM_TASKS);
+	for (int i = 0; i < 5; i++)
 		modnum[i] = st.dbs[i]->modnum;
 	add_db(&st, "MemoDB", "DATA", "memo", false, 6);
 	add_db(&st, "HelloApp", "appl", "HeLo", true, 3);

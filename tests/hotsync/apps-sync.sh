@@ -14,12 +14,19 @@
 # syncs; its user's edits are made in the exported files with palm-sync
 # app-edit (marked dirty, as the applications mark them).
 #
-# Usage: apps-sync.sh PTY_HANDHELD PALM_SYNC FIXTURE_DIR net|slp [EXTRA_DB...]
+# Usage: apps-sync.sh PTY_HANDHELD PALM_SYNC FIXTURE_DIR net|slp [EXTRA_DB...|profile=NAME]
+# (profile=NAME: the store palm-sim's profile NAME keeps, its applications' databases)
 set -euo pipefail
 
 pty=$1 sync=$2 fx=$3 stack=$4
 shift 4
-apps=(AddressDB DatebookDB ToDoDB MemoDB "$@")
+if [[ "${1:-}" == profile=* ]]; then
+	mapfile -t apps < <("$fx/palm-sim" --profile "${1#profile=}" --print-apps)
+	[ ${#apps[@]} -gt 0 ] || { echo "FAIL: no databases for ${1#profile=}" >&2; exit 1; }
+else
+	apps=(AddressDB DatebookDB ToDoDB MemoDB "$@")
+fi
+has() { [[ " ${apps[*]} " == *" $1 "* ]]; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -70,6 +77,20 @@ grep -q 'alarm=10m repeat=2 every=1 on=0x02 .*except=2004-05-31 except=2004-06-2
 "$sync" fields "$tmp/backup/ToDoDB.pdb" > "$tmp/f"
 grep -q 'due=2004-05-15 priority=2 complete=1' "$tmp/f" || fail "a done to-do: $(cat "$tmp/f")"
 
+if has TasksDB-PTod; then
+	"$sync" fields "$tmp/backup/TasksDB-PTod.pdb" > "$tmp/f"
+	grep -q '^appinfo .* sort_order=1 colors_edited=0x0006 colors=0,3,5,0,' "$tmp/f" ||
+		fail "TasksDB-PTod's app info: $(head -2 "$tmp/f")"
+	grep -q '^00e001:c2:57:- due=2004-05-20 priority=1 complete=0 status=0x0000 completed=none alarm=09:00-1d description=File the tax return note=Forms in the blue folder$' "$tmp/f" ||
+		fail "a task with an alarm: $(grep 00e001 "$tmp/f")"
+	grep -q '^00e003:c0:42:dirty .*repeat=4 every=1 .*from=2004-06-01 until=none description=Call Zoë note=about the café$' "$tmp/f" ||
+		fail "a repeating task: $(grep 00e003 "$tmp/f")"
+	grep -q '^00e002:.* complete=1 status=0x0001 completed=2004-05-14 ' "$tmp/f" ||
+		fail "a done task: $(grep 00e002 "$tmp/f")"
+	grep -q '^00e005:c2:29:secret .*description=Read „Der Zauberberg“$' "$tmp/f" ||
+		fail "the private task: $(grep 00e005 "$tmp/f")"
+fi
+
 # 2. Desktop A's first sync of each application: copies of the handheld's
 # records (deleted and archived ones purged on both sides).
 for n in "${apps[@]}"; do
@@ -102,6 +123,39 @@ grep -q '	handheld 1 changed' "$tmp/out" || fail "MemoDB's fast sync: $(cat "$tm
 	fail "the address added on the handheld is not on the desktop"
 "$sync" fields "$tmp/a/ToDoDB.pdb" | grep -q 'due=2004-07-01 priority=1 complete=0 description=Buy a new stylus' ||
 	fail "the to-do changed on the handheld is not on the desktop"
+
+# The newer applications' too, when the store has them.
+new=()
+for n in ContactsDB-PAdd CalendarDB-PDat MemosDB-PMem TasksDB-PTod; do has $n && new+=("$n"); done
+if [ ${#new[@]} -gt 0 ]; then
+	has TasksDB-PTod &&
+		"$sync" app-edit "$tmp/hh/TasksDB-PTod.pdb" 00e004 complete=1 completed=2004-07-02 "note=the blue one"
+	has ContactsDB-PAdd && "$sync" app-edit "$tmp/hh/ContactsDB-PAdd.pdb" 00f001 "city1=Arlington"
+	has CalendarDB-PDat && "$sync" app-edit "$tmp/hh/CalendarDB-PDat.pdb" 00d001 "location=Raum 5"
+	has MemosDB-PMem && "$sync" app-edit "$tmp/hh/MemosDB-PMem.pdb" 00a001 "text=Shopping\\ntea"
+	for n in "${new[@]}"; do
+		hotsync a sync "$n" "$tmp/a" || continue
+		grep -q "	fast sync	.*handheld 1 changed" "$tmp/out" || fail "A's second sync of $n: $(cat "$tmp/out")"
+		same_fields "$tmp/a/$n.pdb" "$tmp/hh/$n.pdb" "handheld to desktop"
+	done
+	if has TasksDB-PTod; then
+		"$sync" fields "$tmp/a/TasksDB-PTod.pdb" |
+			grep -q 'due=none priority=3 complete=1 status=0x0001 completed=2004-07-02 description=Buy a new stylus note=the blue one' ||
+			fail "the task done on the handheld is not on the desktop"
+		"$sync" app-edit "$tmp/a/TasksDB-PTod.pdb" new "description=Rückruf Frau Ødegård" due=2004-07-20 priority=2
+	fi
+	has MemosDB-PMem && "$sync" app-edit "$tmp/a/MemosDB-PMem.pdb" 00a002 "text=Notes: €"
+	has CalendarDB-PDat && "$sync" app-edit "$tmp/a/CalendarDB-PDat.pdb" new date=2004-07-14 "description=Fête"
+	has ContactsDB-PAdd && "$sync" app-edit "$tmp/a/ContactsDB-PAdd.pdb" 00f002 "title=Geschäftsführer"
+	for n in "${new[@]}"; do
+		hotsync a sync "$n" "$tmp/a" || continue
+		grep -q "	fast sync	.*desktop 1 changed" "$tmp/out" || fail "A's sync of $n to the handheld: $(cat "$tmp/out")"
+		same_fields "$tmp/a/$n.pdb" "$tmp/hh/$n.pdb" "desktop to handheld"
+	done
+	has TasksDB-PTod && { "$sync" fields "$tmp/hh/TasksDB-PTod.pdb" |
+		grep -q 'due=2004-07-20 priority=2 complete=0 status=0x0000 completed=none description=Rückruf Frau Ødegård$' ||
+		fail "the task added on the desktop is not on the handheld"; }
+fi
 
 # 4. Desktop to handheld: edits in A's copies go to the handheld.
 "$sync" app-edit "$tmp/a/AddressDB.pdb" 00b004 "company=Linux Foundation" "custom2=Helsinki"

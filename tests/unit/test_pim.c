@@ -207,6 +207,58 @@ static void test_todo_memo(void)
 	CHECK_EQ(pim_record_unpack(PIM_NONE, B("x\0"), &back), -EINVAL);
 }
 
+static void test_tasks(void)
+{
+	/*
+	 * flags: due, completed, alarm, repeat, description, note (0xfc00);
+	 * status: done (1); priority 3; due 2004-05-20 (0xc8b4); done on
+	 * 2004-05-14 (0xc8ae); alarm 09:30 a day before; repeat from the due
+	 * date, monthly by date (4), 0, forever, every 1, on 0, week start 0, 0
+	 */
+	static const uint8_t want[] = "\xfc\x00\x00\x01\x00\x03\xc8\xb4\xc8\xae"
+				      "\x09\x1e\x00\x01"
+				      "\xc8\xb4\x04\x00\xff\xff\x01\x00\x00\x00"
+				      "Caf\xe9\0Zo\xeb";
+	union pim_record r = { 0 }, back;
+
+	r.todo = (struct pim_todo){ .due = PIM_DATE(2004, 5, 20),
+				    .priority = 3,
+				    .complete = true,
+				    .completed = PIM_DATE(2004, 5, 14),
+				    .alarm = true,
+				    .alarm_hour = 9,
+				    .alarm_min = 30,
+				    .alarm_days = 1,
+				    .repeat_type = 4,
+				    .repeat_start = PIM_DATE(2004, 5, 20),
+				    .repeat_end = PIM_NO_DATE,
+				    .repeat_freq = 1,
+				    .description = "Caf\xe9",
+				    .note = "Zo\xeb" };
+	golden(PIM_TASKS, &r, want, sizeof(want), &back);
+	truncations(PIM_TASKS, want, sizeof(want), false);
+	CHECK(back.todo.complete && back.todo.status == 1 && back.todo.priority == 3 &&
+	      back.todo.completed == 0xc8ae && back.todo.alarm && back.todo.alarm_min == 30 &&
+	      back.todo.alarm_days == 1 && back.todo.repeat_type == 4 &&
+	      back.todo.repeat_start == 0xc8b4 && back.todo.repeat_end == PIM_NO_DATE &&
+	      strcmp(back.todo.note, "Zo\xeb") == 0);
+	/* no due date, no note: the description flag alone, an empty note after it */
+	r.todo = (struct pim_todo){
+		.due = PIM_NO_DATE, .completed = PIM_NO_DATE, .priority = 1, .description = "Pen"
+	};
+	golden(PIM_TASKS, &r, B("\x08\0\0\0\0\1Pen\0\0"), &back);
+	CHECK(!back.todo.complete && back.todo.due == PIM_NO_DATE && !back.todo.note);
+	/* ... or without it, as a reader of the flags alone would write it */
+	CHECK_EQ(pim_record_unpack(PIM_TASKS, B("\x08\0\0\0\0\1Pen\0"), &back), 0);
+	/* bytes after the strings, a flag no source explains, a priority's high byte, no repeat */
+	CHECK_EQ(pim_record_unpack(PIM_TASKS, B("\x08\0\0\0\0\1Pen\0\0x"), &back), -EBADMSG);
+	CHECK_EQ(pim_record_unpack(PIM_TASKS, B("\x09\0\0\0\0\1Pen\0\0"), &back), -EBADMSG);
+	CHECK_EQ(pim_record_unpack(PIM_TASKS, B("\x08\0\0\0\1\1Pen\0\0"), &back), -EBADMSG);
+	CHECK_EQ(pim_record_unpack(PIM_TASKS, B("\x18\0\0\0\0\1\xc8\xb4\0\0\xff\xff\1\0\0\0Pen\0"),
+				   &back),
+		 -EBADMSG);
+}
+
 static void test_app_info(void)
 {
 	static const char *const cats[] = { "Unfiled", "Gesch\xe4"
@@ -217,7 +269,8 @@ static void test_app_info(void)
 		enum pim_kind k;
 		size_t len;
 	} sizes[] = { { PIM_ADDRESS, 638 }, { PIM_DATEBOOK, 280 }, { PIM_CALENDAR, 298 },
-		      { PIM_TODO, 282 },    { PIM_MEMO, 282 },	   { PIM_CONTACTS, 1092 } };
+		      { PIM_TODO, 282 },    { PIM_MEMO, 282 },	   { PIM_CONTACTS, 1092 },
+		      { PIM_TASKS, 300 } };
 
 	pim_categories_set(&ai.cat, cats, 2);
 	ai.cat.renamed = 0x0002;
@@ -251,6 +304,16 @@ static void test_app_info(void)
 	CHECK(get_be16(buf + 278) == 0x1234 && buf[280] == 1); /* dirty16 sortByPriority8 */
 	pim_app_info_pack(PIM_MEMO, &ai, buf, sizeof(buf));
 	CHECK(get_be16(buf + 278) == 0 && buf[280] == 1); /* reserved16 sortOrder8 */
+	/* Tasks: colours edited16 at 276, 16 colours at 278, dirty16 at 296, sort8 at 298 */
+	ai.colors_edited = 0x0006;
+	ai.color[2] = 5;
+	pim_app_info_pack(PIM_TASKS, &ai, buf, sizeof(buf));
+	CHECK(get_be16(buf + 276) == 6 && buf[280] == 5 && buf[279] == 0 &&
+	      get_be16(buf + 294) == 0 && get_be16(buf + 296) == 0x1234 && buf[298] == 1 &&
+	      buf[299] == 0);
+	CHECK_EQ(pim_app_info_unpack(PIM_TASKS, buf, 300, &back), 0);
+	CHECK(back.colors_edited == 6 && back.color[2] == 5 && back.todo_dirty == 0x1234 &&
+	      back.sort_by_priority == 1);
 	pim_app_info_pack(PIM_DATEBOOK, &ai, buf, sizeof(buf));
 	CHECK(buf[278] == 1); /* startOfWeek8 */
 	/* Contacts: 26 unknown bytes, 49 labels from 304, country8 at 1088, sort at 1090 */
@@ -317,6 +380,7 @@ int main(void)
 	test_contact();
 	test_appointment();
 	test_todo_memo();
+	test_tasks();
 	test_app_info();
 	test_text();
 	return check_result("test_pim");
