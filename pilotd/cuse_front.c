@@ -107,24 +107,43 @@ static void pilot_init_done(void *userdata)
  * its request is outstanding (the thread waits in open or ioctl).  What
  * remains is a race no check here can close: the thread changing its
  * capabilities, or a thread that dies and whose id is taken by another of
- * the same fsuid, between the call and this read.  A caller pilotd cannot
- * see (another pid namespace: pid 0; hidepid) has no such rights.
+ * the same fsuid, between the call and this read; and a process with
+ * CAP_SETUID here may make a user namespace whose map is pilotd's own,
+ * which uid_map cannot tell apart.  A caller pilotd cannot see (another
+ * pid namespace: pid 0; hidepid) has no such rights.
  */
+/* All of a small procfs file, or -1 (also when it does not fit). */
+static ssize_t read_whole(const char *path, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while (len < size && (n = read(fd, buf + len, size - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	return n < 0 || len == size ? -1 : (ssize_t)len;
+}
+
 static bool caller_admin(fuse_req_t req)
 {
+	/* status: its Groups line may list thousands (a larger one fails closed) */
+	static char status[64 * 1024], map[4096], own[4096];
 	const struct fuse_ctx *c = fuse_req_ctx(req);
-	char path[32], status[4096];
-	ssize_t n;
-	int fd;
+	ssize_t n, m, o;
+	char path[40];
 
 	if (c->pid <= 0)
 		return false;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)c->pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)c->pid);
+	m = read_whole(path, map, sizeof(map));
+	o = read_whole("/proc/self/uid_map", own, sizeof(own));
+	if (m < 0 || o < 0 || !caps_same_userns(map, (size_t)m, own, (size_t)o))
 		return false;
-	n = read(fd, status, sizeof(status));
-	close(fd);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)c->pid);
+	n = read_whole(path, status, sizeof(status));
 	return n > 0 && caps_status_admin(status, (size_t)n, (uint32_t)c->uid);
 }
 
@@ -173,8 +192,8 @@ static void pilot_ioctl(fuse_req_t req, int cmd, void *arg, struct fuse_file_inf
 		.in_len = in_bufsz,
 		.out_len = out_bufsz,
 		.compat = flags & FUSE_IOCTL_COMPAT,
-		/* only these two ask (core/tty.h); the others spare the look */
-		.caller_admin = (cmd == TIOCSTI || cmd == TIOCSSERIAL) && caller_admin(req),
+		/* only these ask (core/tty.h); the others spare the look */
+		.caller_admin = tty_ioctl_needs_admin((unsigned int)cmd) && caller_admin(req),
 	};
 
 	port_ioctl(port_of(req), req, fi->fh, &io);

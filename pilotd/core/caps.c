@@ -64,6 +64,11 @@ static bool number(const char **pp, const char *end, unsigned int base, uint64_t
 	return digits > 0;
 }
 
+bool caps_same_userns(const char *map, size_t len, const char *own, size_t own_len)
+{
+	return len > 0 && len == own_len && memcmp(map, own, len) == 0;
+}
+
 bool caps_status_admin(const char *status, size_t len, uint32_t fsuid)
 {
 	const char *v, *end;

@@ -21,4 +21,14 @@
  */
 bool caps_status_admin(const char *status, size_t len, uint32_t fsuid);
 
+/*
+ * CapEff counts in the caller's own user namespace: after unshare -Ur any
+ * user has every capability there, and none the kernel would honour
+ * here.  /proc/TID/uid_map (readable by anyone; /proc/TID/ns/user needs
+ * ptrace rights) shows the caller's map as the reader sees it: true only
+ * when it is pilotd's own (/proc/self/uid_map), the namespace whose
+ * capabilities count.
+ */
+bool caps_same_userns(const char *map, size_t len, const char *own, size_t own_len);
+
 #endif

@@ -258,6 +258,11 @@ static void set_ldisc(const struct tty_ioctl *io, const struct tty_context *ctx,
 		r->err = EINVAL;
 }
 
+bool tty_ioctl_needs_admin(unsigned int cmd)
+{
+	return cmd == TIOCSTI || cmd == TIOCSSERIAL || cmd == TIOCSLCKTRMIOS;
+}
+
 bool tty_modem_wait_wakes(uintptr_t mask, uint32_t changed)
 {
 	return (mask & changed & (TIOCM_CD | TIOCM_DSR | TIOCM_CTS)) != 0;

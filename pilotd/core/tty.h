@@ -47,11 +47,16 @@ struct tty_ioctl {
 	bool compat;	/* a 32-bit caller */
 	/*
 	 * The calling thread has CAP_SYS_ADMIN (the CUSE edge asks
-	 * /proc/TID/status, core/caps.h): TIOCSTI and TIOCSSERIAL's changes
-	 * need it, as the kernel's capable() checks; uid 0 alone is not enough.
+	 * /proc/TID/status, core/caps.h) for the commands that need it
+	 * (tty_ioctl_needs_admin()), as the kernel's capable() checks; uid 0
+	 * alone is not enough.
 	 */
 	bool caller_admin;
 };
+
+/* Does cmd do more for CAP_SYS_ADMIN?  TIOCSTI, TIOCSSERIAL's closing
+ * wait, TIOCSLCKTRMIOS: the edge asks for the caller's rights only then. */
+bool tty_ioctl_needs_admin(unsigned int cmd);
 
 enum tty_action {
 	TTY_ANSWER,	/* answer with err, or 0 and out[0..out_len) */

@@ -297,6 +297,16 @@ static void test_serial(void)
 	}
 }
 
+/* The edge asks for the caller's CAP_SYS_ADMIN for exactly these (finding A2). */
+static void test_needs_admin(void)
+{
+	CHECK(tty_ioctl_needs_admin(TIOCSTI));
+	CHECK(tty_ioctl_needs_admin(TIOCSSERIAL));
+	CHECK(tty_ioctl_needs_admin(TIOCSLCKTRMIOS));
+	CHECK(!tty_ioctl_needs_admin(TCGETS));
+	CHECK(!tty_ioctl_needs_admin(TIOCEXCL));
+}
+
 static void test_ldisc_and_unknown(void)
 {
 	struct tty t;
@@ -473,6 +483,7 @@ static void test_any_argument(void)
 
 int main(void)
 {
+	test_needs_admin();
 	test_softcar_locked_setd();
 	test_any_argument();
 	test_fetch_sizes();
