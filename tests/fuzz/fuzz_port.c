@@ -1166,8 +1166,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		fz.budget = 16;
 		if (trace)
-			fprintf(stderr, "step %d: op %u carrier %d live %d files %u closing %d\n", steps,
-				op % 20, fz.carrier, live_files(), fz.port.nfiles, fz.port.closing);
+			fprintf(stderr, "step %d: op %u carrier %d live %d files %u closing %d exact %d/%d\n", steps,
+				op % 20, fz.carrier, live_files(), fz.port.nfiles, fz.port.closing,
+				fz.rx_exact, fz.tx_exact);
 		step(op);
 		check_between_steps();
 	}
