@@ -138,14 +138,14 @@ static struct fuzz {
 	/* output: exact while bytes pass unchanged */
 	bool tx_exact;
 	struct model_q txm;
-	size_t tx_ahead; /* sent before their write was answered */
-	size_t inflight; /* what the transport holds from tx_take */
-	uint64_t tx_cut; /* txq's tail cut by flushes and the closing wait, seen */
+	size_t tx_ahead;   /* sent before their write was answered */
+	size_t inflight;   /* what the transport holds from tx_take */
+	uint64_t tx_cut;   /* txq's tail cut by flushes and the closing wait, seen */
 	int waiting[NREQ]; /* parked writes, in the order they parked */
 	int nwaiting;
 
 	/* the session */
-	bool excl;		 /* TIOCEXCL holds */
+	bool excl;	 /* TIOCEXCL holds */
 	bool close_owed; /* a last close came (the harness's count), its hook not yet */
 
 	uint8_t reenter; /* which hooks call back, and how */
@@ -684,9 +684,9 @@ static void in_bytes(uint8_t *buf, size_t n, uint8_t pattern)
 	uint8_t fill = input_u8(&fz.in);
 
 	for (size_t i = 0; i < n; i++) {
-		uint8_t b = pattern % 3 == 0 ? fz.rx_counter++
+		uint8_t b = pattern % 3 == 0   ? fz.rx_counter++
 			    : pattern % 3 == 1 ? fill
-					      : input_u8(&fz.in);
+					       : input_u8(&fz.in);
 
 		buf[i] = tagged(b, fz.session);
 	}
@@ -868,10 +868,10 @@ static void expect_sti(int f, uint8_t c, uint64_t *dropped)
 
 static void do_ioctl(int f)
 {
-	static const unsigned int cmds[] = { TCSBRK,   TIOCMIWAIT, TCFLSH,     TCXONC,	    TCSETSF,
-					     TCSETSW,  TCSETS,	   FIONREAD,   TIOCOUTQ,    TIOCEXCL,
-					     TIOCNXCL, TCGETS,	   TIOCGWINSZ, TIOCSWINSZ,  TIOCSTI,
-					     TIOCSSERIAL };
+	static const unsigned int cmds[] = { TCSBRK,	 TIOCMIWAIT, TCFLSH,   TCXONC,
+					     TCSETSF,	 TCSETSW,    TCSETS,   FIONREAD,
+					     TIOCOUTQ,	 TIOCEXCL,   TIOCNXCL, TCGETS,
+					     TIOCGWINSZ, TIOCSWINSZ, TIOCSTI,  TIOCSSERIAL };
 	struct termios2 t;
 	struct serial_struct ss;
 	uint16_t ws[4] = { 24, 80, 0, 0 };
@@ -898,8 +898,8 @@ static void do_ioctl(int f)
 		io.in = ws;
 		io.in_len = sizeof(ws);
 	} else if (io.cmd == TIOCSSERIAL) {
-		static const uint16_t waits[] = { ASYNC_CLOSING_WAIT_NONE, ASYNC_CLOSING_WAIT_INF, 1,
-						  100, 3000 };
+		static const uint16_t waits[] = { ASYNC_CLOSING_WAIT_NONE, ASYNC_CLOSING_WAIT_INF,
+						  1, 100, 3000 };
 
 		memset(&ss, 0, sizeof(ss));
 		ss.close_delay = fz.port.tty.close_delay;
@@ -1166,9 +1166,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		fz.budget = 16;
 		if (trace)
-			fprintf(stderr, "step %d: op %u carrier %d live %d files %u closing %d exact %d/%d\n", steps,
-				op % 20, fz.carrier, live_files(), fz.port.nfiles, fz.port.closing,
-				fz.rx_exact, fz.tx_exact);
+			fprintf(stderr,
+				"step %d: op %u carrier %d live %d files %u closing %d exact "
+				"%d/%d\n",
+				steps, op % 20, fz.carrier, live_files(), fz.port.nfiles,
+				fz.port.closing, fz.rx_exact, fz.tx_exact);
 		step(op);
 		check_between_steps();
 	}
