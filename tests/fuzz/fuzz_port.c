@@ -310,19 +310,46 @@ static void h_data(void *ctx, void *r, const void *buf, size_t len)
 }
 
 static void sync_tx(void);
+static uint64_t tx_cut_now(void);
+
+/* Does txq begin with the model's first mlen bytes, then tail's tlen? */
+static bool txq_begins(size_t mlen, const uint8_t *tail, size_t tlen)
+{
+	static uint8_t buf[QMAX];
+	size_t n = mlen + tlen;
+
+	if (byteq_len(&fz.port.txq) < n || n > sizeof(buf))
+		return false;
+	byteq_peek(&fz.port.txq, 0, buf, n);
+	for (size_t i = 0; i < mlen; i++)
+		if (buf[i] != mq_at(&fz.txm, i))
+			return false;
+	return memcmp(buf + mlen, tail, tlen) == 0;
+}
 
 /* q's next len bytes went into txq; some may already be sent and done. */
 static void model_pushed(struct req *q, size_t len)
 {
-	size_t skip;
+	const uint8_t *bytes;
+	size_t skip, n, cut;
 
 	q->modeled += len;
 	if (!fz.tx_exact)
 		return;
-	sync_tx(); /* a flush that came first cut what was there before them */
 	skip = len < fz.tx_ahead ? len : fz.tx_ahead;
 	fz.tx_ahead -= skip;
-	mq_push(&fz.txm, q->data + q->modeled - len + skip, len - skip);
+	bytes = q->data + q->modeled - len + skip;
+	n = len - skip;
+	cut = (size_t)(tx_cut_now() - fz.tx_cut);
+	/* a flush that came before them cut what was there before them ... */
+	if (cut <= fz.txm.len && txq_begins(fz.txm.len - cut, bytes, n)) {
+		sync_tx();
+		mq_push(&fz.txm, bytes, n);
+		return;
+	}
+	/* ... or one after them, before their answer (ISIG in a hook): the tail of all */
+	mq_push(&fz.txm, bytes, n);
+	sync_tx();
 }
 
 /* A waiting write goes into txq in parts as room comes (n_tty_write()):
