@@ -2423,6 +2423,38 @@ static void test_random_read_back(void)
 	}
 }
 
+/*
+ * TCOFLUSH lets a waiting writer go; the transport's hooks that its bytes
+ * bring due run after the flush is answered, never with it in hand
+ * (port.h "Re-entry"; fuzz_port found tx_ready and rx_room running inside
+ * the ioctl, before its answer).
+ */
+static void test_flush_answered_before_hooks(void)
+{
+	static char full[4097];
+	struct tty_ioctl flush = { .cmd = TCFLSH, .arg = TCOFLUSH };
+	struct port p;
+	uint64_t fh;
+	void *w, *req;
+
+	setup(&p);
+	port_carrier_up(&p);
+	fh = do_open(&p, false);
+	memset(full, 'f', sizeof(full) - 1);
+	do_write(&p, fh, full, false);
+	w = do_write(&p, fh, "next", false);
+	CHECK_EQ(ans(w)->count, 0);
+	req = new_req();
+	port_ioctl(&p, req, fh, &flush);
+	CHECK(ans(req)->kind == IOCTL && ans(w)->kind == WRITTEN);
+	CHECK(ans(req)->seq < fk.tx_ready_seq); /* answered, then the transfer starts */
+	CHECK(ans(w)->seq > fk.tx_ready_seq);	 /* and the writer after it */
+	CHECK_EQ(port_tx_queued(&p), 4);
+	port_release(&p, fh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
 int main(void)
 {
 	test_rx_with_no_file_open();
@@ -2466,5 +2498,6 @@ int main(void)
 	test_departed_bytes_until_the_next_arrival();
 	test_last_close_in_flight_unheard();
 	test_random_read_back();
+	test_flush_answered_before_hooks();
 	return check_result("test_port");
 }
