@@ -34,10 +34,8 @@ static void flush_queues(struct port *p, const struct port_file *f, unsigned int
 	/* a file of another session has no input here to flush */
 	if ((which & TTY_FLUSH_IN) && f && f->session == p->rxq_session)
 		port_flush_input(p);
-	if (which & TTY_FLUSH_OUT) {
-		port_flush_output(p);
-		port_serve_writes(p);
-	}
+	if (which & TTY_FLUSH_OUT)
+		port_flush_output(p); /* its writers are served once it is answered */
 }
 
 /*
@@ -165,6 +163,9 @@ static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_i
 		p->h.answer_err(p->h.ctx, req, r.err);
 	else
 		p->h.answer_ioctl(p->h.ctx, req, r.out_len ? r.out : NULL, r.out_len);
+	/* writers waiting for room: their transfer's hooks must not run with req in hand */
+	if (r.flush & TTY_FLUSH_OUT)
+		port_serve_writes(p);
 	return true;
 }
 

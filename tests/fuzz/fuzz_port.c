@@ -1,58 +1,114 @@
 // SPDX-License-Identifier: MIT
 /*
- * The port (pilotd/core/port*.c) under every order of events: the input
- * is a sequence of requests (open, release, read, write, poll, ioctl,
- * interrupt) and transport events (arrival, departure, received bytes,
- * a transfer taken and done, a round's end with a clock step), and the
- * transport's hooks call back into the port from inside: a departure,
- * received bytes or a finished transfer inside tx_ready, rx_room and
- * last_close, as the input chooses.
+ * The port (pilotd/core/port*.c) and its line discipline under every
+ * order of events.  The input is a sequence of steps, each an opcode byte
+ * and the bytes it reads (fuzz_input.h: zeros past the end): requests
+ * (open as root with CAP_SYS_ADMIN, as uid 0 without it or as another
+ * user; release, read, write, poll, interrupt, any tty ioctl called with
+ * or without CAP_SYS_ADMIN, TCSETS/TCSETSW/TCSETSF with every
+ * iflag/oflag/lflag bit and c_cc value the input chooses) and transport
+ * events: arrival, departure, an IN transfer submitted or completed, a
+ * transfer of output taken and done, a round's end with a clock step.
+ * Files stay open across handhelds (hung up, while the next handheld's
+ * sessions come and go), and an open does not listen until it reads,
+ * polls or asks FIONREAD.  The transport's hooks call back from inside
+ * (a departure, a completion, a transfer taken), as the input chooses.
  *
- * Checked after every step, with a model of what the port accepted:
- *   - every request is answered at most once, and after shutdown and the
- *     release of every file exactly once;
- *   - a read returns exactly the next bytes the port accepted from the
- *     handheld, of the reader's own session (no loss, duplication,
- *     reordering, or another session's bytes), unless the port declared
- *     them discarded;
- *   - what the transport takes to send is exactly the next bytes written
- *     in this handheld's session, in order, never those of another.
- *     Parked writes go into txq in the order they parked, though their
- *     answers may come in another order (a hook may serve the next one
- *     before the first is answered): the model follows the queue.
+ * The fake transport keeps the port's promise as the pump does: an IN
+ * transfer of k bytes is submitted only while port_rx_room() covers it
+ * and every one in flight (at most port_config.rx_inflight_max in all);
+ * rx_stop cancels them all (one may have completed meanwhile).  So every
+ * byte the handheld sends was promised room, and the model counts as lost
+ * every byte the port drops where the rules do not allow it: only with no
+ * live file open (a cancelled transfer's), at a flush, when nobody of its
+ * session is left to read it (a release, a departure, the next arrival),
+ * at ISIG's flush, when n_tty's line is full, or a TIOCSTI byte for
+ * another session: stats.rx_discarded must equal what the model allowed.
+ *
+ * Checked after every step:
+ *   - every request is answered at most once, every unanswered one is
+ *     parked, and after shutdown and release exactly once;
+ *   - transport hooks are never nested;
+ *   - bytes pass unchanged (raw input; canonical lines without editing
+ *     characters): a read returns exactly the next bytes the handheld (or
+ *     TIOCSTI) gave of the reader's own session, nothing lost,
+ *     duplicated or reordered; otherwise every byte read carries its
+ *     session's tag (bit 6 is the session's parity: no n_tty mapping
+ *     changes it), so no file reads another session's bytes;
+ *   - output passes unchanged (no OPOST processing, no echo): the
+ *     transport takes exactly the next bytes written in this session;
+ *   - canonical lines add up to rxq;
+ *   - writes go into txq in parts as room comes: once the handheld took
+ *     bytes, a waiting write's next byte does not fit;
+ *   - the last close is the last live file's of the session (hung-up files
+ *     hold nothing): it cancels the IN transfers (a transfer submitted
+ *     before it never completes), sends the close notification (after the
+ *     closing wait), and drops TIOCEXCL (EBUSY only while it holds);
+ *   - TIOCSTI and TIOCSSERIAL's closing_wait need CAP_SYS_ADMIN;
+ *   - the bounds: files, parked requests and parked write bytes, and a
+ *     quarter of each for one user without CAP_SYS_ADMIN;
+ *   - at the end, output restarted (TCOON, IXON off), the handheld takes
+ *     everything: no write or drain is left waiting.
  */
 #include <asm/ioctls.h>
 #include <asm/termbits.h>
 #include <errno.h>
+#include <linux/serial.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "core/ldisc.h"
 #include "core/port.h"
 #include "fuzz_input.h"
 #include "raw_termios.h"
 
-#define NREQ	 512
-#define NFILES	 6
-#define QMAX	 (1u << 16)
-#define WRITEMAX 3000
+#define NREQ	     512
+#define NFILES	     6
+#define QMAX	     (1u << 16)
+#define WRITEMAX     3000
+#define NIN	     8	 /* IN transfers in flight at most */
+#define IN_MAX	     128 /* bytes one asks for */
+#define INFLIGHT_MAX (NIN * IN_MAX)
+#define TAG	     0x40 /* bit 6: the session's parity */
+
+static const struct port_config cfg = {
+	.rxq_size = 4096,
+	.txq_size = 8192,
+	.read_max = 1024,
+	.files_max = 8,
+	.parked_max = 24,
+	.parked_write_bytes = 6000,
+	.closing_wait_ms = 30000,
+	.rx_inflight_max = INFLIGHT_MAX,
+};
 
 struct req {
 	int answers;
 	enum { R_OPEN, R_READ, R_WRITE, R_IOCTL } kind;
-	int file;		/* the harness's file slot, for reads */
+	int file;		/* the harness's file slot */
 	uint8_t data[WRITEMAX]; /* a write's payload */
 	size_t len;
 	bool parked;	/* a write waiting */
 	size_t modeled; /* of its bytes, those in the model (txq) already */
 	bool lost;	/* waiting when the handheld left: its bytes are gone */
+	uint32_t uid;	/* an open's */
+	bool admin;
+	unsigned int cmd; /* an ioctl's */
+	uintptr_t arg;
+	int err; /* an error answer's */
 };
 
-/* A FIFO of bytes with the session they belong to. */
+/* A FIFO of bytes. */
 struct model_q {
 	uint8_t b[QMAX];
 	size_t head, len;
-	uint64_t session;
+};
+
+struct file {
+	bool open, hung_up, admin;
+	uint64_t fh, session;
+	uint32_t uid;
 };
 
 static struct fuzz {
@@ -60,22 +116,41 @@ static struct fuzz {
 	struct input in;
 	struct req reqs[NREQ];
 	int nreq;
-	struct {
-		bool open;
-		uint64_t fh, session;
-	} files[NFILES];
+	struct file files[NFILES];
 	uint64_t session; /* counts arrivals, as the harness sees them */
 	bool carrier;
 	uint64_t now;
 	uint8_t rx_counter, tx_counter;
-	struct model_q rxm, txm; /* accepted from the handheld; written for it */
-	size_t tx_ahead;	 /* sent before their write was answered */
-	size_t inflight;	 /* what the transport holds from tx_take */
-	uint64_t tx_cut;	 /* txq's tail cut by flushes and the closing wait, seen */
-	int waiting[NREQ];	 /* parked writes, in the order they parked */
+
+	/* input: exact while bytes pass unchanged */
+	bool rx_exact;
+	struct model_q rxm; /* rxq and the line being edited */
+	size_t line;	    /* canonical: the line being edited, its length */
+	uint64_t rx_session;
+	uint64_t rx_allowed; /* discards the rules allow, in all */
+	struct {
+		bool busy;
+		size_t size;
+		uint64_t epoch;
+	} xfer[NIN];
+	uint64_t epoch; /* counts last closes and departures */
+
+	/* output: exact while bytes pass unchanged */
+	bool tx_exact;
+	struct model_q txm;
+	size_t tx_ahead;   /* sent before their write was answered */
+	size_t inflight;   /* what the transport holds from tx_take */
+	uint64_t tx_cut;   /* txq's tail cut by flushes and the closing wait, seen */
+	int waiting[NREQ]; /* parked writes, in the order they parked */
 	int nwaiting;
+
+	/* the session */
+	bool excl;	 /* TIOCEXCL holds */
+	bool close_owed; /* a last close came (the harness's count), its hook not yet */
+
 	uint8_t reenter; /* which hooks call back, and how */
 	int depth;
+	int budget; /* hook actions left in this step: a handheld is not infinitely fast */
 } fz;
 
 static void *req_ptr(int i)
@@ -95,8 +170,10 @@ static struct req *req_of(void *r)
 
 static void mq_push(struct model_q *q, const uint8_t *b, size_t n)
 {
-	for (size_t i = 0; i < n && q->len < QMAX; i++)
+	for (size_t i = 0; i < n; i++) {
+		FUZZ_CHECK(q->len < QMAX);
 		q->b[(q->head + q->len++) % QMAX] = b[i];
+	}
 }
 
 static uint8_t mq_at(const struct model_q *q, size_t i)
@@ -110,11 +187,82 @@ static void mq_pop(struct model_q *q, size_t n)
 	q->len -= n;
 }
 
+static uint8_t tagged(uint8_t b, uint64_t session)
+{
+	return (uint8_t)((b & ~TAG) | (session & 1 ? TAG : 0));
+}
+
+/* ---- the settings, as the model sees them ---- */
+
+#define IN_MAPS (ISTRIP | INLCR | IGNCR | ICRNL | IUCLC | IXON | PARMRK)
+
+/* Received bytes reach readers unchanged (canonical: split into lines by '\n' alone). */
+static bool rx_plain(const struct termios2 *t)
+{
+	if ((t->c_iflag & IN_MAPS) || (t->c_lflag & ISIG))
+		return false;
+	if (!(t->c_lflag & ICANON))
+		return true;
+	return !(t->c_lflag & IEXTEN) && !t->c_cc[VERASE] && !t->c_cc[VKILL] && !t->c_cc[VEOF] &&
+	       !t->c_cc[VEOL];
+}
+
+/* Written bytes reach the handheld unchanged, and nothing else does (no echo). */
+static bool tx_plain(const struct termios2 *t)
+{
+	return ldisc_output_raw(t) && !(t->c_lflag & (ECHO | ECHONL));
+}
+
+static size_t rx_held(void)
+{
+	return byteq_len(&fz.port.rxq) + fz.port.ldisc.line_len;
+}
+
+static bool port_holds_input(void)
+{
+	return rx_held() || fz.port.lines.count;
+}
+
 /* ---- the front's answers ---- */
 
 static uint64_t session_of_new_file(void)
 {
 	return fz.carrier ? fz.session : fz.session + 1;
+}
+
+static int live_files(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < NFILES; i++)
+		n += fz.files[i].open && !fz.files[i].hung_up;
+	return n;
+}
+
+static bool reader_of_rx_left(void)
+{
+	for (int i = 0; i < NFILES; i++)
+		if (fz.files[i].open && fz.files[i].session == fz.rx_session)
+			return true;
+	return false;
+}
+
+/* Input nobody of its session can read any more is dropped (and counted). */
+static void input_orphaned(void)
+{
+	if (port_holds_input() && !reader_of_rx_left()) {
+		fz.rx_allowed += rx_held();
+		fz.rxm.len = 0;
+		fz.line = 0;
+	}
+}
+
+/* The session's last live file closed (the harness's count). */
+static void last_close(void)
+{
+	fz.close_owed = true;
+	fz.epoch++; /* IN transfers in flight are cancelled now */
+	fz.excl = false;
 }
 
 static int h_open(void *ctx, void *r, uint64_t fh)
@@ -124,25 +272,37 @@ static int h_open(void *ctx, void *r, uint64_t fh)
 	FUZZ_CHECK(q->kind == R_OPEN);
 	for (int i = 0; i < NFILES; i++) {
 		if (!fz.files[i].open) {
-			fz.files[i].open = true;
-			fz.files[i].fh = fh;
-			fz.files[i].session = session_of_new_file();
+			fz.files[i] = (struct file){ .open = true,
+						     .fh = fh,
+						     .session = session_of_new_file(),
+						     .uid = q->uid,
+						     .admin = q->admin };
 			return 0;
 		}
 	}
-	return -ENOENT; /* no slot: as if the opener were gone */
+	/* no slot: as if the opener were gone; the port releases it */
+	input_orphaned();
+	if (live_files() == 0)
+		last_close();
+	return -ENOENT;
 }
 
+/* A read of a file whose bytes the model cannot follow: each has its session's tag. */
 static void h_data(void *ctx, void *r, const void *buf, size_t len)
 {
 	struct req *q = req_of(r);
 	const uint8_t *b = buf;
+	const struct file *f = &fz.files[q->file];
 
 	FUZZ_CHECK(q->kind == R_READ);
 	if (len == 0)
 		return;
-	FUZZ_CHECK(fz.files[q->file].open);
-	FUZZ_CHECK(fz.rxm.session == fz.files[q->file].session);
+	FUZZ_CHECK(f->open && len <= cfg.read_max);
+	for (size_t i = 0; i < len; i++)
+		FUZZ_CHECK((b[i] & TAG) == tagged(0, f->session));
+	if (!fz.rx_exact)
+		return;
+	FUZZ_CHECK(fz.rx_session == f->session);
 	FUZZ_CHECK(len <= fz.rxm.len);
 	for (size_t i = 0; i < len; i++)
 		FUZZ_CHECK(b[i] == mq_at(&fz.rxm, i));
@@ -150,18 +310,46 @@ static void h_data(void *ctx, void *r, const void *buf, size_t len)
 }
 
 static void sync_tx(void);
+static uint64_t tx_cut_now(void);
+
+/* Does txq begin with the model's first mlen bytes, then tail's tlen? */
+static bool txq_begins(size_t mlen, const uint8_t *tail, size_t tlen)
+{
+	static uint8_t buf[QMAX];
+	size_t n = mlen + tlen;
+
+	if (byteq_len(&fz.port.txq) < n || n > sizeof(buf))
+		return false;
+	byteq_peek(&fz.port.txq, 0, buf, n);
+	for (size_t i = 0; i < mlen; i++)
+		if (buf[i] != mq_at(&fz.txm, i))
+			return false;
+	return memcmp(buf + mlen, tail, tlen) == 0;
+}
 
 /* q's next len bytes went into txq; some may already be sent and done. */
 static void model_pushed(struct req *q, size_t len)
 {
-	size_t skip;
+	const uint8_t *bytes;
+	size_t skip, n, cut;
 
-	sync_tx(); /* a flush that came first cut what was there before them */
-	skip = len < fz.tx_ahead ? len : fz.tx_ahead;
-
-	fz.tx_ahead -= skip;
-	mq_push(&fz.txm, q->data + q->modeled + skip, len - skip);
 	q->modeled += len;
+	if (!fz.tx_exact)
+		return;
+	skip = len < fz.tx_ahead ? len : fz.tx_ahead;
+	fz.tx_ahead -= skip;
+	bytes = q->data + q->modeled - len + skip;
+	n = len - skip;
+	cut = (size_t)(tx_cut_now() - fz.tx_cut);
+	/* a flush that came before them cut what was there before them ... */
+	if (cut <= fz.txm.len && txq_begins(fz.txm.len - cut, bytes, n)) {
+		sync_tx();
+		mq_push(&fz.txm, bytes, n);
+		return;
+	}
+	/* ... or one after them, before their answer (ISIG in a hook): the tail of all */
+	mq_push(&fz.txm, bytes, n);
+	sync_tx();
 }
 
 /* A waiting write goes into txq in parts as room comes (n_tty_write()):
@@ -222,9 +410,44 @@ static void h_written(void *ctx, void *r, size_t len)
 	unwait(q);
 }
 
+/* New settings, answered: the model stops following bytes it cannot. */
+static void settings_changed(void)
+{
+	const struct termios2 *t = &fz.port.tty.termios;
+
+	if (!rx_plain(t) || fz.port.ldisc.lnext)
+		fz.rx_exact = false;
+	if (!tx_plain(t)) {
+		fz.tx_exact = false;
+		fz.txm.len = fz.tx_ahead = 0;
+	}
+	if (!(t->c_lflag & ICANON))
+		fz.line = 0; /* the line being edited became readable bytes */
+}
+
 static void h_ioctl(void *ctx, void *r, const void *out, size_t len)
 {
-	FUZZ_CHECK(req_of(r)->kind == R_IOCTL);
+	struct req *q = req_of(r);
+	const struct file *f = &fz.files[q->file];
+
+	FUZZ_CHECK(q->kind == R_IOCTL);
+	switch (q->cmd) {
+	case TCSETS:
+	case TCSETSW:
+	case TCSETSF:
+		settings_changed();
+		if (q->cmd != TCSETSF)
+			break;
+		/* fall through: TCSETSF flushes the input */
+	case TCFLSH:
+		if ((q->cmd == TCSETSF || q->arg != TCOFLUSH) && f->session == fz.rx_session) {
+			fz.rxm.len = 0;
+			fz.line = 0;
+		}
+		break;
+	case TIOCEXCL: fz.excl = true; break;
+	case TIOCNXCL: fz.excl = false; break;
+	}
 }
 
 static void h_fetch(void *ctx, void *r, uintptr_t arg, size_t in, size_t out)
@@ -237,6 +460,10 @@ static void h_err(void *ctx, void *r, int err)
 	struct req *q = req_of(r);
 
 	FUZZ_CHECK(err > 0);
+	q->err = err;
+	/* TIOCEXCL: only CAP_SYS_ADMIN opens past it, and only while it holds */
+	if (q->kind == R_OPEN && err == EBUSY)
+		FUZZ_CHECK(fz.excl && !q->admin);
 	if (q->kind == R_WRITE && q->parked) {
 		FUZZ_CHECK(q->modeled == 0); /* an error answer takes no bytes */
 		unwait(q);
@@ -251,14 +478,15 @@ static void nothing(void *ctx, void *p)
 
 static void carrier_up(void);
 static void carrier_down(void);
-static void rx_some(size_t n);
+static void in_complete(unsigned int which, size_t n, uint8_t pattern, bool cancelled);
+static void in_fill(size_t k);
 static void tx_some(size_t max, size_t done);
 
 static void reenter(unsigned int how)
 {
-	if (fz.depth > 0)
-		FUZZ_CHECK(!"a transport hook was called from inside another");
-	fz.depth++;
+	if (fz.budget <= 0)
+		return;
+	fz.budget--;
 	switch (how & 3) {
 	case 0: break;
 	case 1:
@@ -267,54 +495,79 @@ static void reenter(unsigned int how)
 		else
 			carrier_up();
 		break;
-	case 2: rx_some(1 + (how >> 2) * 37); break;
+	case 2: in_complete(how >> 2, 1 + (how >> 2) * 37, 0, false); break;
 	case 3: tx_some(1 + (how >> 2) * 97, (how >> 4) & 1 ? 0 : ~(size_t)0); break;
 	}
-	fz.depth--;
+}
+
+static void hook_enter(void)
+{
+	if (fz.depth > 0)
+		FUZZ_CHECK(!"a transport hook was called from inside another");
+	fz.depth++;
 }
 
 static void h_tx_ready(void *ctx)
 {
+	hook_enter();
 	reenter(fz.reenter);
+	fz.depth--;
 }
 
 static void h_rx_room(void *ctx)
 {
+	hook_enter();
+	if ((fz.reenter & 0x40) && fz.budget > 0) /* the transport submits as room comes */
+		in_fill(1 + fz.reenter % IN_MAX);
 	reenter(fz.reenter >> 2);
+	fz.depth--;
+}
+
+static void h_rx_stop(void *ctx)
+{
+	hook_enter();
+	/* one transfer completed while the cancel went out: taken by nobody */
+	if (fz.reenter & 0x80)
+		in_complete(0, IN_MAX, 0, true);
+	for (int i = 0; i < NIN; i++)
+		fz.xfer[i].busy = false;
+	fz.depth--;
 }
 
 static void h_last_close(void *ctx)
 {
+	hook_enter();
+	/* one for the last closes since the previous one (a due hook is called once) */
+	FUZZ_CHECK(fz.close_owed);
+	fz.close_owed = false;
 	reenter(fz.reenter >> 4 & 1);
+	fz.depth--;
 }
 
 /* ---- transport events, and the model's view of them ---- */
 
-/*
- * The port discards rxq whole (at a release, an arrival, a departure or
- * a flush): so does the model.  Called around every call that may.
- */
+/* The port's input is what the model says, while it can say. */
 static void sync_rx(void)
 {
-	/* canonical mode: the line being edited is the ldisc's */
-	size_t q = byteq_len(&fz.port.rxq) + fz.port.ldisc.line_len, sum = 0;
+	const struct port *p = &fz.port;
+	size_t sum = 0;
 
-	/* and rxq holds complete lines whose lengths add up to it */
-	for (unsigned int i = 0; i < fz.port.lines.count; i++)
-		sum += fz.port.lines.len[(fz.port.lines.head + i) % PORT_LINES_MAX];
-	if (fz.port.tty.termios.c_lflag & ICANON)
-		FUZZ_CHECK(sum == byteq_len(&fz.port.rxq));
+	for (unsigned int i = 0; i < p->lines.count; i++)
+		sum += p->lines.len[(p->lines.head + i) % p->lines.cap];
+	if (p->tty.termios.c_lflag & ICANON)
+		FUZZ_CHECK(sum == byteq_len(&p->rxq));
 	else
-		FUZZ_CHECK(fz.port.lines.count == 0 && fz.port.ldisc.line_len == 0);
-
-	if (q < fz.rxm.len) {
-		FUZZ_CHECK(q == 0);
-		fz.rxm.len = 0;
-	}
-	FUZZ_CHECK(q == fz.rxm.len);
+		FUZZ_CHECK(p->lines.count == 0 && p->ldisc.line_len == 0);
+	/* nothing dropped but what the rules allow */
+	FUZZ_CHECK(p->stats.rx_discarded == fz.rx_allowed);
+	if (!fz.rx_exact)
+		return;
+	FUZZ_CHECK(rx_held() == fz.rxm.len);
+	if (p->tty.termios.c_lflag & ICANON)
+		FUZZ_CHECK(p->ldisc.line_len == fz.line);
 }
 
-/* What cut txq's tail: tcflush(TCOFLUSH), and the closing wait's end
+/* What cut txq's tail: tcflush(TCOFLUSH), ISIG, and the closing wait's end
  * (a discard while a handheld is attached; a departure clears it all). */
 static uint64_t tx_cut_now(void)
 {
@@ -326,21 +579,51 @@ static void sync_tx(void)
 {
 	uint64_t cut = tx_cut_now() - fz.tx_cut;
 
-	FUZZ_CHECK(cut <= fz.txm.len);
-	fz.txm.len -= cut;
 	fz.tx_cut += cut;
+	if (!fz.tx_exact)
+		return;
+	if (cut > fz.txm.len) {
+		/* it cut bytes of a write not answered yet (a flush in a hook the
+		 * answer ran first): the model follows again once txq is empty */
+		fz.tx_exact = false;
+		fz.txm.len = fz.tx_ahead = 0;
+		return;
+	}
+	fz.txm.len -= cut;
+}
+
+/* The model takes up following the bytes once nothing it lost track of is queued. */
+static void resync(void)
+{
+	const struct termios2 *t = &fz.port.tty.termios;
+
+	if (!fz.rx_exact && rx_plain(t) && !port_holds_input() && !fz.port.ldisc.lnext) {
+		fz.rx_exact = true;
+		fz.rxm.len = fz.line = 0;
+	}
+	if (!fz.tx_exact && tx_plain(t) && byteq_len(&fz.port.txq) == 0 && !fz.inflight) {
+		for (struct parked *e = fz.port.writes.head; e; e = e->next)
+			if (e->done)
+				return;
+		fz.tx_exact = true;
+		fz.txm.len = fz.tx_ahead = 0;
+		fz.tx_cut = tx_cut_now();
+	}
 }
 
 /* The models follow an arrival or a departure before the port's hooks run. */
 static void carrier_up(void)
 {
+	if (port_holds_input() && fz.rx_session != fz.session + 1) {
+		fz.rx_allowed += rx_held(); /* the departed handheld's */
+		fz.rxm.len = fz.line = 0;
+	}
 	fz.carrier = true;
 	fz.session++;
+	fz.rx_session = fz.session;
 	fz.txm.len = 0; /* empty already: a departure discarded it */
 	fz.tx_ahead = fz.inflight = 0;
 	fz.tx_cut = tx_cut_now();
-	fz.rxm.len = 0; /* the departed handheld's bytes go */
-	fz.rxm.session = fz.session;
 	port_carrier_up(&fz.port);
 	sync_rx();
 }
@@ -348,8 +631,16 @@ static void carrier_up(void)
 static void carrier_down(void)
 {
 	fz.carrier = false;
+	for (int i = 0; i < NIN; i++)
+		fz.xfer[i].busy = false; /* the device is gone */
+	fz.epoch++;
+	fz.excl = false;
+	for (int i = 0; i < NFILES; i++)
+		fz.files[i].hung_up |= fz.files[i].open;
 	for (int i = 0; i < fz.nwaiting; i++)
 		fz.reqs[fz.waiting[i]].lost = true;
+	input_orphaned();
+	fz.line = 0; /* the line being edited became the hung-up files' last */
 	fz.txm.len = 0;
 	fz.tx_ahead = fz.inflight = 0;
 	fz.tx_cut = tx_cut_now();
@@ -360,47 +651,136 @@ static void carrier_down(void)
 	sync_rx();
 }
 
-static void rx_some(size_t n)
+static size_t promised(void)
 {
-	uint8_t buf[2048];
-	uint64_t d;
-	size_t taken;
+	size_t n = 0;
 
-	if (!fz.carrier)
-		return;
-	if (n > sizeof(buf))
-		n = sizeof(buf);
-	for (size_t i = 0; i < n; i++)
-		buf[i] = fz.rx_counter++;
-	if (fz.port.tty.termios.c_lflag & ICANON) {
-		/* what the transport's rule (port_rx_room()) lets come: a line
-		 * never outgrows rxq, so no byte in its middle is lost */
-		size_t space = byteq_space(&fz.port.rxq), line = fz.port.ldisc.line_len;
-		size_t room = space > line ? space - line : 0;
+	for (int i = 0; i < NIN; i++)
+		n += fz.xfer[i].busy ? fz.xfer[i].size : 0;
+	return n;
+}
 
-		if (room > PORT_LINES_MAX - fz.port.lines.count)
-			room = PORT_LINES_MAX - fz.port.lines.count;
-		if (n > room)
-			n = room;
+/* Submit one IN transfer of k bytes if the port's room covers it and all in flight. */
+static bool in_submit(size_t k)
+{
+	size_t p = promised();
+
+	if (!fz.carrier || p + k > port_rx_room(&fz.port) || p + k > INFLIGHT_MAX)
+		return false;
+	for (int i = 0; i < NIN; i++) {
+		if (!fz.xfer[i].busy) {
+			fz.xfer[i].busy = true;
+			fz.xfer[i].size = k;
+			fz.xfer[i].epoch = fz.epoch;
+			return true;
+		}
 	}
-	sync_rx();
-	d = fz.port.stats.rx_discarded;
+	return false;
+}
+
+static void in_fill(size_t k)
+{
+	while (in_submit(k))
+		;
+}
+
+/* Bytes that pass unchanged, into the model: canonical lines end at '\n'. */
+static void model_receive(const uint8_t *b, size_t n)
+{
+	bool canon = fz.port.tty.termios.c_lflag & ICANON;
+
+	for (size_t i = 0; i < n; i++) {
+		if (canon && b[i] != '\n' && fz.line + 1 >= LDISC_LINE_MAX) {
+			fz.rx_allowed++; /* n_tty's full line */
+			continue;
+		}
+		mq_push(&fz.rxm, &b[i], 1);
+		if (canon)
+			fz.line = b[i] == '\n' ? 0 : fz.line + 1;
+	}
+}
+
+/* The handheld's n bytes, or TIOCSTI's, reach the port: what the model expects of them. */
+static void expect_received(const uint8_t *b, size_t n, uint64_t *dropped)
+{
+	if (!fz.carrier || live_files() == 0) {
+		fz.rx_allowed += n; /* nobody listens: a cancelled transfer's */
+		return;
+	}
+	if (fz.rx_exact)
+		model_receive(b, n);
+	*dropped = fz.port.ldisc.dropped;
+}
+
+static void in_bytes(uint8_t *buf, size_t n, uint8_t pattern)
+{
+	uint8_t fill = input_u8(&fz.in);
+
+	for (size_t i = 0; i < n; i++) {
+		uint8_t b = pattern % 3 == 0   ? fz.rx_counter++
+			    : pattern % 3 == 1 ? fill
+					       : input_u8(&fz.in);
+
+		buf[i] = tagged(b, fz.session);
+	}
+}
+
+/* A transfer in flight completes with n bytes (of the size it asked for at most). */
+static void in_complete(unsigned int which, size_t n, uint8_t pattern, bool cancelled)
+{
+	uint8_t buf[IN_MAX];
+	uint64_t dropped = UINT64_MAX;
+	int i = (int)(which % NIN), k;
+
+	for (k = 0; k < NIN && !fz.xfer[(i + k) % NIN].busy; k++)
+		;
+	if (k == NIN)
+		return;
+	i = (i + k) % NIN;
+	/* the last close (or departure) since it was submitted cancelled it */
+	FUZZ_CHECK(cancelled || fz.xfer[i].epoch == fz.epoch);
+	if (n > fz.xfer[i].size)
+		n = fz.xfer[i].size;
+	fz.xfer[i].busy = false;
+	in_bytes(buf, n, pattern);
+	expect_received(buf, n, &dropped);
 	port_rx(&fz.port, buf, n, fz.now);
-	taken = n - (size_t)(fz.port.stats.rx_discarded - d);
-	mq_push(&fz.rxm, buf, taken);
+	if (dropped != UINT64_MAX && !fz.rx_exact)
+		fz.rx_allowed += fz.port.ldisc.dropped - dropped; /* full lines */
 	sync_rx();
+}
+
+/* Writes go into txq in parts as room comes: the waiting one's next byte does not fit. */
+static void check_writer_served(void)
+{
+	const struct port *p = &fz.port;
+	const struct parked *e = p->writes.head;
+	struct ldisc l;
+	uint8_t out[LDISC_OUT_MAX];
+	size_t space = byteq_space(&p->txq), taken;
+
+	/* (an ISIG flush in the round serves them after it) */
+	if (fz.depth || !p->carrier || !e || p->output_flushed)
+		return;
+	if (ldisc_output_raw(&p->tty.termios)) {
+		FUZZ_CHECK(space == 0);
+		return;
+	}
+	l = p->ldisc;
+	ldisc_output(&l, &p->tty.termios, e->data + e->done, 1, out,
+		     space < sizeof(out) ? space : sizeof(out), &taken);
+	FUZZ_CHECK(taken == 0);
 }
 
 /* The transport takes up to max bytes and the handheld accepts done of them. */
 static void tx_some(size_t max, size_t done)
 {
 	static uint8_t buf[8192];
+	unsigned int xchars = fz.port.xchar_count;
 	size_t n;
 
 	if (max > sizeof(buf))
 		max = sizeof(buf);
-	unsigned int xchars = fz.port.xchar_count;
-
 	sync_tx();
 	n = port_tx_take(&fz.port, buf, max);
 	fz.inflight = n;
@@ -412,27 +792,31 @@ static void tx_some(size_t max, size_t done)
 
 		if (x > PORT_XCHARS_MAX - 1)
 			x = PORT_XCHARS_MAX - 1; /* one slot stays free */
-
 		FUZZ_CHECK(memcmp(buf, fz.port.xchars, x) == 0);
 		if (done > x)
 			done = x;
+		fz.inflight = 0;
 		port_tx_done(&fz.port, done); /* the output after them goes again */
 		/* at least those taken went (a hook may take more, or depart) */
 		FUZZ_CHECK(fz.port.xchar_count <= xchars - done);
 		sync_tx();
 		return;
 	}
-	/* the head of what was written in this session, in order */
-	for (size_t i = 0; i < n && i < fz.txm.len; i++)
-		FUZZ_CHECK(buf[i] == mq_at(&fz.txm, i));
 	fz.inflight = 0;
-	if (done <= fz.txm.len) {
-		mq_pop(&fz.txm, done);
-	} else { /* part of a write whose answer is still to come */
-		fz.tx_ahead += done - fz.txm.len;
-		fz.txm.len = 0;
+	if (fz.tx_exact) {
+		/* the head of what was written in this session, in order */
+		for (size_t i = 0; i < n && i < fz.txm.len; i++)
+			FUZZ_CHECK(buf[i] == mq_at(&fz.txm, i));
+		if (done <= fz.txm.len) {
+			mq_pop(&fz.txm, done);
+		} else { /* part of a write whose answer is still to come */
+			fz.tx_ahead += done - fz.txm.len;
+			fz.txm.len = 0;
+		}
 	}
 	port_tx_done(&fz.port, done);
+	if (done)
+		check_writer_served();
 	sync_tx();
 }
 
@@ -453,13 +837,81 @@ static int pick_file(void)
 	return fz.files[i].open ? i : -1;
 }
 
+/* A c_cc value: control characters mostly, any byte sometimes. */
+static cc_t any_cc(void)
+{
+	uint8_t v = input_u8(&fz.in);
+
+	return (cc_t)(v < 0x80 ? v & 0x1f : v < 0xc0 ? v : v ^ 0x80);
+}
+
+/* New settings: raw, plain canonical, any flags, any flags and any c_cc. */
+static void make_settings(struct termios2 *t)
+{
+	uint8_t mode = input_u8(&fz.in);
+
+	*t = fz.port.tty.termios;
+	switch (mode % 4) {
+	case 0: make_raw_termios(t); break;
+	case 1:
+		t->c_iflag = 0;
+		t->c_oflag = mode & 4 ? OPOST | ONLCR : 0;
+		t->c_lflag = ICANON | (mode & 8 ? ECHO : 0) | (mode & 16 ? ECHONL : 0);
+		t->c_cc[VERASE] = t->c_cc[VKILL] = t->c_cc[VEOF] = t->c_cc[VEOL] = 0;
+		break;
+	case 3:
+		for (int i = 0; i < NCCS; i++)
+			t->c_cc[i] = any_cc();
+		/* fall through */
+	case 2:
+		t->c_iflag = input_u16(&fz.in) & 0x7fff; /* every bit of them */
+		t->c_oflag = input_u16(&fz.in);
+		t->c_lflag = input_u32(&fz.in) & 0x1ffff;
+		break;
+	}
+	t->c_cflag = (t->c_cflag & ~(tcflag_t)CLOCAL) | (mode & 32 ? 0 : CLOCAL);
+	t->c_cc[VMIN] = input_u8(&fz.in) % 4;
+	t->c_cc[VTIME] = input_u8(&fz.in) % 4;
+}
+
+/* TIOCSTI goes only where it leaves the transport's promise whole. */
+static bool sti_fits(void)
+{
+	return byteq_len(&fz.port.rxq) + fz.port.ldisc.line_len + 2 * promised() + 2 <=
+		       cfg.rxq_size &&
+	       fz.port.ldisc.line_len + 4 < LDISC_LINE_MAX && fz.port.lines.count < PORT_LINES_MAX;
+}
+
+/* TIOCSTI with CAP_SYS_ADMIN: the byte is input of f's session. */
+static void expect_sti(int f, uint8_t c, uint64_t *dropped)
+{
+	const struct file *fl = &fz.files[f];
+
+	if (fl->session != fz.rx_session) {
+		if (port_holds_input()) {
+			fz.rx_allowed++; /* another session's input is there */
+			return;
+		}
+		fz.rx_session = fl->session;
+	}
+	if (fz.rx_exact)
+		model_receive(&c, 1);
+	*dropped = fz.port.ldisc.dropped;
+}
+
 static void do_ioctl(int f)
 {
-	static const unsigned int cmds[] = { TCSBRK,   TIOCMIWAIT, TCFLSH,   TCXONC,	TCSETSF,
-					     TCSETSW,  TCSETS,	   FIONREAD, TIOCOUTQ,	TIOCEXCL,
-					     TIOCNXCL, TCGETS,	   TIOCMGET, TIOCGWINSZ };
-	struct termios t;
+	static const unsigned int cmds[] = { TCSBRK,	 TIOCMIWAIT, TCFLSH,   TCXONC,
+					     TCSETSF,	 TCSETSW,    TCSETS,   FIONREAD,
+					     TIOCOUTQ,	 TIOCEXCL,   TIOCNXCL, TCGETS,
+					     TIOCGWINSZ, TIOCSWINSZ, TIOCSTI,  TIOCSSERIAL };
+	struct termios2 t;
+	struct serial_struct ss;
+	uint16_t ws[4] = { 24, 80, 0, 0 };
+	uint8_t sti;
 	struct tty_ioctl io = { 0 };
+	uint16_t closing_wait = fz.port.tty.closing_wait;
+	uint64_t dropped = UINT64_MAX;
 	int r = new_req(R_IOCTL);
 
 	if (r < 0)
@@ -467,38 +919,103 @@ static void do_ioctl(int f)
 	io.cmd = cmds[input_u8(&fz.in) % (sizeof(cmds) / sizeof(cmds[0]))];
 	io.arg = input_u8(&fz.in) % 4;
 	io.out_len = input_u8(&fz.in) % 64;
+	io.caller_admin = input_u8(&fz.in) & 1;
+	fz.reqs[r].file = f;
+	fz.reqs[r].cmd = io.cmd;
+	fz.reqs[r].arg = io.arg;
 	if (io.cmd == TCSETSF || io.cmd == TCSETSW || io.cmd == TCSETS) {
-		memcpy(&t, &fz.port.tty.termios, sizeof(t));
-		t.c_cflag ^= (input_u8(&fz.in) & 1) ? CLOCAL : 0;
-		t.c_lflag ^= (input_u8(&fz.in) & 1) ? ICANON : 0;
-		t.c_cc[VMIN] = input_u8(&fz.in) % 4;
-		t.c_cc[VTIME] = input_u8(&fz.in) % 4;
+		make_settings(&t);
 		io.in = &t;
-		io.in_len = sizeof(t);
+		io.in_len = sizeof(struct termios);
+	} else if (io.cmd == TIOCSWINSZ) {
+		io.in = ws;
+		io.in_len = sizeof(ws);
+	} else if (io.cmd == TIOCSSERIAL) {
+		static const uint16_t waits[] = { ASYNC_CLOSING_WAIT_NONE, ASYNC_CLOSING_WAIT_INF,
+						  1, 100, 3000 };
+
+		memset(&ss, 0, sizeof(ss));
+		ss.close_delay = fz.port.tty.close_delay;
+		ss.closing_wait = waits[io.arg];
+		io.in = &ss;
+		io.in_len = sizeof(ss);
+	} else if (io.cmd == TIOCSTI) {
+		if (!sti_fits())
+			io.cmd = TIOCOUTQ;
+		sti = tagged(input_u8(&fz.in), fz.files[f].session);
+		io.in = &sti;
+		io.in_len = 1;
+		if (io.cmd == TIOCSTI && io.caller_admin && !fz.files[f].hung_up)
+			expect_sti(f, sti, &dropped);
 	}
 	port_ioctl(&fz.port, req_ptr(r), fz.files[f].fh, &io);
+	if (dropped != UINT64_MAX && !fz.rx_exact)
+		fz.rx_allowed += fz.port.ldisc.dropped - dropped;
+	/* what only CAP_SYS_ADMIN may do */
+	if (!io.caller_admin && io.cmd == TIOCSTI)
+		FUZZ_CHECK(fz.reqs[r].answers == 1 && fz.reqs[r].err);
+	if (!io.caller_admin && io.cmd == TIOCSSERIAL)
+		FUZZ_CHECK(fz.port.tty.closing_wait == closing_wait);
+}
+
+static void do_open(void)
+{
+	uint8_t who = input_u8(&fz.in);
+	/* root with CAP_SYS_ADMIN, uid 0 without it (a container's), three users */
+	struct port_open_args a = { .uid = who % 5 < 2 ? 0 : 998 + who % 5,
+				    .admin = who % 5 == 0,
+				    .nonblock = input_u8(&fz.in) & 1 };
+	bool excl = fz.excl;
+	int r = new_req(R_OPEN);
+
+	if (r < 0)
+		return;
+	fz.reqs[r].uid = a.uid;
+	fz.reqs[r].admin = a.admin;
+	port_open(&fz.port, req_ptr(r), &a);
+	if (!a.admin && excl)
+		FUZZ_CHECK(fz.reqs[r].answers == 1 && fz.reqs[r].err == EBUSY);
+}
+
+static void do_release(int f)
+{
+	bool live = !fz.files[f].hung_up;
+
+	fz.files[f].open = false;
+	input_orphaned();
+	if (live && live_files() == 0)
+		last_close();
+	port_release(&fz.port, fz.files[f].fh);
+}
+
+static void do_write(int f)
+{
+	int r = new_req(R_WRITE);
+	struct req *q;
+
+	if (r < 0)
+		return;
+	q = &fz.reqs[r];
+	q->file = f;
+	q->len = 1 + input_u16(&fz.in) % WRITEMAX;
+	for (size_t i = 0; i < q->len; i++)
+		q->data[i] = fz.tx_counter++;
+	port_write(&fz.port, q, fz.files[f].fh, q->data, q->len, input_u8(&fz.in) & 1);
+	if (q->answers == 0) {
+		q->parked = true;
+		fz.waiting[fz.nwaiting++] = r;
+	}
 }
 
 static void step(uint8_t op)
 {
 	int f, r;
 
-	switch (op % 16) {
-	case 0: {
-		struct port_open_args a = { .uid = input_u8(&fz.in) & 1 ? 0 : 1000,
-					    .nonblock = input_u8(&fz.in) & 1 };
-
-		if ((r = new_req(R_OPEN)) >= 0)
-			port_open(&fz.port, req_ptr(r), &a);
-		break;
-	}
+	switch (op % 20) {
+	case 0: do_open(); break;
 	case 1:
-		if ((f = pick_file()) >= 0) {
-			fz.files[f].open = false;
-			port_release(&fz.port, fz.files[f].fh);
-			sync_rx();
-			sync_tx();
-		}
+		if ((f = pick_file()) >= 0)
+			do_release(f);
 		break;
 	case 2:
 	case 3:
@@ -510,73 +1027,145 @@ static void step(uint8_t op)
 		break;
 	case 4:
 	case 5:
-		if ((f = pick_file()) >= 0 && (r = new_req(R_WRITE)) >= 0) {
-			struct req *q = &fz.reqs[r];
-
-			q->len = 1 + input_u16(&fz.in) % WRITEMAX;
-			for (size_t i = 0; i < q->len; i++)
-				q->data[i] = fz.tx_counter++;
-			port_write(&fz.port, q, fz.files[f].fh, q->data, q->len,
-				   input_u8(&fz.in) & 1);
-			if (q->answers == 0) {
-				q->parked = true;
-				fz.waiting[fz.nwaiting++] = r;
-			}
-		}
+		if ((f = pick_file()) >= 0)
+			do_write(f);
 		break;
 	case 6:
 		if ((f = pick_file()) >= 0)
 			port_poll(&fz.port, fz.files[f].fh, NULL);
 		break;
 	case 7:
-		if ((f = pick_file()) >= 0) {
-			do_ioctl(f);
-			sync_rx();
-			sync_tx();
-		}
-		break;
 	case 8:
+		if ((f = pick_file()) >= 0)
+			do_ioctl(f);
+		break;
+	case 9:
 		if (fz.nreq)
 			port_interrupt(&fz.port, req_ptr(input_u8(&fz.in) % fz.nreq));
 		break;
-	case 9:
+	case 10:
 		if (fz.carrier)
 			carrier_down();
 		else
 			carrier_up();
 		break;
-	case 10:
-	case 11: rx_some(1 + input_u16(&fz.in) % 2048); break;
-	case 12:
-	case 13: {
+	case 11: in_submit(1 + input_u8(&fz.in) % IN_MAX); break;
+	case 12: in_fill(1 + input_u8(&fz.in) % IN_MAX); break;
+	case 13:
+	case 14: {
+		unsigned int which = input_u8(&fz.in);
+		size_t n = input_u8(&fz.in);
+
+		in_complete(which, n, input_u8(&fz.in), false);
+		break;
+	}
+	case 15:
+	case 16: {
 		size_t max = 1 + input_u16(&fz.in) % 8192;
 
 		tx_some(max, input_u8(&fz.in) & 1 ? ~(size_t)0 : input_u16(&fz.in) % 8192);
 		break;
 	}
-	case 14: {
+	case 17:
 		fz.now += input_u16(&fz.in);
 		port_after_events(&fz.port, fz.now);
-		sync_rx();
-		sync_tx();
 		break;
+	case 18:
+	case 19: fz.reenter = input_u8(&fz.in); break;
 	}
-	case 15: fz.reenter = input_u8(&fz.in); break;
+}
+
+/* The bounds, and one user's quarter of each without CAP_SYS_ADMIN. */
+static void check_bounds(void)
+{
+	const struct port *p = &fz.port;
+	const struct parked_list *lists[] = { &p->reads, &p->writes, &p->ioctls, &p->opens };
+	size_t files[4] = { 0 }, parked[4] = { 0 }, bytes[4] = { 0 }, unanswered = 0;
+
+	FUZZ_CHECK(p->nfiles <= cfg.files_max && port_parked_count(p) <= cfg.parked_max);
+	FUZZ_CHECK(p->parked_write_bytes <= cfg.parked_write_bytes);
+	for (int i = 0; i < NFILES; i++)
+		if (fz.files[i].open && !fz.files[i].admin)
+			files[fz.files[i].uid ? fz.files[i].uid - 999 : 0]++;
+	for (size_t l = 0; l < 4; l++) {
+		for (const struct parked *e = lists[l]->head; e; e = e->next) {
+			if (e->admin)
+				continue;
+			FUZZ_CHECK(e->uid == 0 || (e->uid >= 1000 && e->uid <= 1002));
+			parked[e->uid ? e->uid - 999 : 0]++;
+			bytes[e->uid ? e->uid - 999 : 0] += lists[l] == &p->writes ? e->size : 0;
+		}
+	}
+	for (int u = 0; u < 4; u++) {
+		FUZZ_CHECK(files[u] <= cfg.files_max / 4 && parked[u] <= cfg.parked_max / 4);
+		FUZZ_CHECK(bytes[u] <= cfg.parked_write_bytes / 4);
+	}
+	/* every request is answered or waits */
+	for (int i = 0; i < fz.nreq; i++)
+		unanswered += fz.reqs[i].answers == 0;
+	FUZZ_CHECK(unanswered == port_parked_count(p));
+	FUZZ_CHECK(p->txq.cap == cfg.txq_size && byteq_len(&p->txq) <= p->txq.cap);
+	FUZZ_CHECK(p->xchar_count <= PORT_XCHARS_MAX && p->tx_inflight <= byteq_len(&p->txq));
+}
+
+static void check_between_steps(void)
+{
+	sync_rx();
+	sync_parked();
+	sync_tx();
+	if (fz.tx_exact)
+		FUZZ_CHECK(byteq_len(&fz.port.txq) == fz.txm.len && fz.tx_ahead == 0);
+	check_bounds();
+	/* a close notification for each last close, after its closing wait */
+	FUZZ_CHECK(fz.close_owed == fz.port.closing);
+	FUZZ_CHECK(!fz.excl || fz.port.tty.exclusive);
+	resync();
+}
+
+/* The end: output restarted, the handheld takes everything, nothing waits. */
+static void drain_all(void)
+{
+	int f;
+
+	for (f = 0; f < NFILES && !(fz.files[f].open && !fz.files[f].hung_up); f++)
+		;
+	if (fz.carrier && f < NFILES && fz.nreq + 2 <= NREQ) {
+		struct tty_ioctl on = { .cmd = TCXONC, .arg = TCOON }, set = { .cmd = TCSETS };
+		struct termios2 t = fz.port.tty.termios;
+		int r;
+
+		t.c_iflag &= ~(tcflag_t)IXON;
+		set.in = &t;
+		set.in_len = sizeof(struct termios);
+		if ((r = new_req(R_IOCTL)) >= 0) {
+			fz.reqs[r].file = f;
+			fz.reqs[r].cmd = TCXONC;
+			port_ioctl(&fz.port, req_ptr(r), fz.files[f].fh, &on);
+		}
+		if ((r = new_req(R_IOCTL)) >= 0) {
+			fz.reqs[r].file = f;
+			fz.reqs[r].cmd = TCSETS;
+			port_ioctl(&fz.port, req_ptr(r), fz.files[f].fh, &set);
+		}
+	} else if (fz.carrier && f < NFILES) {
+		return; /* no request left to restart the output */
+	}
+	for (int i = 0; i < 50 && fz.carrier; i++) {
+		tx_some(8192, ~(size_t)0);
+		fz.now += 100000;
+		port_after_events(&fz.port, fz.now);
+		check_between_steps();
+	}
+	if (fz.carrier) {
+		FUZZ_CHECK(fz.port.writes.count == 0 && port_tx_queued(&fz.port) == 0);
+		for (const struct parked *e = fz.port.ioctls.head; e; e = e->next)
+			FUZZ_CHECK(e->cmd == TIOCMIWAIT);
 	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct port_config cfg = {
-		.rxq_size = 4096,
-		.txq_size = 8192,
-		.read_max = 1024,
-		.files_max = 4,
-		.parked_max = 24,
-		.parked_write_bytes = 6000,
-		.closing_wait_ms = 30000,
-	};
 	static const struct port_hooks hooks = {
 		.answer_open = h_open,
 		.answer_data = h_data,
@@ -589,35 +1178,44 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.drop_poll_handle = nothing,
 		.tx_ready = h_tx_ready,
 		.rx_room = h_rx_room,
+		.rx_stop = h_rx_stop,
 		.last_close = h_last_close,
 	};
 
+	static int trace = -1;
+
+	if (trace < 0)
+		trace = getenv("FUZZ_PORT_TRACE") != NULL; /* to follow a crash's steps */
 	memset(&fz, 0, sizeof(fz));
 	fz.in = (struct input){ .p = data, .left = size };
 	if (port_init(&fz.port, &cfg, &hooks) < 0)
 		return 0;
-	/* bytes, not text: the model needs every byte through unchanged; in
-	 * canonical mode only a newline is special (the editing characters
-	 * are disabled), so lines are split but no byte changes */
-	make_raw_termios(&fz.port.tty.termios);
-	fz.port.tty.termios.c_cc[VERASE] = fz.port.tty.termios.c_cc[VKILL] = 0;
-	fz.port.tty.termios.c_cc[VEOF] = 0;
+	/* a fresh port's settings are n_tty's cooked ones: the model starts there */
+	fz.rx_exact = rx_plain(&fz.port.tty.termios);
+	fz.tx_exact = tx_plain(&fz.port.tty.termios);
+	resync();
 	for (int steps = 0; fz.in.left > 0 && steps < 2000; steps++) {
-		step(input_u8(&fz.in));
-		/* between steps every byte queued is in the model */
-		sync_rx();
-		sync_parked();
-		sync_tx();
-		FUZZ_CHECK(byteq_len(&fz.port.txq) == fz.txm.len && fz.tx_ahead == 0);
+		uint8_t op = input_u8(&fz.in);
+
+		fz.budget = 16;
+		if (trace)
+			fprintf(stderr,
+				"step %d: op %u carrier %d live %d files %u closing %d exact "
+				"%d/%d\n",
+				steps, op % 20, fz.carrier, live_files(), fz.port.nfiles,
+				fz.port.closing, fz.rx_exact, fz.tx_exact);
+		step(op);
+		check_between_steps();
 	}
 
 	/* the end: every request answered exactly once */
 	fz.reenter = 0;
+	drain_all();
 	port_after_events(&fz.port, fz.now + 1000000);
 	port_shutdown(&fz.port);
 	for (int i = 0; i < NFILES; i++)
 		if (fz.files[i].open)
-			port_release(&fz.port, fz.files[i].fh);
+			do_release(i);
 	port_shutdown(&fz.port); /* opens a release let through */
 	for (int i = 0; i < fz.nreq; i++)
 		FUZZ_CHECK(fz.reqs[i].answers == 1);

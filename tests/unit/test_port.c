@@ -2146,6 +2146,384 @@ static void test_eof_across_icanon(void)
 	port_free(&p);
 }
 
+/* ---- callers without CAP_SYS_ADMIN, opens that do not listen at once (issue 26 row 20) ---- */
+
+/* An open by uid, without CAP_SYS_ADMIN, that neither reads nor polls yet. */
+static uint64_t open_unheard(struct port *p, uint32_t uid, bool nonblock, void **req)
+{
+	struct port_open_args a = { .uid = uid, .nonblock = nonblock };
+
+	*req = new_req();
+	port_open(p, *req, &a);
+	return ans(*req)->kind == OPEN ? ans(*req)->fh : 0;
+}
+
+/*
+ * The last close with transfers in flight: the transport cancels them at
+ * once (rx_stop), before the closing wait; what one brought meanwhile is
+ * discarded; the next desktop's open waits for the closer (O_NONBLOCK
+ * too) and takes nothing from the handheld until it listens, so its
+ * tcflush() right after open discards nothing.  And a file hung up by a
+ * departure, kept open, makes no later close less the last (rows 1, 2).
+ */
+static void test_last_close_in_flight_unheard(void)
+{
+	struct tty_ioctl flush = { .cmd = TCFLSH, .arg = TCIFLUSH };
+	struct port p;
+	char buf[64];
+	uint64_t a, b, kept;
+	void *o, *req;
+
+	setup(&p);
+	port_carrier_up(&p);
+	a = open_unheard(&p, 1000, false, &o);
+	CHECK_EQ(port_rx_room(&p), 0); /* opened, not listening: nothing asked of the handheld */
+	CHECK(is_err(do_read(&p, a, 64, true, 1), EAGAIN));
+	CHECK(port_rx_room(&p) > 0); /* it listens: the transport submits IN transfers */
+	do_write(&p, a, "bye", false);
+	port_release(&p, a);
+	CHECK(p.closing);
+	CHECK_EQ(fk.rx_stop, 1);    /* cancelled at the close, not after the closing wait */
+	CHECK_EQ(fk.last_close, 0); /* the notification comes once the output is out */
+	CHECK_EQ(port_rx_room(&p), 0);
+	port_rx(&p, "late", 4, 2); /* one transfer completed before the cancel took */
+	CHECK_EQ(p.stats.rx_discarded, 4);
+	b = open_unheard(&p, 1001, true, &o);
+	CHECK(b == 0 && ans(o)->count == 0); /* O_NONBLOCK too waits for the closer */
+	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 3);
+	CHECK(ans(o)->kind == OPEN && fk.last_close == 1);
+	b = ans(o)->fh;
+	CHECK_EQ(port_rx_room(&p), 0); /* B has not listened: the handheld keeps its bytes */
+	req = new_req();
+	port_ioctl(&p, req, b, &flush); /* a desktop's tcflush() right after open */
+	CHECK(ans(req)->kind == IOCTL);
+	CHECK_EQ(fionread(&p, b), 0); /* FIONREAD listens */
+	CHECK(port_rx_room(&p) > 0);
+	port_rx(&p, "hello", 5, 3);
+	CHECK(is_data(do_read(&p, b, 64, true, 3), "hello"));
+	CHECK_EQ(p.stats.rx_discarded, 4);
+	port_release(&p, b); /* nothing unsent: told at once */
+	CHECK(fk.rx_stop == 2 && fk.last_close == 2);
+
+	/* a hung-up file kept open across the departure holds nothing of the next session */
+	kept = open_unheard(&p, 1002, false, &o);
+	port_poll(&p, kept, NULL);
+	port_carrier_down(&p);
+	CHECK_EQ(fk.rx_stop, 3);
+	port_carrier_up(&p);
+	b = open_unheard(&p, 0, false, &o); /* uid 0 without CAP_SYS_ADMIN */
+	CHECK_EQ(port_rx_room(&p), 0);
+	port_poll(&p, b, NULL);
+	CHECK(port_rx_room(&p) > 0);
+	port_release(&p, b);
+	CHECK(fk.rx_stop == 4 && fk.last_close == 3 && port_rx_room(&p) == 0);
+	port_release(&p, kept); /* the old session's file: no last close of this one */
+	CHECK(fk.rx_stop == 4 && fk.last_close == 3);
+	check_all_answered_once();
+	port_free(&p);
+}
+
+/* Settings under which bytes pass unchanged on the way in: raw, or lines split by '\n' alone. */
+static bool plain_settings(struct port *p, uint64_t fh, void **req)
+{
+	static const unsigned int cmds[] = { TCSETS, TCSETSW, TCSETSF };
+	unsigned int cmd = cmds[rnd(3)];
+	struct termios t;
+
+	memcpy(&t, &p->tty.termios, sizeof(t));
+	t.c_iflag = rnd(2) ? IUTF8 : 0;
+	t.c_oflag = rnd(2) ? OPOST | (rnd(2) ? ONLCR : 0) : 0;
+	t.c_lflag = (rnd(2) ? ICANON : 0) | (rnd(2) ? ECHO : 0) | (rnd(2) ? ECHOCTL : 0);
+	t.c_cc[VERASE] = t.c_cc[VKILL] = t.c_cc[VEOF] = t.c_cc[VEOL] = 0;
+	t.c_cflag |= CLOCAL;
+	t.c_cc[VMIN] = (cc_t)rnd(4);
+	t.c_cc[VTIME] = (cc_t)rnd(3);
+	*req = do_ioctl(p, fh, cmd, &t, sizeof(t), 0);
+	return cmd == TCSETSF; /* it flushes the input */
+}
+
+/* The read-back model: what rxq and the line being edited hold, of one session. */
+static struct {
+	uint8_t b[1 << 16];
+	size_t head, len, line;
+	uint64_t session;
+} rb;
+
+static void rb_clear(void)
+{
+	rb.len = rb.line = 0;
+}
+
+struct rb_pending {
+	void *req;
+	int file;
+	bool flushes; /* an ioctl that flushes the input when answered */
+};
+
+struct rb_file {
+	uint64_t fh, session;
+	bool open, hung_up;
+	void *open_req; /* an open still waiting */
+};
+
+/* Nobody of rxq's session is left to read it: the port drops it. */
+static void rb_orphaned(const struct rb_file *files, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (files[i].open && files[i].session == rb.session)
+			return;
+	rb_clear();
+}
+
+/* Answers that came in the last call, in their order: reads return rb's head. */
+static void rb_answers(struct rb_pending *pend, int *npend, struct rb_file *files, bool carrier,
+		       uint64_t session)
+{
+	for (;;) {
+		int first = -1;
+
+		for (int i = 0; i < *npend; i++)
+			if (ans(pend[i].req)->count &&
+			    (first < 0 || ans(pend[i].req)->seq < ans(pend[first].req)->seq))
+				first = i;
+		if (first < 0)
+			break;
+		struct answer *a = ans(pend[first].req);
+		struct rb_file *f = &files[pend[first].file];
+
+		if (pend[first].file >= 0 && f->open_req == pend[first].req) {
+			f->open_req = NULL;
+			f->open = a->kind == OPEN;
+			f->fh = a->fh;
+			f->session = carrier ? session : session + 1;
+		} else if (pend[first].flushes && a->kind == IOCTL && f->session == rb.session) {
+			rb_clear();
+		} else if (a->kind == DATA && a->len) {
+			CHECK(f->session == rb.session && a->len <= rb.len);
+			for (size_t i = 0; i < a->len && i < rb.len; i++)
+				CHECK(a->data[i] == rb.b[(rb.head + i) % sizeof(rb.b)]);
+			rb.head = (rb.head + a->len) % sizeof(rb.b);
+			rb.len -= a->len < rb.len ? a->len : rb.len;
+		}
+		pend[first] = pend[--*npend];
+	}
+}
+
+/* The handheld's bytes within the room, into the port and the model. */
+static void rb_receive(struct port *p, uint8_t *counter, uint64_t now)
+{
+	uint8_t b[300];
+	size_t n = 1 + rnd(sizeof(b));
+	bool canon = p->tty.termios.c_lflag & ICANON;
+
+	if (n > port_rx_room(p))
+		n = port_rx_room(p);
+	for (size_t i = 0; i < n; i++) {
+		b[i] = rnd(6) ? (*counter)++ : '\n';
+		if (canon && b[i] != '\n' && rb.line + 1 >= LDISC_LINE_MAX)
+			continue; /* n_tty's full line drops it */
+		rb.b[(rb.head + rb.len++) % sizeof(rb.b)] = b[i];
+		if (canon)
+			rb.line = b[i] == '\n' ? 0 : rb.line + 1;
+	}
+	port_rx(p, b, n, now);
+}
+
+/*
+ * Random sessions of users without CAP_SYS_ADMIN (uid 0 among them), whose
+ * opens do not listen at once, under settings that change between and
+ * under the bytes (TCSETS, TCSETSW, TCSETSF, flushes, TCOOFF, TIOCSTI
+ * refused): every read returns exactly the next bytes of its own session,
+ * nothing lost, duplicated or reordered.  At the end, output restarted
+ * (TCOON), the handheld takes everything: nothing waits.
+ */
+static void test_random_read_back(void)
+{
+	static char w[600];
+	static char txbuf[16384];
+	int failures = check_failures;
+
+	for (unsigned int seed = 1; seed <= 60; seed++) {
+		struct rb_file files[4] = { 0 };
+		struct rb_pending pend[NREQ];
+		int npend = 0;
+		uint64_t now = 0, session = 0;
+		uint8_t counter = 0;
+		struct port p;
+
+		srand(seed);
+		setup(&p);
+		memset(&rb, 0, sizeof(rb));
+		for (int step = 0; step < 1500 && fk.next_req < NREQ - 40; step++) {
+			int fi = (int)rnd(4);
+			struct rb_file *f = &files[fi];
+			bool live = f->open && !f->hung_up;
+			void *req = NULL;
+
+			switch (rnd(16)) {
+			case 0:
+				if (!f->open && !f->open_req) {
+					open_unheard(&p, rnd(3) ? 1000u + (unsigned int)fi : 0, rnd(2),
+						     &f->open_req);
+					pend[npend++] = (struct rb_pending){ f->open_req, fi, false };
+				}
+				break;
+			case 1:
+				if (f->open && !rnd(3)) {
+					f->open = false;
+					port_release(&p, f->fh);
+					rb_orphaned(files, 4);
+				}
+				break;
+			case 2:
+			case 3:
+				if (f->open) {
+					req = do_read(&p, f->fh, 1 + rnd(64), rnd(2), now);
+					pend[npend++] = (struct rb_pending){ req, fi, false };
+				}
+				break;
+			case 4:
+				if (live) {
+					memset(w, 'w', sizeof(w));
+					port_write(&p, new_req(), f->fh, w, 1 + rnd(sizeof(w)), rnd(2));
+				}
+				break;
+			case 5:
+				if (f->open)
+					port_poll(&p, f->fh, NULL);
+				break;
+			case 6:
+				if (live) {
+					bool flushes = plain_settings(&p, f->fh, &req);
+
+					pend[npend++] = (struct rb_pending){ req, fi, flushes };
+				}
+				break;
+			case 7:
+				if (live) {
+					struct tty_ioctl io = { .cmd = rnd(2) ? TCXONC : TCFLSH,
+								.arg = rnd(4) };
+
+					req = new_req();
+					port_ioctl(&p, req, f->fh, &io);
+					if (io.cmd == TCFLSH && io.arg != TCOFLUSH)
+						pend[npend++] = (struct rb_pending){ req, fi, true };
+				}
+				break;
+			case 8:
+				if (live) { /* without CAP_SYS_ADMIN: refused, nothing injected */
+					struct tty_ioctl sti = { .cmd = TIOCSTI, .in = "!",
+								 .in_len = 1 };
+
+					CHECK(is_err((req = new_req(), port_ioctl(&p, req, f->fh, &sti), req),
+						     EPERM));
+				}
+				break;
+			case 9:
+				if (npend)
+					port_interrupt(&p, pend[rnd((unsigned int)npend)].req);
+				break;
+			case 10:
+				if (rnd(4))
+					break;
+				if (p.carrier) {
+					for (int i = 0; i < 4; i++)
+						files[i].hung_up |= files[i].open;
+					rb_orphaned(files, 4);
+					rb.line = 0; /* the line being edited became the last */
+					port_carrier_down(&p);
+				} else {
+					if (rb.session != session + 1)
+						rb_clear();
+					rb.session = ++session;
+					port_carrier_up(&p);
+				}
+				break;
+			case 11:
+			case 12:
+				if (p.carrier)
+					rb_receive(&p, &counter, now);
+				break;
+			case 13:
+			case 14:
+				handheld_takes(&p, txbuf, 1 + rnd(sizeof(txbuf)));
+				break;
+			default:
+				now += rnd(300);
+				port_after_events(&p, now);
+				break;
+			}
+			if (!(p.tty.termios.c_lflag & ICANON))
+				rb.line = 0; /* switched off: the line became bytes */
+			rb_answers(pend, &npend, files, p.carrier, session);
+			CHECK_EQ(byteq_len(&p.rxq) + p.ldisc.line_len, rb.len);
+			if (check_failures > failures)
+				break;
+		}
+		/* the handheld takes everything, once a live file restarted the output */
+		for (int i = 0; i < 4 && p.carrier; i++) {
+			struct tty_ioctl on = { .cmd = TCXONC, .arg = TCOON };
+
+			if (files[i].open && !files[i].hung_up) {
+				port_ioctl(&p, new_req(), files[i].fh, &on);
+				break;
+			}
+		}
+		for (int i = 0; i < 20 && p.carrier; i++) {
+			handheld_takes(&p, txbuf, sizeof(txbuf));
+			now += 100000;
+			port_after_events(&p, now);
+		}
+		if (p.carrier)
+			CHECK(p.writes.count == 0 && port_tx_queued(&p) == 0);
+		rb_answers(pend, &npend, files, p.carrier, session);
+		port_after_events(&p, now + 1000000);
+		port_shutdown(&p);
+		for (int i = 0; i < 4; i++)
+			if (files[i].open)
+				port_release(&p, files[i].fh);
+		port_shutdown(&p);
+		check_all_answered_once();
+		port_free(&p);
+		if (check_failures > failures) {
+			fprintf(stderr, "test_random_read_back: seed %u\n", seed);
+			break;
+		}
+	}
+}
+
+/*
+ * TCOFLUSH lets a waiting writer go; the transport's hooks that its bytes
+ * bring due run after the flush is answered, never with it in hand
+ * (port.h "Re-entry"; fuzz_port found tx_ready and rx_room running inside
+ * the ioctl, before its answer).
+ */
+static void test_flush_answered_before_hooks(void)
+{
+	static char full[4097];
+	struct tty_ioctl flush = { .cmd = TCFLSH, .arg = TCOFLUSH };
+	struct port p;
+	uint64_t fh;
+	void *w, *req;
+
+	setup(&p);
+	port_carrier_up(&p);
+	fh = do_open(&p, false);
+	memset(full, 'f', sizeof(full) - 1);
+	do_write(&p, fh, full, false);
+	w = do_write(&p, fh, "next", false);
+	CHECK_EQ(ans(w)->count, 0);
+	req = new_req();
+	port_ioctl(&p, req, fh, &flush);
+	CHECK(ans(req)->kind == IOCTL && ans(w)->kind == WRITTEN);
+	CHECK(ans(req)->seq < fk.tx_ready_seq); /* answered, then the transfer starts */
+	CHECK(ans(w)->seq > fk.tx_ready_seq);	 /* and the writer after it */
+	CHECK_EQ(port_tx_queued(&p), 4);
+	port_release(&p, fh);
+	check_all_answered_once();
+	port_free(&p);
+}
+
 int main(void)
 {
 	test_rx_with_no_file_open();
@@ -2189,5 +2567,8 @@ int main(void)
 	test_departed_bytes_until_the_next_arrival();
 	test_poll_vmin();
 	test_eof_across_icanon();
+	test_last_close_in_flight_unheard();
+	test_random_read_back();
+	test_flush_answered_before_hooks();
 	return check_result("test_port");
 }
