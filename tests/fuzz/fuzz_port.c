@@ -196,12 +196,18 @@ static uint8_t tagged(uint8_t b, uint64_t session)
 
 #define IN_MAPS (ISTRIP | INLCR | IGNCR | ICRNL | IUCLC | IXON | PARMRK)
 
+/* Lines, as the port keeps them: EXTPROC makes n_tty queue bytes alone. */
+static bool canon_of(const struct termios2 *t)
+{
+	return (t->c_lflag & (ICANON | EXTPROC)) == ICANON;
+}
+
 /* Received bytes reach readers unchanged (canonical: split into lines by '\n' alone). */
 static bool rx_plain(const struct termios2 *t)
 {
 	if ((t->c_iflag & IN_MAPS) || (t->c_lflag & ISIG))
 		return false;
-	if (!(t->c_lflag & ICANON))
+	if (!canon_of(t))
 		return true;
 	return !(t->c_lflag & IEXTEN) && !t->c_cc[VERASE] && !t->c_cc[VKILL] && !t->c_cc[VEOF] &&
 	       !t->c_cc[VEOL];
@@ -421,7 +427,7 @@ static void settings_changed(void)
 		fz.tx_exact = false;
 		fz.txm.len = fz.tx_ahead = 0;
 	}
-	if (!(t->c_lflag & ICANON))
+	if (!canon_of(t))
 		fz.line = 0; /* the line being edited became readable bytes */
 }
 
@@ -554,7 +560,7 @@ static void sync_rx(void)
 
 	for (unsigned int i = 0; i < p->lines.count; i++)
 		sum += p->lines.len[(p->lines.head + i) % p->lines.cap];
-	if (p->tty.termios.c_lflag & ICANON)
+	if (canon_of(&p->tty.termios))
 		FUZZ_CHECK(sum == byteq_len(&p->rxq));
 	else
 		FUZZ_CHECK(p->lines.count == 0 && p->ldisc.line_len == 0);
@@ -563,7 +569,7 @@ static void sync_rx(void)
 	if (!fz.rx_exact)
 		return;
 	FUZZ_CHECK(rx_held() == fz.rxm.len);
-	if (p->tty.termios.c_lflag & ICANON)
+	if (canon_of(&p->tty.termios))
 		FUZZ_CHECK(p->ldisc.line_len == fz.line);
 }
 
@@ -687,7 +693,7 @@ static void in_fill(size_t k)
 /* Bytes that pass unchanged, into the model: canonical lines end at '\n'. */
 static void model_receive(const uint8_t *b, size_t n)
 {
-	bool canon = fz.port.tty.termios.c_lflag & ICANON;
+	bool canon = canon_of(&fz.port.tty.termios);
 
 	for (size_t i = 0; i < n; i++) {
 		if (canon && b[i] != '\n' && fz.line + 1 >= LDISC_LINE_MAX) {

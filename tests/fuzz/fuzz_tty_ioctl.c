@@ -62,7 +62,7 @@ static void check_reply(const struct tty_ioctl *io, const struct tty_context *ct
 	FUZZ_CHECK((r->flush & ~(TTY_FLUSH_IN | TTY_FLUSH_OUT)) == 0);
 	FUZZ_CHECK(r->err == 0 || r->err == EINVAL || r->err == ENOTTY ||
 		   (r->err == EPERM && !io->caller_admin &&
-		    (io->cmd == TIOCSTI || io->cmd == TIOCSSERIAL)));
+		    tty_ioctl_needs_admin(io->cmd)));
 	/* without CAP_SYS_ADMIN no byte is injected (what a fetch returns
 	 * again is checked on the second call) */
 	if (!io->caller_admin)

@@ -127,7 +127,7 @@ static void test_user_namespace(void)
 	static char status[65536], map[4096], own[4096];
 	int go[2], ready[2];
 	ssize_t n, m, o;
-	char path[64], c;
+	char path[64], c = 'n';
 	pid_t pid;
 
 	CHECK(caps_same_userns("0 0 4294967295\n", 15, "0 0 4294967295\n", 15));
