@@ -127,20 +127,31 @@ static ssize_t read_whole(const char *path, char *buf, size_t size)
 	return n < 0 || len == size ? -1 : (ssize_t)len;
 }
 
+/* Is the thread pid in pilotd's own user namespace (core/caps.h)? */
+static bool in_own_userns(int pid)
+{
+	static char map[4096], own[4096];
+	ssize_t m, o = read_whole("/proc/self/uid_map", own, sizeof(own));
+	char path[40];
+
+	/* a kernel without user namespaces (CONFIG_USER_NS=n) has no uid_map
+	 * at all: every process is in the one there is */
+	if (o < 0)
+		return errno == ENOENT;
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+	m = read_whole(path, map, sizeof(map));
+	return m >= 0 && caps_same_userns(map, (size_t)m, own, (size_t)o);
+}
+
 static bool caller_admin(fuse_req_t req)
 {
 	/* status: its Groups line may list thousands (a larger one fails closed) */
-	static char status[64 * 1024], map[4096], own[4096];
+	static char status[64 * 1024];
 	const struct fuse_ctx *c = fuse_req_ctx(req);
-	ssize_t n, m, o;
 	char path[40];
+	ssize_t n;
 
-	if (c->pid <= 0)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)c->pid);
-	m = read_whole(path, map, sizeof(map));
-	o = read_whole("/proc/self/uid_map", own, sizeof(own));
-	if (m < 0 || o < 0 || !caps_same_userns(map, (size_t)m, own, (size_t)o))
+	if (c->pid <= 0 || !in_own_userns((int)c->pid))
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)c->pid);
 	n = read_whole(path, status, sizeof(status));
