@@ -3,6 +3,14 @@
 # What ./demo shows inside the guest.
 set -e
 echo
+echo "== Debian's kernel $(uname -r), as a desktop runs it"
+echo "udev loaded, when the handheld came onto the bus, and modules-load.d (cuse):"
+lsmod | awk 'NR > 1 { print "  " $1 }' | sort | tr -d '\n'; echo
+echo "visor took the handheld first, then pilotd took it from visor:"
+dmesg | grep -E 'visor|ttyUSB' | sed 's/^\[[^]]*\] /  /'
+echo "the handheld saw $(palmctl stats | tr ' ' '\n' | sed -n 's/^conninfo_requests=//p') connection-information requests (visor's, pilotd's)"
+modinfo -n cuse | sed 's/^/cuse: /'
+echo
 echo "== /dev/pilot, created by pilotd through CUSE"
 ls -l /dev/pilot
 echo

@@ -20,6 +20,15 @@ mount -t tmpfs tmpfs /tmp
 /lib/systemd-udevd --daemon 2>/dev/null || echo "guest: udevd did not start"
 udevadm trigger --action=add
 udevadm settle --timeout=20
+# On Debian's kernel (the guest has its modules): udev has loaded the
+# drivers of the devices present (the USB host controller, usbserial and
+# visor for the handheld); the modules that modules-load.d names
+# (pilotd's: cuse) are loaded as systemd-modules-load loads them at boot.
+if [ -d "/lib/modules/$(uname -r)" ]; then
+	for m in $(cat /usr/lib/modules-load.d/*.conf 2>/dev/null | sed 's/#.*//'); do
+		modprobe "$m" || echo "guest: cannot load $m"
+	done
+fi
 
 # The control channel of the simulated Palm is the second serial port.
 stty -F /dev/ttyS1 raw -echo 115200 2>/dev/null

@@ -29,8 +29,9 @@ debs_unpacked() {
 	if [ ! -x "$dir/root$file" ]; then
 		mkdir -p "$dir"
 		rm -rf "$dir/root" "$dir"/*.deb
-		(cd "$dir" && apt-get download "$@" >&2) ||
-			(apt-get update -q >&2 && cd "$dir" && apt-get download "$@" >&2) ||
+		(cd "$dir" && apt-get -o APT::Sandbox::User=root download "$@" >&2) ||
+			(apt-get update -q >&2 && cd "$dir" &&
+				apt-get -o APT::Sandbox::User=root download "$@" >&2) ||
 			die "cannot download Debian's packages $*"
 		for p in "$dir"/*.deb; do
 			dpkg-deb -x "$p" "$dir/root"
@@ -39,31 +40,73 @@ debs_unpacked() {
 	echo "$dir/root"
 }
 
-# debian_deb SUITE PKG: the path of Debian's package PKG from SUITE (for
-# example trixie-backports), downloaded into $cache/debian/SUITE with an
-# apt configuration of its own there (sources file, lists, package cache):
-# this machine's apt sources and state are neither read nor changed.
-debian_deb() {
-	local suite=$1 pkg=$2 dir="$cache/debian/$1" deb
-	local -a apt=(-q -o Dir::Etc::sourcelist="$dir/sources.list"
-		-o Dir::Etc::sourceparts=- -o Dir::State::Lists="$dir/lists"
-		-o Dir::Cache="$dir/apt-cache" -o APT::Architecture=amd64
-		-o APT::Sandbox::User=root)
+# suite_apt SUITE apt-get|apt-cache ARG...: apt with an apt configuration
+# of its own in $cache/debian/SUITE (sources file, lists, package cache,
+# an empty dpkg status): this machine's apt sources and state are neither
+# read nor changed.  Downloads run as root without apt's sandbox user, who
+# could not write into the cache (apt would warn).
+suite_apt() {
+	local suite=$1 cmd=$2 dir="$cache/debian/$1"
+	shift 2
+	"$cmd" -q -o Dir::Etc::sourcelist="$dir/sources.list" -o Dir::Etc::sourceparts=- \
+		-o Dir::State::Lists="$dir/lists" -o Dir::Cache="$dir/apt-cache" \
+		-o Dir::State::status="$dir/status" -o APT::Architecture=amd64 \
+		-o APT::Sandbox::User=root "$@"
+}
+
+# suite_lists SUITE: SUITE's package lists, fetched once (again with --update).
+suite_lists() {
+	local dir="$cache/debian/$1"
+	[ "${2:-}" != --update ] && [ -f "$dir/lists/.done" ] && return 0
+	mkdir -p "$dir/lists/partial" "$dir/apt-cache/archives/partial"
+	echo "deb http://deb.debian.org/debian $1 main" > "$dir/sources.list"
+	: > "$dir/status"
+	suite_apt "$1" apt-get update >&2 || die "cannot read Debian's $1 package lists"
+	touch "$dir/lists/.done"
+}
+
+# debian_debs SUITE PKG[=VERSION]...: Debian's packages from SUITE,
+# downloaded once into $cache/debian/SUITE; prints their paths, one a line.
+# Says what it downloads and how much before it does.
+debian_debs() {
+	local suite=$1 dir="$cache/debian/$1" spec name ver deb size total=0
+	local -a want=() paths=()
+	shift
 	mkdir -p "$dir"
 	{
 		flock 8 # one download at a time into $dir
-		deb=$(ls "$dir/$pkg"_*.deb 2>/dev/null | tail -1)
-		if [ -z "$deb" ]; then
-			mkdir -p "$dir/lists/partial" "$dir/apt-cache/archives/partial"
-			echo "deb http://deb.debian.org/debian $suite main" > "$dir/sources.list"
-			apt-get "${apt[@]}" update >&2 &&
-				(cd "$dir" && apt-get "${apt[@]}" download "$pkg" >&2) ||
-				die "cannot download $pkg from Debian's $suite"
-			deb=$(ls "$dir/$pkg"_*.deb | tail -1)
+		suite_lists "$suite"
+		for spec in "$@"; do
+			name=${spec%%=*} ver=
+			[ "$name" = "$spec" ] || ver=${spec#*=}
+			[ -n "$ver" ] || ver=$(suite_apt "$suite" apt-cache show --no-all-versions \
+				"$name" 2>/dev/null | sed -n 's/^Version: //p' | head -1)
+			[ -n "$ver" ] || die "Debian's $suite has no package $name"
+			deb="$dir/${name}_${ver//:/%3a}_"
+			deb=$(ls "$deb"*.deb 2>/dev/null | head -1) || true
+			if [ -z "$deb" ]; then
+				want+=("$name=$ver")
+				size=$(suite_apt "$suite" apt-cache show "$name=$ver" 2>/dev/null |
+					sed -n 's/^Size: //p' | head -1)
+				total=$((total + ${size:-0}))
+				deb="$dir/${name}_${ver//:/%3a}_"
+			fi
+			paths+=("$deb")
+		done
+		if [ ${#want[@]} -gt 0 ]; then
+			log "downloading $((total / 1000000)) MB from Debian's $suite: ${want[*]}"
+			(cd "$dir" && suite_apt "$suite" apt-get download "${want[@]}" >&2) ||
+				die "cannot download ${want[*]} from Debian's $suite"
 		fi
 	} 8> "$dir/lock"
-	echo "$deb"
+	for deb in "${paths[@]}"; do
+		case "$deb" in *.deb) echo "$deb" ;; *) ls "$deb"*.deb | head -1 ;; esac
+	done
 }
+
+# debian_deb SUITE PKG: the path of Debian's package PKG from SUITE (for
+# example trixie-backports), downloaded into $cache/debian/SUITE.
+debian_deb() { debian_debs "$@"; }
 
 # kernel_source SUITE VERSION: Debian's linux-source-VERSION of SUITE,
 # downloaded once (debian_deb); prints "DEB-VERSION TARBALL" where
@@ -80,6 +123,35 @@ kernel_source() {
 		mv "$tarball.tmp.$$" "$tarball"
 	fi
 	echo "$(dpkg-deb -f "$deb" Version) $tarball"
+}
+
+# debian_kernel SUITE SERIES: Debian's kernel SERIES (6.1, 6.12, 7.3) of
+# SUITE as a user's machine gets it with linux-image-amd64: the image (and
+# the binary and modules packages it is split into from 7.3 on), the
+# headers with their common part and kbuild, and linux-source-SERIES of
+# the same version, downloaded (never installed) into $cache/debian/SUITE.
+# Prints "RELEASE VERSION" (uname -r and the Debian version), then the
+# packages' paths: image packages, headers packages, linux-source.
+debian_kernel() {
+	local suite=$1 series=$2 dep release ver kbuild p
+	local -a image=()
+	mkdir -p "$cache/debian/$suite"
+	{ flock 8; suite_lists "$suite"; } 8> "$cache/debian/$suite/lock"
+	dep=$(suite_apt "$suite" apt-cache show --no-all-versions linux-headers-amd64 |
+		sed -n 's/^Depends: //p' | tr ',' '\n' | grep -o 'linux-headers-[^ ]*-amd64 (= [^)]*)')
+	release=$(sed 's/^linux-headers-\([^ ]*\) .*/\1/' <<< "$dep")
+	ver=$(sed 's/.*(= \(.*\))/\1/' <<< "$dep")
+	case "$release" in "$series".*) ;; *) die "Debian's $suite has $release, not $series" ;; esac
+	kbuild=$(suite_apt "$suite" apt-cache show "linux-headers-$release=$ver" |
+		sed -n 's/^Depends: //p' | head -1 | grep -o 'linux-kbuild-[^ ,]*')
+	image=("linux-image-$release=$ver")
+	for p in $(suite_apt "$suite" apt-cache show "linux-image-$release=$ver" |
+		sed -n 's/^Depends: //p' | head -1 | grep -o 'linux-\(binary\|modules\)-[^ ,]*'); do
+		image+=("$p=$ver")
+	done
+	echo "$release $ver"
+	debian_debs "$suite" "${image[@]}" "linux-headers-$release=$ver" \
+		"linux-headers-${release%-amd64}-common=$ver" "$kbuild=$ver" "linux-source-$series=$ver"
 }
 
 # udevd for the guests

@@ -5,7 +5,8 @@
 # command in it.  Exits with the command's status; fails when pilotd did
 # not exit cleanly, or the guest did not finish within --timeout.
 #
-# usage: run-guest.sh --kernel BZIMAGE --initramfs CPIO.GZ --sim PALM-SIM
+# usage: run-guest.sh --kernel BZIMAGE --initramfs CPIO.GZ [--modules CPIO.GZ]
+#                     --sim PALM-SIM
 #                     [--profile NAME] [--sim-arg ARG]... [--no-pilotd]
 #                     [--extra-device PROFILE]...
 #                     [--pilotd-args "ARGS"] [--sanitized] [--add FILE[:DEST]]...
@@ -16,12 +17,14 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-kernel= initramfs= sim= timeout=300 keep= pilotd=1 pilotd_args= pilotd_bin= usbredir=
+kernel= initramfs= modules= sim= timeout=300 keep= pilotd=1 pilotd_args= pilotd_bin= usbredir=
 sim_args=() adds=() extras=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
 	--initramfs) initramfs=$2; shift 2 ;;
+	# a Debian kernel's modules for the guest (build-modules.sh), appended
+	--modules) modules=$2; shift 2 ;;
 	--sim) sim=$2; shift 2 ;;
 	--profile) sim_args+=(--profile "$2"); shift 2 ;;
 	--sim-arg) sim_args+=("$2"); shift 2 ;;
@@ -74,6 +77,7 @@ for a in "${adds[@]}"; do
 	add_bin "$job" "$a"
 done
 cp "$initramfs" "$work/initrd"
+[ -z "$modules" ] || cat "$modules" >> "$work/initrd"
 pack_cpio "$job" >> "$work/initrd"
 
 "$sim" --usbredir "$work/usb.sock" --control "$work/ctl.sock" "${sim_args[@]}" \

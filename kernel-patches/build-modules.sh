@@ -1,0 +1,232 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The CUSE series as modules for the kernels Debian ships, for the pilotd
+# QEMU rig.  For each kernel (6.1: bookworm, 6.12: trixie, 7.3:
+# trixie-backports) Debian's linux-image (with its modules), the matching
+# linux-headers and linux-source of the same version are downloaded
+# (never installed) into the cache; fs/fuse of that source, with the
+# series applied, is built out of tree against the headers as Debian
+# builds it (CONFIG_FUSE_FS=m, CONFIG_CUSE=m): fuse.ko and cuse.ko, the
+# two modules the patch changes.  The series' selftest is compiled from
+# the same patched source.  The patched guest is the stock image with
+# these two modules in updates/ (where DKMS puts them), the unpatched
+# guest the stock image as shipped.
+#
+# Usage: build-modules.sh [--install DIR] VERSION...
+# --install DIR writes, for each VERSION:
+#   vmlinuz-VERSION                  Debian's kernel image
+#   modules-VERSION.cpio.gz          its modules for the guest (USB host
+#                                    controller, usbserial, visor, fuse,
+#                                    cuse and what they need) with
+#                                    Debian's kmod, depmod'ed, and udev's
+#                                    rule that loads modules
+#   modules-VERSION-patched.cpio.gz  the same with the patched fuse.ko and
+#                                    cuse.ko in updates/
+#   cuse_stream_test-VERSION         the series' selftest
+# Everything is cached under keys hashed from what went into it.
+# Cache root: $PILOTD_CACHE (default /var/cache/pilotd).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+jobs=${PILOTD_JOBS:-$(nproc)}
+. "$here/../qemu-usb/lib.sh"
+
+need_pkgs build-essential bc libelf-dev cpio kmod xz-utils zstd
+
+hash() { sha256sum | cut -c1-16; }
+
+# The modules the guest loads, as udev and modules-load.d load them on a
+# user's machine: the host controller QEMU offers, usb-serial's visor for
+# the handheld, fuse and cuse for pilotd; modprobe adds what they need.
+guest_modules="xhci_pci usbserial visor fuse cuse"
+
+# use_version VERSION: $suite $patchdir $release $debver and the paths of
+# Debian's packages ($image_debs $header_debs $source_deb).
+use_version() {
+	ver=$1
+	case "$ver" in
+	6.1) suite=bookworm patchdir=$here/6.1 ;;
+	6.12) suite=trixie patchdir=$here/6.12 ;;
+	7.3) suite=trixie-backports patchdir=$here ;;
+	*) die "unknown kernel version: $ver (6.1, 6.12 or 7.3)" ;;
+	esac
+	local -a debs
+	mapfile -t debs < <(debian_kernel "$suite" "$ver")
+	read -r release debver <<< "${debs[0]}"
+	image_debs=() header_debs=()
+	local d
+	for d in "${debs[@]:1}"; do
+		case "${d##*/}" in
+		linux-source-*) source_deb=$d ;;
+		linux-headers-* | linux-kbuild-*) header_debs+=("$d") ;;
+		*) image_debs+=("$d") ;;
+		esac
+	done
+	kdir=$cache/debian-kernel/$release
+	series=$(grep -v '^#' "$patchdir/series" | sed '/^$/d')
+}
+
+# unpack_debs DIR DEB...: the packages unpacked into DIR once.
+unpack_debs() {
+	local dir=$1 d
+	shift
+	[ -f "$dir/.unpacked-$debver" ] && return 0
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	for d in "$@"; do
+		dpkg-deb -x "$d" "$dir"
+	done
+	touch "$dir/.unpacked-$debver"
+}
+
+# The image and its modules, and the headers, each in a root of its own.
+# The headers' Makefile includes its common part by an absolute path.
+unpack_kernel() {
+	if [ ! -f "$kdir/image/.unpacked-$debver" ]; then
+		log "unpacking Debian's $release image and modules"
+		unpack_debs "$kdir/image" "${image_debs[@]}"
+		depmod -b "$kdir/image" "$release"
+	fi
+	if [ ! -f "$kdir/headers/.unpacked-$debver" ]; then
+		unpack_debs "$kdir/headers" "${header_debs[@]}"
+		sed -i "s|^include /usr/src/|include $kdir/headers/usr/src/|" \
+			"$kdir/headers/usr/src/linux-headers-$release/Makefile"
+	fi
+	headers=$kdir/headers/usr/src/linux-headers-$release
+}
+
+# The parts of linux-source the series touches, pristine: fs/fuse, the
+# kselftest harness, MAINTAINERS.
+unpack_source() {
+	src=$kdir/source/linux-source-$ver
+	[ -f "$kdir/source/.unpacked-$debver" ] && return 0
+	log "unpacking fs/fuse and the kselftest harness from ${source_deb##*/} (about 20 s)"
+	rm -rf "$kdir/source"
+	mkdir -p "$kdir/source"
+	dpkg-deb --fsys-tarfile "$source_deb" | tar -xO "./usr/src/linux-source-$ver.tar.xz" |
+		tar -xJ -C "$kdir/source" --wildcards "linux-source-$ver/fs/fuse" \
+			"linux-source-$ver/MAINTAINERS" "linux-source-$ver/tools/testing/selftests/Makefile" \
+			"linux-source-$ver/tools/testing/selftests/kselftest*"
+	touch "$kdir/source/.unpacked-$debver"
+}
+
+# BEGIN BUILD: part of the modules' cache key.
+# build_modules OUT: fs/fuse with the series, out of tree against Debian's
+# headers, as Debian configures it; then the selftest from the same tree.
+build_modules() {
+	local out=$1 work t0=$SECONDS p
+	work=$(mktemp -d "$kdir/build.XXXXXX")
+	cp -a "$src" "$work/"
+	for p in $series; do
+		patch -d "$work/linux-source-$ver" -p1 -s -N --no-backup-if-mismatch \
+			< "$patchdir/$p" >&2 || die "$p does not apply to linux-source-$ver $debver"
+	done
+	log "building fuse.ko and cuse.ko for $release (about a minute on 2 cores)"
+	make -C "$headers" M="$work/linux-source-$ver/fs/fuse" -j"$jobs" \
+		CONFIG_FUSE_FS=m CONFIG_CUSE=m CONFIG_VIRTIO_FS= modules >&2 ||
+		die "the patched fs/fuse does not build against linux-headers-$release"
+	mkdir -p "$out.tmp"
+	cp "$work/linux-source-$ver/fs/fuse/"{fuse,cuse}.ko "$out.tmp/"
+	strip --strip-debug "$out.tmp/"{fuse,cuse}.ko # as Debian ships its modules
+	${CC:-gcc} -Wall -O2 -g -I"$work/linux-source-$ver/tools/testing/selftests" \
+		-o "$out.tmp/cuse_stream_test" \
+		"$work/linux-source-$ver/tools/testing/selftests/filesystems/cuse/cuse_stream_test.c"
+	rm -rf "$work" "$out"
+	mv "$out.tmp" "$out"
+	log "built fuse.ko, cuse.ko and the selftest for $release in $((SECONDS - t0)) s"
+}
+# END BUILD
+
+modules_key() {
+	{ echo "$release $debver"; ${CC:-gcc} --version | head -1; echo "$series"
+	  for p in $series; do cat "$patchdir/$p"; done
+	  sed -n '/^# BEGIN BUILD/,/^# END BUILD/p' "$0"; } | hash
+}
+
+# module_closure ROOT: the guest's modules and what they depend on, as
+# paths relative to ROOT/lib/modules/RELEASE.
+module_closure() {
+	local m
+	for m in $guest_modules; do
+		modprobe -d "$1" -S "$release" --show-depends "$m" |
+			sed -n "s|^insmod $1/lib/modules/$release/||p" | sed 's/ *$//'
+	done | sort -u
+}
+
+# guest_cpio OUT [MODDIR]: the modules' archive for the guest; MODDIR's
+# fuse.ko and cuse.ko go to updates/, ahead of the stock ones.
+guest_cpio() {
+	local out=$1 moddir=${2:-} root m
+	root=$(mktemp -d)
+	local mods=$root/lib/modules/$release
+	for m in $(module_closure "$kdir/image"); do
+		install -D -m 0644 "$kdir/image/lib/modules/$release/$m" "$mods/$m"
+	done
+	cp "$kdir/image/lib/modules/$release"/modules.{order,builtin,builtin.modinfo} "$mods/" \
+		2>/dev/null || true
+	if [ -n "$moddir" ]; then
+		install -D -m 0644 "$moddir/fuse.ko" "$mods/updates/dkms/fuse.ko"
+		install -D -m 0644 "$moddir/cuse.ko" "$mods/updates/dkms/cuse.ko"
+	fi
+	depmod -b "$root" "$release"
+	# Debian's kmod and udev's rule that loads a device's modules
+	add_bin "$root" "$(command -v kmod):/usr/bin/kmod"
+	for m in modprobe insmod rmmod lsmod modinfo; do
+		ln -s /usr/bin/kmod "$root/usr/bin/$m"
+	done
+	mkdir -p "$root/sbin" "$root/lib/udev/rules.d"
+	ln -s /usr/bin/kmod "$root/sbin/modprobe" # the kernel's modprobe_path
+	cp "$(udev_unpacked)/lib/udev/rules.d/80-drivers.rules" "$root/lib/udev/rules.d/"
+	pack_cpio "$root" > "$out.tmp"
+	rm -rf "$root"
+	mv "$out.tmp" "$out"
+}
+
+# build_version VERSION: everything of VERSION, unless cached.
+build_version() {
+	use_version "$1"
+	local key
+	key=$(modules_key)
+	mods=$kdir/modules-$key
+	if [ ! -f "$mods/cuse_stream_test" ]; then
+		unpack_kernel
+		unpack_source
+		build_modules "$mods"
+	else
+		unpack_kernel
+	fi
+	vmlinuz=$(ls "$kdir/image/boot/vmlinuz-$release")
+	local cpio_key
+	cpio_key=$({ echo "$key $guest_modules"; kmod --version | head -1
+		     sed -n '/^guest_cpio()/,/^}/p' "$0"; } | hash)
+	stock_cpio=$kdir/guest-$cpio_key.cpio.gz
+	patched_cpio=$kdir/guest-$cpio_key-patched.cpio.gz
+	[ -f "$stock_cpio" ] || guest_cpio "$stock_cpio"
+	[ -f "$patched_cpio" ] || guest_cpio "$patched_cpio" "$mods"
+}
+
+install_if_changed() {
+	cmp -s "$1" "$2" || cp "$1" "$2"
+}
+
+install_dir=
+if [ "${1:-}" = --install ]; then
+	install_dir=${2:?--install needs a directory}
+	shift 2
+fi
+[ $# -gt 0 ] || die "usage: build-modules.sh [--install DIR] VERSION... (6.1, 6.12, 7.3)"
+mkdir -p "$cache/debian-kernel"
+exec 9>"$cache/debian-kernel/lock"
+flock 9
+for v in "$@"; do
+	build_version "$v"
+	echo "$v: Debian's $release ($debver)"
+	[ -n "$install_dir" ] || continue
+	install_if_changed "$vmlinuz" "$install_dir/vmlinuz-$v"
+	install_if_changed "$stock_cpio" "$install_dir/modules-$v.cpio.gz"
+	install_if_changed "$patched_cpio" "$install_dir/modules-$v-patched.cpio.gz"
+	install_if_changed "$mods/cuse_stream_test" "$install_dir/cuse_stream_test-$v"
+	install_if_changed "$mods/fuse.ko" "$install_dir/fuse-$v.ko"
+	install_if_changed "$mods/cuse.ko" "$install_dir/cuse-$v.ko"
+done
