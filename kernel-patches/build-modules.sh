@@ -67,6 +67,27 @@ use_version() {
 	series=$(grep -v '^#' "$patchdir/series" | sed '/^$/d')
 }
 
+# module_series: what is built, from the headers' configuration.  Where
+# Debian builds FUSE as a module (6.1) the series as it is: fuse.ko and
+# cuse.ko.  Where FUSE is built in (Debian 13's 6.12 and 7.3:
+# CONFIG_FUSE_FS=y, CONFIG_CUSE=m) the fix confined to cuse.c
+# (modules/cuse-stream.patch) and cuse.ko alone; the series' patch 2 (the
+# selftest) in both cases.  Sets $mseries (paths) and $built.
+module_series() {
+	local config
+	config=$(dpkg-deb --fsys-tarfile "$(printf '%s\n' "${header_debs[@]}" | grep -- '-amd64_')" |
+		tar -xO "./usr/src/linux-headers-$release/.config")
+	if grep -qx 'CONFIG_FUSE_FS=m' <<< "$config"; then
+		built="fuse cuse"
+		mseries=$(for p in $series; do echo "$patchdir/$p"; done)
+	else
+		grep -qx 'CONFIG_CUSE=m' <<< "$config" || die "$release has no CUSE module"
+		built="cuse"
+		mseries=$(echo "$here/modules/cuse-stream.patch"
+			  for p in $series; do echo "$patchdir/$p"; done | grep -v '/0001-')
+	fi
+}
+
 # unpack_debs DIR DEB...: the packages unpacked into DIR once.
 unpack_debs() {
 	local dir=$1 d
@@ -86,14 +107,60 @@ unpack_kernel() {
 	if [ ! -f "$kdir/image/.unpacked-$debver" ]; then
 		log "unpacking Debian's $release image and modules"
 		unpack_debs "$kdir/image" "${image_debs[@]}"
+		# merged /usr from Debian 13 on: the modules are in /usr/lib/modules
+		[ -d "$kdir/image/lib" ] || ln -s usr/lib "$kdir/image/lib"
 		depmod -b "$kdir/image" "$release"
 	fi
-	if [ ! -f "$kdir/headers/.unpacked-$debver" ]; then
+	if [ "$suite" = bookworm ] && [ ! -f "$kdir/headers/.unpacked-$debver" ]; then
 		unpack_debs "$kdir/headers" "${header_debs[@]}"
 		sed -i "s|^include /usr/src/|include $kdir/headers/usr/src/|" \
 			"$kdir/headers/usr/src/linux-headers-$release/Makefile"
 	fi
-	headers=$kdir/headers/usr/src/linux-headers-$release
+}
+
+# build_root: where the modules are built, with the compiler Debian built
+# the kernel with.  This machine (Debian 12, gcc-12) for bookworm's 6.1;
+# for trixie's kernels, which name gcc-14 (not in Debian 12), a Debian 13
+# root made with mmdebstrap in the cache, with gcc-14, make and dkms,
+# entered with chroot, the headers unpacked in it at their own paths as
+# on a Debian 13 machine.  Sets $broot ("" for this machine) and $headers.
+build_root() {
+	broot=
+	if [ "$suite" = bookworm ]; then
+		headers=$kdir/headers/usr/src/linux-headers-$release
+		return 0
+	fi
+	local pkgs="gcc-14 make libc6-dev kmod dkms patch bc libelf-dev dwarves" key d
+	need_pkgs mmdebstrap
+	key=$(echo "trixie $pkgs" | hash)
+	broot=$cache/chroot/trixie-$key
+	if [ ! -f "$broot/.done" ]; then
+		log "making a Debian 13 build root with gcc-14 and dkms in $broot (mmdebstrap: about 150 MB, 2 minutes)"
+		rm -rf "$broot"
+		mkdir -p "$broot"
+		mmdebstrap -q --variant=apt --include="${pkgs// /,}" \
+			--aptopt='APT::Sandbox::User "root"' trixie "$broot" \
+			http://deb.debian.org/debian >&2 || die "mmdebstrap failed"
+		touch "$broot/.done"
+	fi
+	if [ ! -f "$broot/.headers-$release-$debver" ]; then
+		for d in "${header_debs[@]}"; do
+			dpkg-deb -x "$d" "$broot"
+		done
+		touch "$broot/.headers-$release-$debver"
+	fi
+	headers=/usr/src/linux-headers-$release
+}
+
+# in_build_root COMMAND...: COMMAND in the build root (with a /proc of
+# its own, which objtool reads, mounted in a mount namespace of its own).
+in_build_root() {
+	if [ -n "$broot" ]; then
+		unshare --mount --propagation private sh -c \
+			'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$broot" "$@"
+	else
+		"$@"
+	fi
 }
 
 # The parts of linux-source the series touches, pristine: fs/fuse, the
@@ -116,31 +183,36 @@ unpack_source() {
 # headers, as Debian configures it; then the selftest from the same tree.
 build_modules() {
 	local out=$1 work t0=$SECONDS p
-	work=$(mktemp -d "$kdir/build.XXXXXX")
+	mkdir -p "$broot/build"
+	work=$(mktemp -d "$broot/build/$release.XXXXXX")
 	cp -a "$src" "$work/"
-	for p in $series; do
+	for p in $mseries; do
 		patch -d "$work/linux-source-$ver" -p1 -s -N --no-backup-if-mismatch \
-			< "$patchdir/$p" >&2 || die "$p does not apply to linux-source-$ver $debver"
+			< "$p" >&2 || die "${p#"$here"/} does not apply to linux-source-$ver $debver"
 	done
-	log "building fuse.ko and cuse.ko for $release (about a minute on 2 cores)"
-	make -C "$headers" M="$work/linux-source-$ver/fs/fuse" -j"$jobs" \
-		CONFIG_FUSE_FS=m CONFIG_CUSE=m CONFIG_VIRTIO_FS= modules >&2 ||
+	local fuse=m m
+	[ "$built" = cuse ] && fuse=
+	log "building ${built// /.ko and }.ko for $release (about a minute on 2 cores)"
+	in_build_root make -C "$headers" M="${work#"$broot"}/linux-source-$ver/fs/fuse" -j"$jobs" \
+		CONFIG_FUSE_FS=$fuse CONFIG_CUSE=m CONFIG_VIRTIO_FS= modules >&2 ||
 		die "the patched fs/fuse does not build against linux-headers-$release"
 	mkdir -p "$out.tmp"
-	cp "$work/linux-source-$ver/fs/fuse/"{fuse,cuse}.ko "$out.tmp/"
-	strip --strip-debug "$out.tmp/"{fuse,cuse}.ko # as Debian ships its modules
-	${CC:-gcc} -Wall -O2 -g -I"$work/linux-source-$ver/tools/testing/selftests" \
+	for m in $built; do
+		cp "$work/linux-source-$ver/fs/fuse/$m.ko" "$out.tmp/"
+		strip --strip-debug "$out.tmp/$m.ko" # as Debian ships its modules
+	done
+	gcc -Wall -O2 -g -I"$work/linux-source-$ver/tools/testing/selftests" \
 		-o "$out.tmp/cuse_stream_test" \
 		"$work/linux-source-$ver/tools/testing/selftests/filesystems/cuse/cuse_stream_test.c"
 	rm -rf "$work" "$out"
 	mv "$out.tmp" "$out"
-	log "built fuse.ko, cuse.ko and the selftest for $release in $((SECONDS - t0)) s"
+	log "built ${built// /.ko, }.ko and the selftest for $release in $((SECONDS - t0)) s"
 }
 # END BUILD
 
 modules_key() {
-	{ echo "$release $debver"; ${CC:-gcc} --version | head -1; echo "$series"
-	  for p in $series; do cat "$patchdir/$p"; done
+	{ echo "$release $debver"; [ "$suite" = bookworm ] && gcc --version | head -1
+	  echo "$built"; cat $mseries
 	  sed -n '/^# BEGIN BUILD/,/^# END BUILD/p' "$0"; } | hash
 }
 
@@ -165,10 +237,9 @@ guest_cpio() {
 	done
 	cp "$kdir/image/lib/modules/$release"/modules.{order,builtin,builtin.modinfo} "$mods/" \
 		2>/dev/null || true
-	if [ -n "$moddir" ]; then
-		install -D -m 0644 "$moddir/fuse.ko" "$mods/updates/dkms/fuse.ko"
-		install -D -m 0644 "$moddir/cuse.ko" "$mods/updates/dkms/cuse.ko"
-	fi
+	for m in $built; do
+		[ -z "$moddir" ] || install -D -m 0644 "$moddir/$m.ko" "$mods/updates/dkms/$m.ko"
+	done
 	depmod -b "$root" "$release"
 	# Debian's kmod and udev's rule that loads a device's modules
 	add_bin "$root" "$(command -v kmod):/usr/bin/kmod"
@@ -186,17 +257,22 @@ guest_cpio() {
 # build_version VERSION: everything of VERSION, unless cached.
 build_version() {
 	use_version "$1"
+	module_series
 	local key
 	key=$(modules_key)
 	mods=$kdir/modules-$key
 	if [ ! -f "$mods/cuse_stream_test" ]; then
 		unpack_kernel
 		unpack_source
+		build_root
 		build_modules "$mods"
 	else
 		unpack_kernel
 	fi
-	vmlinuz=$(ls "$kdir/image/boot/vmlinuz-$release")
+	# /boot up to Debian 13's 6.12; in the modules' directory from 7.3 on
+	vmlinuz=$(ls "$kdir/image/boot/vmlinuz-$release" "$kdir/image/lib/modules/$release/vmlinuz" \
+		2>/dev/null | head -1) || true
+	[ -n "$vmlinuz" ] || die "no vmlinuz in Debian's $release packages"
 	local cpio_key
 	cpio_key=$({ echo "$key $guest_modules"; kmod --version | head -1
 		     sed -n '/^guest_cpio()/,/^}/p' "$0"; } | hash)
@@ -227,6 +303,5 @@ for v in "$@"; do
 	install_if_changed "$stock_cpio" "$install_dir/modules-$v.cpio.gz"
 	install_if_changed "$patched_cpio" "$install_dir/modules-$v-patched.cpio.gz"
 	install_if_changed "$mods/cuse_stream_test" "$install_dir/cuse_stream_test-$v"
-	install_if_changed "$mods/fuse.ko" "$install_dir/fuse-$v.ko"
 	install_if_changed "$mods/cuse.ko" "$install_dir/cuse-$v.ko"
 done

@@ -146,7 +146,7 @@ debian_kernel() {
 		sed -n 's/^Depends: //p' | head -1 | grep -o 'linux-kbuild-[^ ,]*')
 	image=("linux-image-$release=$ver")
 	for p in $(suite_apt "$suite" apt-cache show "linux-image-$release=$ver" |
-		sed -n 's/^Depends: //p' | head -1 | grep -o 'linux-\(binary\|modules\)-[^ ,]*'); do
+		sed -n 's/^Depends: //p' | head -1 | grep -o 'linux-\(binary\|modules\|base\)-[^ ,]*'); do
 		image+=("$p=$ver")
 	done
 	echo "$release $ver"
