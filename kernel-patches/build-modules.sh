@@ -13,7 +13,7 @@
 # these two modules in updates/ (where DKMS puts them), the unpatched
 # guest the stock image as shipped.
 #
-# Usage: build-modules.sh [--install DIR] VERSION...
+# Usage: build-modules.sh [--dkms DEB] [--install DIR] VERSION...
 # --install DIR writes, for each VERSION:
 #   vmlinuz-VERSION                  Debian's kernel image
 #   modules-VERSION.cpio.gz          its modules for the guest (USB host
@@ -24,6 +24,10 @@
 #   modules-VERSION-patched.cpio.gz  the same with the patched fuse.ko and
 #                                    cuse.ko in updates/
 #   cuse_stream_test-VERSION         the series' selftest
+# --dkms DEB has Debian's dkms build the DKMS package DEB (pilotd-cuse-dkms)
+# for each VERSION instead (build only: nothing is installed or loaded
+# here) and writes modules-VERSION-dkms.cpio.gz, the guest's modules with
+# what DKMS built.
 # Everything is cached under keys hashed from what went into it.
 # Cache root: $PILOTD_CACHE (default /var/cache/pilotd).
 set -euo pipefail
@@ -183,8 +187,8 @@ unpack_source() {
 # headers, as Debian configures it; then the selftest from the same tree.
 build_modules() {
 	local out=$1 work t0=$SECONDS p
-	mkdir -p "$broot/build"
-	work=$(mktemp -d "$broot/build/$release.XXXXXX")
+	mkdir -p "${broot:-$kdir}/build"
+	work=$(mktemp -d "${broot:-$kdir}/build/$release.XXXXXX")
 	cp -a "$src" "$work/"
 	for p in $mseries; do
 		patch -d "$work/linux-source-$ver" -p1 -s -N --no-backup-if-mismatch \
@@ -282,11 +286,61 @@ build_version() {
 	[ -f "$patched_cpio" ] || guest_cpio "$patched_cpio" "$mods"
 }
 
+# dkms_build VERSION DEB: Debian's dkms (of the kernel's own release: this
+# machine's for 6.1, the Debian 13 root's for the others) builds the
+# module of the DKMS package DEB for Debian's VERSION kernel, against its
+# headers, with linux-source of that version where the linux-source
+# package puts it, as on a user's machine.  Builds only: nothing is
+# installed or loaded here.  Sets $dkms_cpio, the guest's modules with
+# what DKMS built in updates/dkms.
+dkms_build() {
+	local deb=$2 tree pkgver tarball m t0=$SECONDS
+	local -a env=()
+	use_version "$1"
+	module_series
+	unpack_kernel
+	build_root
+	mkdir -p "${broot:-$kdir}/build"
+	tarball=$broot/usr/src/linux-source-$ver.tar.xz
+	if [ -z "$broot" ]; then
+		# this machine's /usr/src is not ours: the test names the tarball
+		tarball=$kdir/linux-source-$ver.tar.xz
+		env=(env PILOTD_CUSE_SOURCE="$tarball")
+	fi
+	if [ ! -f "$tarball.$debver" ]; then
+		dpkg-deb --fsys-tarfile "$source_deb" | tar -xO "./usr/src/linux-source-$ver.tar.xz" \
+			> "$tarball"
+		touch "$tarball.$debver"
+	fi
+	tree=$(mktemp -d "${broot:-$kdir}/build/dkms.XXXXXX")
+	dpkg-deb -x "$deb" "$tree/root"
+	mkdir -p "$tree/dkms"
+	pkgver=$(dpkg-deb -f "$deb" Version)
+	log "dkms build of $(dpkg-deb -f "$deb" Package) $pkgver for $release (about a minute)"
+	in_build_root "${env[@]}" dkms build -m pilotd-cuse -v "$pkgver" -k "$release" \
+		--dkmstree "${tree#"$broot"}/dkms" --sourcetree "${tree#"$broot"}/root/usr/src" \
+		--kernelsourcedir "$headers" >&2 || {
+		cat "$tree"/dkms/pilotd-cuse/"$pkgver"/build/make.log >&2 2>/dev/null
+		die "dkms build failed for $release"
+	}
+	m=$(find "$tree/dkms/pilotd-cuse/$pkgver/$release" -name 'cuse.ko*' | head -1)
+	[ -n "$m" ] || die "dkms built no cuse.ko for $release"
+	log "dkms built ${m#"$tree"/} for $release in $((SECONDS - t0)) s"
+	mkdir -p "$tree/mods"
+	cp "$m" "$tree/mods/cuse.ko"
+	dkms_cpio=$tree/guest.cpio.gz
+	built=cuse guest_cpio "$dkms_cpio" "$tree/mods"
+}
+
 install_if_changed() {
 	cmp -s "$1" "$2" || cp "$1" "$2"
 }
 
-install_dir=
+install_dir= dkms_deb=
+if [ "${1:-}" = --dkms ]; then
+	dkms_deb=$(realpath "${2:?--dkms needs the DKMS package}")
+	shift 2
+fi
 if [ "${1:-}" = --install ]; then
 	install_dir=${2:?--install needs a directory}
 	shift 2
@@ -295,6 +349,14 @@ fi
 mkdir -p "$cache/debian-kernel"
 exec 9>"$cache/debian-kernel/lock"
 flock 9
+if [ -n "$dkms_deb" ]; then
+	for v in "$@"; do
+		dkms_build "$v" "$dkms_deb"
+		cp "$dkms_cpio" "$install_dir/modules-$v-dkms.cpio.gz"
+		rm -rf "${dkms_cpio%/*}"
+	done
+	exit 0
+fi
 for v in "$@"; do
 	build_version "$v"
 	echo "$v: Debian's $release ($debver)"

@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# build-deb.sh SRCDIR OUT.deb: build the Debian package from a copy of the
-# source tree (dpkg-buildpackage writes into the tree and its parent) and
-# copy it to OUT.deb.  Builds only: nothing is installed or started on
+# build-deb.sh SRCDIR OUT.deb [DKMS.deb]: build the Debian packages from a
+# copy of the source tree (dpkg-buildpackage writes into the tree and its
+# parent) and copy pilotd to OUT.deb, pilotd-cuse-dkms to DKMS.deb.  Builds only: nothing is installed or started on
 # this machine.  check-deb.sh checks what comes out.
 set -euo pipefail
 src=$(realpath "$1")
@@ -22,3 +22,4 @@ tar -C "$src" --exclude=.git --exclude-tag-all=build.ninja -cf - . | tar -C "$tr
 	exit 1
 }
 cp "$work"/pilotd_"$version"_*.deb "$out"
+[ -z "${3:-}" ] || cp "$work"/pilotd-cuse-dkms_"$version"_all.deb "$3"

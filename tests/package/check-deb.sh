@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# check-deb.sh DEB: the Debian package is lintian clean, holds every file
-# pilotd installs, creates the pilotd user when installed and neither
-# starts nor enables the service.  Reads the file only.
+# check-deb.sh DEB [DKMS-DEB]: the Debian package is lintian clean, holds
+# every file pilotd installs, creates the pilotd user when installed and
+# neither starts nor enables the service; pilotd-cuse-dkms is lintian clean
+# and holds the DKMS source of cuse.ko and nothing else, which its
+# maintainer scripts hand to dkms.  Reads the files only.
 set -euo pipefail
 deb=$1
 work=$(mktemp -d)
@@ -35,3 +37,23 @@ grep -q 'systemd-sysusers .*pilotd.conf' <<< "$postinst" ||
 grep -q 'udevadm control --reload-rules' <<< "$postinst" ||
 	{ echo "check-deb: postinst does not make udev reread its rules"; exit 1; }
 echo "check-deb: $(dpkg-deb -f "$deb" Package)_$(dpkg-deb -f "$deb" Version)_$(dpkg-deb -f "$deb" Architecture).deb, $(stat -c %s "$deb") bytes, all checks passed"
+
+dkms=${2:-}
+[ -n "$dkms" ] || exit 0
+if ! lintian --fail-on error,warning --info "$dkms" > "$work/lintian-dkms.log" 2>&1; then
+	cat "$work/lintian-dkms.log"
+	echo "check-deb: lintian found problems in $dkms"
+	exit 1
+fi
+sed 's/^/lintian: /' "$work/lintian-dkms.log"
+v=$(dpkg-deb -f "$dkms" Version)
+files=$(dpkg-deb -c "$dkms" | awk '$1 !~ /^d/ {print $6}' | grep -v '^./usr/share/doc/' | sort)
+want=$(printf './usr/src/pilotd-cuse-%s/%s\n' "$v" cuse-stream.patch "$v" dkms.conf "$v" prepare.sh)
+[ "$files" = "$want" ] || { echo "check-deb: pilotd-cuse-dkms holds:"; echo "$files"; exit 1; }
+dpkg-deb --fsys-tarfile "$dkms" | tar -xOf - "./usr/src/pilotd-cuse-$v/dkms.conf" |
+	grep -qx "PACKAGE_VERSION=\"$v\"" || { echo "check-deb: dkms.conf has no version $v"; exit 1; }
+for s in postinst prerm; do
+	dpkg-deb --ctrl-tarfile "$dkms" | tar -xOf - "./$s" | grep -q 'dkms' ||
+		{ echo "check-deb: the $s of pilotd-cuse-dkms does not call dkms"; exit 1; }
+done
+echo "check-deb: pilotd-cuse-dkms_${v}_all.deb: the DKMS source of cuse.ko alone, all checks passed"
