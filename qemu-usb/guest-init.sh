@@ -16,6 +16,8 @@ mkdir -p /dev/pts /run /tmp
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /run
 mount -t tmpfs tmpfs /tmp
+# the kernel's boot time, in the guest's clock (TCG: slow, machine-bound)
+echo "guest: kernel $(uname -r), /init at $(cut -d' ' -f1 /proc/uptime) s"
 
 /lib/systemd-udevd --daemon 2>/dev/null || echo "guest: udevd did not start"
 udevadm trigger --action=add
@@ -29,6 +31,7 @@ if [ -d "/lib/modules/$(uname -r)" ]; then
 		modprobe "$m" || echo "guest: cannot load $m"
 	done
 fi
+echo "guest: devices and modules settled at $(cut -d' ' -f1 /proc/uptime) s"
 
 # The control channel of the simulated Palm is the second serial port.
 stty -F /dev/ttyS1 raw -echo 115200 2>/dev/null
