@@ -11,7 +11,7 @@ demo_deps=(
 	qemu-system-x86 busybox-static cpio kmod xz-utils
 )
 pilotd_deps=(
-	"${demo_deps[@]}" debhelper lintian iproute2 dkms
+	"${demo_deps[@]}" debhelper dh-dkms lintian iproute2 dkms mmdebstrap
 	linux-source-6.1 flex bison bc libelf-dev libssl-dev
 	clang libclang-rt-14-dev
 )
