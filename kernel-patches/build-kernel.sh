@@ -181,10 +181,21 @@ build_version() {
 		build "$unpatched"
 	fi
 	apply_series
+	# a line every 15 s: a full build takes minutes on 2 cores
+	local stamp=$tree/.unpacked
+	(while sleep 15; do
+		log "building the $ver guest kernel: $(find "$src" -name '*.o' -newer "$stamp" |
+			wc -l) objects compiled so far"
+	done) &
+	ticker=$!
 	configure
 	build "$patched"
+	kill "$ticker"
+	ticker=
 	build_selftest
 }
+ticker=
+trap '[ -z "$ticker" ] || kill "$ticker" 2>/dev/null' EXIT
 
 # install_if_changed SRC DEST: a copy that keeps DEST's time when equal,
 # so that what depends on it is not rebuilt.
