@@ -224,8 +224,14 @@ exec 9>"$cache/kernel/lock"
 case "${1:-}" in
 --checkpatch)
 	# Every patch of the series and of its backports.
+	# checkpatch.pl and its data files of the 7.3 tree: its scripts/ alone
 	use_version 7.3
-	[ -f "$tree/.unpacked" ] || { flock 9; unpack; }
+	if [ ! -f "$tree/.unpacked" ]; then
+		tree=$(mktemp -d "$cache/kernel/checkpatch.XXXXXX")
+		src="$tree/linux-source-$ver"
+		trap 'rm -rf "$tree"' EXIT
+		tar -xf "$tarball" -C "$tree" "linux-source-$ver/scripts"
+	fi
 	mapfile -t patches < <(for d in "$here" "$here/6.1" "$here/6.12"; do
 		grep -v '^#' "$d/series" | sed "/^\$/d; s|^|$d/|"
 	done | xargs realpath | sort -u)
