@@ -230,8 +230,8 @@ module_closure() {
 	done | sort -u
 }
 
-# guest_cpio OUT [MODDIR]: the modules' archive for the guest; MODDIR's
-# fuse.ko and cuse.ko go to updates/, ahead of the stock ones.
+# guest_cpio OUT [MODDIR]: the modules' archive for the guest; the modules of
+# $built from MODDIR go to updates/dkms/, ahead of the stock ones.
 guest_cpio() {
 	local out=$1 moddir=${2:-} root m
 	root=$(mktemp -d)
