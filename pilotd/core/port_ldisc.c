@@ -5,7 +5,6 @@
  * discipline's callbacks (deliver, echo, flow, signal), and the room
  * promised to the transport.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
@@ -52,31 +51,45 @@ void port_add_line(struct port *p, const uint8_t *bytes, size_t len)
 	}
 }
 
+/* The first n bytes of q to its end, through a small buffer: no room needed. */
+static void byteq_rotate(struct byteq *q, size_t n)
+{
+	uint8_t buf[256];
+
+	while (n) {
+		size_t k = byteq_pop(q, buf, n < sizeof(buf) ? n : sizeof(buf));
+
+		if (!k)
+			return;
+		byteq_push(q, buf, k);
+		n -= k;
+	}
+}
+
 /*
  * ICANON goes off: n_tty keeps a VEOF in its buffer as a NUL byte, which
- * non-canonical reads then return; here each line ended by one gets it.
+ * non-canonical reads then return; here each line ended by one gets it,
+ * rotating rxq once in place (what has no room left is counted).
  */
 void port_eofs_to_nul(struct port *p)
 {
 	size_t n = byteq_len(&p->rxq), off = 0;
-	unsigned int eofs = 0;
-	uint8_t *all;
+	bool any = false;
 
 	for (unsigned int i = 0; i < p->lines.count; i++)
-		eofs += p->lines.eof[(p->lines.head + i) % p->lines.cap];
-	if (!eofs || !(all = malloc(n ? n : 1)))
+		any |= p->lines.eof[(p->lines.head + i) % p->lines.cap];
+	if (!any)
 		return;
-	byteq_pop(&p->rxq, all, n);
 	for (unsigned int i = 0; i < p->lines.count; i++) {
 		unsigned int k = (p->lines.head + i) % p->lines.cap;
 
-		byteq_push(&p->rxq, all + off, p->lines.len[k]);
+		byteq_rotate(&p->rxq, p->lines.len[k]);
 		off += p->lines.len[k];
 		if (p->lines.eof[k] && !byteq_push(&p->rxq, "", 1))
 			p->stats.rx_discarded++;
 	}
-	byteq_push(&p->rxq, all + off, n - off);
-	free(all);
+	if (off < n)
+		byteq_rotate(&p->rxq, n - off);
 }
 
 void port_lines_pop(struct port *p)

@@ -163,6 +163,69 @@ static void shrink(struct nd_case *c)
 	fprintf(stderr, "--- pilotd:\n%s--- n_tty:\n%s\n", a.text, b.text);
 }
 
+static void op_rx(struct nd_case *c, const char *bytes, size_t len)
+{
+	struct nd_op *op = &c->ops[c->nops++];
+
+	*op = (struct nd_op){ .kind = ND_RX, .len = len };
+	memcpy(op->bytes, bytes, len);
+}
+
+static void op_lflag(struct nd_case *c, uint32_t lflag)
+{
+	c->ops[c->nops++] = (struct nd_op){ .kind = ND_SETATTR, .iflag = c->t.c_iflag,
+					    .oflag = c->t.c_oflag, .lflag = lflag };
+}
+
+static void op_drain(struct nd_case *c)
+{
+	c->ops[c->nops++] = (struct nd_op){ .kind = ND_DRAIN };
+}
+
+/*
+ * Canonical mode switched by EXTPROC rather than ICANON, with lines ended
+ * by VEOF waiting: each VEOF becomes a NUL byte when EXTPROC comes on
+ * (n_tty_set_termios() checks both bits), and a trailing NUL is a line
+ * end again when it goes off.  Random cases seldom queue a VEOF line and
+ * then flip exactly EXTPROC, so these run every time.
+ */
+static int fixed_cases(void)
+{
+	static struct nd_trace a, b;
+	const uint32_t canon = ICANON | ISIG | IEXTEN;
+	int bad = 0;
+
+	for (int v = 0; v < 3; v++) {
+		struct nd_case c;
+		const char *name;
+		int at;
+
+		nd_case_from_bytes(&c, NULL, 0);
+		c.nops = 0;
+		c.t.c_lflag = canon;
+		op_rx(&c, "ab\004\004c\n", 6);
+		if (v == 2)
+			op_lflag(&c, canon | ECHO);
+		op_lflag(&c, canon | EXTPROC);
+		if (v == 1)
+			op_rx(&c, "de\0", 3);
+		op_lflag(&c, canon);
+		op_drain(&c);
+		op_rx(&c, "x\004", 2);
+		op_lflag(&c, canon | EXTPROC);
+		op_drain(&c);
+		nd_run_port(&c, &a);
+		if (nd_run_pty(&c, &b) < 0)
+			return 1;
+		at = nd_compare(&c, &a, &b, &name);
+		if (at >= 0) {
+			report(-2 - v, &c, &a, &b, at, name);
+			bad++;
+		}
+	}
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	static char listed[ND_LISTED_MAX][64];
@@ -178,6 +241,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: test_ntty docs/tty-differences.md [CASES [SEED]]\n");
 		return 2;
 	}
+	check_failures += fixed_cases();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < cases; i++) {
 		uint8_t bytes[1024];
