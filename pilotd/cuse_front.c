@@ -112,32 +112,40 @@ static void pilot_init_done(void *userdata)
  * which uid_map cannot tell apart.  A caller pilotd cannot see (another
  * pid namespace: pid 0; hidepid) has no such rights.
  */
-/* All of a small procfs file, or -1 (also when it does not fit). */
+/* All of a small procfs file, or -1 with errno (EFBIG: it does not fit). */
 static ssize_t read_whole(const char *path, char *buf, size_t size)
 {
 	size_t len = 0;
 	ssize_t n = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int err, fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -1;
 	while (len < size && (n = read(fd, buf + len, size - len)) > 0)
 		len += (size_t)n;
+	err = n < 0 ? errno : len == size ? EFBIG : 0;
 	close(fd);
-	return n < 0 || len == size ? -1 : (ssize_t)len;
+	errno = err;
+	return err ? -1 : (ssize_t)len;
 }
 
 /* Is the thread pid in pilotd's own user namespace (core/caps.h)? */
 static bool in_own_userns(int pid)
 {
 	static char map[4096], own[4096];
-	ssize_t m, o = read_whole("/proc/self/uid_map", own, sizeof(own));
+	static ssize_t o = -2; /* pilotd's own map, read at the first open */
+	static int o_errno;
+	ssize_t m;
 	char path[40];
 
+	if (o == -2) {
+		o = read_whole("/proc/self/uid_map", own, sizeof(own));
+		o_errno = o < 0 ? errno : 0;
+	}
 	/* a kernel without user namespaces (CONFIG_USER_NS=n) has no uid_map
 	 * at all: every process is in the one there is */
 	if (o < 0)
-		return errno == ENOENT;
+		return o_errno == ENOENT;
 	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
 	m = read_whole(path, map, sizeof(map));
 	return m >= 0 && caps_same_userns(map, (size_t)m, own, (size_t)o);
