@@ -125,7 +125,7 @@ static int port_start(struct pilotd *pd)
 		.parked_write_bytes = PORT_PARKED_WRITE_BYTES,
 		.closing_wait_ms = PORT_CLOSING_WAIT_MS,
 		/* the IN requests in flight, of the largest packets a device may name */
-		.rx_inflight_max = PUMP_IN_MAX * PUMP_IN_SIZE_MAX,
+		.rx_inflight_max = PUMP_IN_WINDOW,
 	};
 	const struct port_hooks hooks = {
 		.ctx = pd,

@@ -46,6 +46,8 @@
 
 #define PUMP_IN_MAX	    32	  /* one-packet IN requests in flight */
 #define PUMP_IN_SIZE_MAX    1024u /* the largest wMaxPacketSize of a bulk endpoint */
+/* the most the IN transfers in flight may bring at once: the port's reserve */
+#define PUMP_IN_WINDOW	    (PUMP_IN_MAX * PUMP_IN_SIZE_MAX)
 #define PUMP_HALTS_MAX	    10	  /* halts within PUMP_HALTS_WINDOW_MS give up */
 #define PUMP_HALTS_WINDOW_MS 60000u
 #define PUMP_STOP_DRAIN_MS  2000 /* at stop, for queued bytes to go out */
