@@ -33,9 +33,10 @@
  * IN transfers are one packet (wMaxPacketSize) each, with no timeout, as
  * the kernel's usb-serial drivers read: a transfer ends on every packet,
  * so bytes a handheld sent before it paused can never wait inside a
- * half-full transfer, and no transfer is ever cancelled while it may hold
- * data (usb-redir returns none of a cancelled one).  Many in flight keep
- * the pipe full.  docs/design.md "IN transfers" has the trade-off.
+ * half-full transfer.  They are cancelled only when nobody listens (the
+ * last close: what one brings then is discarded, core/pump.c) or at a
+ * stop.  Many in flight keep the pipe full.  docs/design.md "IN
+ * transfers" has the trade-off.
  */
 #define OUT_TRANSFER_MAX (256u * 1024)
 #define CTRL_TIMEOUT_MS	 2000 /* also bounds a CLEAR_FEATURE the device does not answer */

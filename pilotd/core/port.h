@@ -18,8 +18,8 @@
  *     right after open cannot discard it (docs/tty-differences.md).
  *     Bytes that a transfer already in flight still brings go to the live
  *     files; at the last close the transport cancels its transfers
- *     (rx_stop), and what one completed meanwhile is discarded, never
- *     kept for a later opener;
+ *     (rx_stop), and what one completed meanwhile is discarded
+ *     (port_rx_stale()), never kept for or handed to a later opener;
  *   - bytes written while no handheld is attached are accepted and
  *     discarded, as a serial line without a device loses them: they never
  *     reach the next handheld.  poll reports POLLOUT, TIOCOUTQ 0;
@@ -268,6 +268,8 @@ void port_carrier_down(struct port *p); /* the handheld left: hang up */
 /* How many received bytes the port takes now: 0 with no live file open. */
 size_t port_rx_room(const struct port *p);
 void port_rx(struct port *p, const void *buf, size_t len, uint64_t now);
+/* Bytes a transfer cancelled at the last close brought: counted, discarded. */
+void port_rx_stale(struct port *p, size_t len);
 /* Copy up to max bytes to send into buf; they stay queued until done. */
 size_t port_tx_take(struct port *p, void *buf, size_t max);
 /* The handheld took sent bytes of what tx_take gave; the rest is resent. */

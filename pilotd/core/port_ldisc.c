@@ -232,6 +232,13 @@ void port_receive(struct port *p, const uint8_t *buf, size_t len, uint64_t now)
 		p->last_rx_ms = now;
 }
 
+void port_rx_stale(struct port *p, size_t len)
+{
+	p->stats.rx_bytes += len;
+	p->stats.rx_discarded += len;
+	log_debug("discarded %zu bytes a cancelled transfer brought", len);
+}
+
 void port_rx(struct port *p, const void *buf, size_t len, uint64_t now)
 {
 	p->stats.rx_bytes += len;

@@ -133,7 +133,10 @@ static void deliver_in(struct pump *pm, uint64_t now)
 		pm->in_done_count--;
 		if (pm->in_len[slot] > 0) {
 			pm->rx_bytes += pm->in_len[slot];
-			port_rx(pm->port, pm->in_buf[slot], pm->in_len[slot], now);
+			if (pm->in_stale[slot])
+				port_rx_stale(pm->port, pm->in_len[slot]);
+			else
+				port_rx(pm->port, pm->in_buf[slot], pm->in_len[slot], now);
 		}
 		pm->in_state[slot] = PUMP_SLOT_FREE;
 		check_status(pm, true, pm->in_st[slot], now);
@@ -237,6 +240,7 @@ static void submit_in(struct pump *pm)
 			return;
 		}
 		pm->in_state[slot] = PUMP_SLOT_FLYING;
+		pm->in_stale[slot] = false;
 		pm->in_flight++;
 	}
 }
@@ -287,11 +291,20 @@ void pump_drive(struct pump *pm, uint64_t now)
 	pm->driving = false;
 }
 
-/* Nobody listens: what the IN requests in flight would bring is not taken. */
+/*
+ * Nobody listens: what the IN requests in flight would bring is not taken.
+ * A cancel can cross a completion that carries bytes (the device had
+ * answered; a usbredir server replied before it read the cancel): those
+ * belong to the session that ended and are counted, never handed to a
+ * file opened meanwhile.
+ */
 void pump_rx_stop(struct pump *pm, uint64_t now)
 {
-	if (pm->running)
+	if (pm->running) {
+		for (int i = 0; i < PUMP_IN_MAX; i++)
+			pm->in_stale[i] = pm->in_state[i] == PUMP_SLOT_FLYING;
 		cancel_in_flight(pm);
+	}
 	pump_drive(pm, now);
 }
 

@@ -116,6 +116,7 @@ struct pump {
 
 	uint8_t in_buf[PUMP_IN_MAX][PUMP_IN_SIZE_MAX];
 	uint8_t in_state[PUMP_IN_MAX]; /* enum pump_slot */
+	bool in_stale[PUMP_IN_MAX];    /* cancelled at a last close: its bytes are not handed on */
 	uint8_t in_st[PUMP_IN_MAX];    /* enum pump_status, once done */
 	uint16_t in_len[PUMP_IN_MAX];
 	uint8_t in_order[PUMP_IN_MAX]; /* done slots, in completion order */

@@ -409,6 +409,41 @@ static void test_rx_stop(void)
 }
 
 /*
+ * A cancel that crosses a completion carrying bytes (the handheld had
+ * answered desktop A; a usbredir server replied before it read the
+ * cancel): desktop B, opened and reading before that reply came back,
+ * never gets A's bytes; they are counted as discarded, and B's own come.
+ */
+static void test_stale_in_after_last_close(void)
+{
+	struct port p;
+	uint64_t a = setup(&p, 64 * 1024), b;
+	int r;
+
+	start(&p, 64, 4096);
+	CHECK_EQ(fk.in_submitted, PUMP_IN_MAX);
+	port_release(&p, a); /* A's last close: every IN cancelled */
+	CHECK_EQ(fk.in_cancelled, PUMP_IN_MAX);
+	b = open_file(&p, false);
+	read_len = 0;
+	port_read(&p, &r, b, 4096, false, now); /* B listens before the replies */
+	in_reply(0, PUMP_OK, "A-reply");
+	for (int i = 1; i < PUMP_IN_MAX; i++)
+		in_reply(i, PUMP_CANCELLED, NULL);
+	pump_drive(&pm, now);
+	port_after_events(&p, now);
+	CHECK_EQ(read_len, 0);
+	CHECK_EQ(p.stats.rx_discarded, 7);
+	CHECK_EQ(fk.in_submitted, 2 * PUMP_IN_MAX); /* B's own */
+	in_reply(0, PUMP_OK, "B-data");
+	pump_drive(&pm, now);
+	port_after_events(&p, now);
+	CHECK_EQ(read_len, 6);
+	CHECK(memcmp(read_data, "B-data", 6) == 0);
+	done(&p);
+}
+
+/*
  * Row 14: completions only record.  The OUT completion that empties txq
  * after a last close would have run the port's hooks (tx_ready,
  * last_close) inside it; now they run at the next drive, outside.
@@ -509,6 +544,7 @@ int main(void)
 	test_halt_cleared_asynchronously();
 	test_halts_bound();
 	test_rx_stop();
+	test_stale_in_after_last_close();
 	test_no_hook_inside_a_completion();
 	test_close_after_clear();
 	test_gone_and_stopped();
