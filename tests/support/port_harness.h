@@ -35,14 +35,15 @@ struct ph_answer {
 	int err;
 	uint64_t fh;
 	size_t len;
-	uint8_t data[PH_DATA_MAX];
-	int seq; /* when it was answered, in hook calls */
+	uint8_t *data; /* up to PH_DATA_MAX bytes of it (h->kept: touched only when kept) */
+	int seq;       /* when it was answered, in hook calls */
 };
 
 struct ph {
 	struct port *port;
 	struct ph_answer *ans;
-	char *reqs; /* stand-ins for fuse_req_t */
+	uint8_t *kept; /* the answers' bytes, PH_DATA_MAX a request */
+	char *reqs;    /* stand-ins for fuse_req_t */
 	int nreq, max_req;
 
 	/* the front */
