@@ -128,6 +128,7 @@ static struct fuzz {
 
 	/* input: exact while bytes pass unchanged */
 	bool rx_exact;
+	bool canon;	    /* the settings' canonical mode, as last answered */
 	struct model_q rxm; /* rxq and the line being edited */
 	size_t line;	    /* canonical: the line being edited, its length */
 	uint64_t rx_session;
@@ -422,6 +423,13 @@ static void settings_changed(void)
 
 	if (!rx_plain(t) || fz.port.ldisc.lnext)
 		fz.rx_exact = false;
+	/* canonical mode on: the unread bytes become a line, and a NUL that
+	 * ends them its VEOF (n_tty_set_termios() marks the last byte the
+	 * line's end, a NUL there is not read); a NUL again if it goes off */
+	if (canon_of(t) && !fz.canon && fz.rx_exact && fz.rxm.len &&
+	    mq_at(&fz.rxm, fz.rxm.len - 1) == 0)
+		fz.rx_exact = false;
+	fz.canon = canon_of(t);
 	if (!tx_plain(t)) {
 		fz.tx_exact = false;
 		fz.txm.len = fz.tx_ahead = 0;
@@ -1189,6 +1197,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz.h.on_hook = on_hook;
 	/* a fresh port's settings are n_tty's cooked ones: the model starts there */
 	fz.rx_exact = rx_plain(&fz.port.tty.termios);
+	fz.canon = canon_of(&fz.port.tty.termios);
 	fz.tx_exact = tx_plain(&fz.port.tty.termios);
 	resync();
 	for (int steps = 0; fz.in.left > 0 && steps < 2000; steps++) {
