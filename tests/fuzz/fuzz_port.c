@@ -24,6 +24,9 @@
  * session is left to read it (a release, a departure, the next arrival),
  * at ISIG's flush, when n_tty's line is full, or a TIOCSTI byte for
  * another session: stats.rx_discarded must equal what the model allowed.
+ * The front and the hooks are port_harness.h's (each answer recorded,
+ * each hook's depth counted); the model follows them in on_answer and
+ * on_hook.
  *
  * Checked after every step:
  *   - every request is answered at most once, every unanswered one is
@@ -32,9 +35,10 @@
  *   - bytes pass unchanged (raw input; canonical lines without editing
  *     characters): a read returns exactly the next bytes the handheld (or
  *     TIOCSTI) gave of the reader's own session, nothing lost,
- *     duplicated or reordered; otherwise every byte read carries its
- *     session's tag (bit 6 is the session's parity: no n_tty mapping
- *     changes it), so no file reads another session's bytes;
+ *     duplicated or reordered; otherwise every byte read but a NUL (a
+ *     VEOF's, once ICANON goes off) carries its session's tag (bit 6 is
+ *     the session's parity: no n_tty mapping changes it), so no file
+ *     reads another session's bytes;
  *   - output passes unchanged (no OPOST processing, no echo): the
  *     transport takes exactly the next bytes written in this session;
  *   - canonical lines add up to rxq;
@@ -61,6 +65,7 @@
 #include "core/ldisc.h"
 #include "core/port.h"
 #include "fuzz_input.h"
+#include "port_harness.h"
 #include "raw_termios.h"
 
 #define NREQ	     512
@@ -83,8 +88,9 @@ static const struct port_config cfg = {
 	.rx_inflight_max = INFLIGHT_MAX,
 };
 
+/* What the model knows of a request; its answers are the harness's
+ * (port_harness.h: the request of the same index). */
 struct req {
-	int answers;
 	enum { R_OPEN, R_READ, R_WRITE, R_IOCTL } kind;
 	int file;		/* the harness's file slot */
 	uint8_t data[WRITEMAX]; /* a write's payload */
@@ -96,7 +102,6 @@ struct req {
 	bool admin;
 	unsigned int cmd; /* an ioctl's */
 	uintptr_t arg;
-	int err; /* an error answer's */
 };
 
 /* A FIFO of bytes. */
@@ -113,9 +118,9 @@ struct file {
 
 static struct fuzz {
 	struct port port;
+	struct ph h; /* the front (answers, each at most once) and the hooks' depth */
 	struct input in;
 	struct req reqs[NREQ];
-	int nreq;
 	struct file files[NFILES];
 	uint64_t session; /* counts arrivals, as the harness sees them */
 	bool carrier;
@@ -124,6 +129,7 @@ static struct fuzz {
 
 	/* input: exact while bytes pass unchanged */
 	bool rx_exact;
+	bool canon;	    /* the settings' canonical mode, as last answered */
 	struct model_q rxm; /* rxq and the line being edited */
 	size_t line;	    /* canonical: the line being edited, its length */
 	uint64_t rx_session;
@@ -149,23 +155,22 @@ static struct fuzz {
 	bool close_owed; /* a last close came (the harness's count), its hook not yet */
 
 	uint8_t reenter; /* which hooks call back, and how */
-	int depth;
 	int budget; /* hook actions left in this step: a handheld is not infinitely fast */
 } fz;
 
 static void *req_ptr(int i)
 {
-	return &fz.reqs[i];
+	return &fz.h.reqs[i];
 }
 
 static struct req *req_of(void *r)
 {
-	struct req *q = r;
+	return &fz.reqs[ph_index(&fz.h, r)];
+}
 
-	FUZZ_CHECK(q >= fz.reqs && q < fz.reqs + fz.nreq);
-	q->answers++;
-	FUZZ_CHECK(q->answers == 1);
-	return q;
+static const struct ph_answer *answer_of(int i)
+{
+	return ph_ans(&fz.h, req_ptr(i));
 }
 
 static void mq_push(struct model_q *q, const uint8_t *b, size_t n)
@@ -271,9 +276,8 @@ static void last_close(void)
 	fz.excl = false;
 }
 
-static int h_open(void *ctx, void *r, uint64_t fh)
+static int h_open(struct req *q, uint64_t fh)
 {
-	struct req *q = req_of(r);
 
 	FUZZ_CHECK(q->kind == R_OPEN);
 	for (int i = 0; i < NFILES; i++) {
@@ -294,18 +298,18 @@ static int h_open(void *ctx, void *r, uint64_t fh)
 }
 
 /* A read of a file whose bytes the model cannot follow: each has its session's tag. */
-static void h_data(void *ctx, void *r, const void *buf, size_t len)
+static void h_data(struct req *q, const uint8_t *b, size_t len)
 {
-	struct req *q = req_of(r);
-	const uint8_t *b = buf;
 	const struct file *f = &fz.files[q->file];
 
 	FUZZ_CHECK(q->kind == R_READ);
 	if (len == 0)
 		return;
 	FUZZ_CHECK(f->open && len <= cfg.read_max);
+	/* (but a NUL: a VEOF received in canonical mode reads as one once
+	 * it goes off, as in n_tty, whatever the VEOF character's tag) */
 	for (size_t i = 0; i < len; i++)
-		FUZZ_CHECK((b[i] & TAG) == tagged(0, f->session));
+		FUZZ_CHECK(b[i] == 0 || (b[i] & TAG) == tagged(0, f->session));
 	if (!fz.rx_exact)
 		return;
 	FUZZ_CHECK(fz.rx_session == f->session);
@@ -363,7 +367,7 @@ static void model_pushed(struct req *q, size_t len)
 static void sync_parked(void)
 {
 	for (struct parked *e = fz.port.writes.head; e; e = e->next) {
-		struct req *q = e->req;
+		struct req *q = req_of(e->req);
 
 		FUZZ_CHECK(e->done >= q->modeled);
 		if (e->done > q->modeled)
@@ -384,9 +388,8 @@ static void unwait(struct req *q)
 	q->parked = false;
 }
 
-static void h_written(void *ctx, void *r, size_t len)
+static void h_written(struct req *q, size_t len)
 {
-	struct req *q = req_of(r);
 
 	FUZZ_CHECK(q->kind == R_WRITE && len <= q->len);
 	if (q->lost) { /* taken into txq just before a departure discarded it */
@@ -423,6 +426,13 @@ static void settings_changed(void)
 
 	if (!rx_plain(t) || fz.port.ldisc.lnext)
 		fz.rx_exact = false;
+	/* canonical mode on: the unread bytes become a line, and a NUL that
+	 * ends them its VEOF (n_tty_set_termios() marks the last byte the
+	 * line's end, a NUL there is not read); a NUL again if it goes off */
+	if (canon_of(t) && !fz.canon && fz.rx_exact && fz.rxm.len &&
+	    mq_at(&fz.rxm, fz.rxm.len - 1) == 0)
+		fz.rx_exact = false;
+	fz.canon = canon_of(t);
 	if (!tx_plain(t)) {
 		fz.tx_exact = false;
 		fz.txm.len = fz.tx_ahead = 0;
@@ -431,9 +441,8 @@ static void settings_changed(void)
 		fz.line = 0; /* the line being edited became readable bytes */
 }
 
-static void h_ioctl(void *ctx, void *r, const void *out, size_t len)
+static void h_ioctl(struct req *q)
 {
-	struct req *q = req_of(r);
 	const struct file *f = &fz.files[q->file];
 
 	FUZZ_CHECK(q->kind == R_IOCTL);
@@ -456,17 +465,9 @@ static void h_ioctl(void *ctx, void *r, const void *out, size_t len)
 	}
 }
 
-static void h_fetch(void *ctx, void *r, uintptr_t arg, size_t in, size_t out)
+static void h_err(struct req *q, int err)
 {
-	FUZZ_CHECK(req_of(r)->kind == R_IOCTL);
-}
-
-static void h_err(void *ctx, void *r, int err)
-{
-	struct req *q = req_of(r);
-
 	FUZZ_CHECK(err > 0);
-	q->err = err;
 	/* TIOCEXCL: only CAP_SYS_ADMIN opens past it, and only while it holds */
 	if (q->kind == R_OPEN && err == EBUSY)
 		FUZZ_CHECK(fz.excl && !q->admin);
@@ -476,8 +477,26 @@ static void h_err(void *ctx, void *r, int err)
 	}
 }
 
-static void nothing(void *ctx, void *p)
+/* Each request is answered at most once: then the model follows the answer. */
+static int on_answer(struct ph *h, void *r, const struct ph_answer *a)
 {
+	struct req *q = req_of(r);
+
+	FUZZ_CHECK(a->count == 1);
+	switch (a->kind) {
+	case PH_OPEN: return h_open(q, a->fh);
+	case PH_DATA:
+		/* (no read asks more than the harness keeps of an answer) */
+		FUZZ_CHECK(a->len <= PH_DATA_MAX);
+		h_data(q, a->data, a->len);
+		break;
+	case PH_WRITTEN: h_written(q, a->len); break;
+	case PH_IOCTL: h_ioctl(q); break;
+	case PH_FETCH: FUZZ_CHECK(q->kind == R_IOCTL); break;
+	case PH_ERR: h_err(q, a->err); break;
+	case PH_NONE: FUZZ_CHECK(!"an answer of no kind"); break;
+	}
+	return 0;
 }
 
 /* ---- the transport, which may call back ---- */
@@ -506,48 +525,42 @@ static void reenter(unsigned int how)
 	}
 }
 
-static void hook_enter(void)
+static void h_rx_room(void)
 {
-	if (fz.depth > 0)
-		FUZZ_CHECK(!"a transport hook was called from inside another");
-	fz.depth++;
-}
-
-static void h_tx_ready(void *ctx)
-{
-	hook_enter();
-	reenter(fz.reenter);
-	fz.depth--;
-}
-
-static void h_rx_room(void *ctx)
-{
-	hook_enter();
 	if ((fz.reenter & 0x40) && fz.budget > 0) /* the transport submits as room comes */
 		in_fill(1 + fz.reenter % IN_MAX);
 	reenter(fz.reenter >> 2);
-	fz.depth--;
 }
 
-static void h_rx_stop(void *ctx)
+static void h_rx_stop(void)
 {
-	hook_enter();
 	/* one transfer completed while the cancel went out: taken by nobody */
 	if (fz.reenter & 0x80)
 		in_complete(0, IN_MAX, 0, true);
 	for (int i = 0; i < NIN; i++)
 		fz.xfer[i].busy = false;
-	fz.depth--;
 }
 
-static void h_last_close(void *ctx)
+static void h_last_close(void)
 {
-	hook_enter();
 	/* one for the last closes since the previous one (a due hook is called once) */
 	FUZZ_CHECK(fz.close_owed);
 	fz.close_owed = false;
 	reenter(fz.reenter >> 4 & 1);
-	fz.depth--;
+}
+
+/* Inside each transport hook, never inside another (the harness counts the depth). */
+static void on_hook(struct ph *h, enum ph_hook hook)
+{
+	if (h->depth != 1)
+		FUZZ_CHECK(!"a transport hook was called from inside another");
+	switch (hook) {
+	case PH_TX_READY: reenter(fz.reenter); break;
+	case PH_TX_ABORT: break; /* the OUT transfer is done or not taken yet */
+	case PH_RX_ROOM: h_rx_room(); break;
+	case PH_RX_STOP: h_rx_stop(); break;
+	case PH_LAST_CLOSE: h_last_close(); break;
+	}
 }
 
 /* ---- transport events, and the model's view of them ---- */
@@ -652,7 +665,7 @@ static void carrier_down(void)
 	fz.tx_cut = tx_cut_now();
 	port_carrier_down(&fz.port);
 	/* parked writes: EIO; a batch being served is answered after the hook */
-	FUZZ_CHECK(fz.depth > 0 || fz.nwaiting == 0);
+	FUZZ_CHECK(fz.h.depth > 0 || fz.nwaiting == 0);
 	FUZZ_CHECK(port_tx_queued(&fz.port) == 0);
 	sync_rx();
 }
@@ -766,7 +779,7 @@ static void check_writer_served(void)
 	size_t space = byteq_space(&p->txq), taken;
 
 	/* (an ISIG flush in the round serves them after it) */
-	if (fz.depth || !p->carrier || !e || p->output_flushed)
+	if (fz.h.depth || !p->carrier || !e || p->output_flushed)
 		return;
 	if (ldisc_output_raw(&p->tty.termios)) {
 		FUZZ_CHECK(space == 0);
@@ -830,10 +843,13 @@ static void tx_some(size_t max, size_t done)
 
 static int new_req(int kind)
 {
-	if (fz.nreq >= NREQ)
+	int i = fz.h.nreq;
+
+	if (i >= NREQ)
 		return -1;
-	fz.reqs[fz.nreq] = (struct req){ .kind = kind };
-	return fz.nreq++;
+	fz.reqs[i] = (struct req){ .kind = kind };
+	ph_req(&fz.h);
+	return i;
 }
 
 static int pick_file(void)
@@ -959,7 +975,7 @@ static void do_ioctl(int f)
 		fz.rx_allowed += fz.port.ldisc.dropped - dropped;
 	/* what only CAP_SYS_ADMIN may do */
 	if (!io.caller_admin && io.cmd == TIOCSTI)
-		FUZZ_CHECK(fz.reqs[r].answers == 1 && fz.reqs[r].err);
+		FUZZ_CHECK(answer_of(r)->count == 1 && answer_of(r)->kind == PH_ERR);
 	if (!io.caller_admin && io.cmd == TIOCSSERIAL)
 		FUZZ_CHECK(fz.port.tty.closing_wait == closing_wait);
 }
@@ -980,7 +996,7 @@ static void do_open(void)
 	fz.reqs[r].admin = a.admin;
 	port_open(&fz.port, req_ptr(r), &a);
 	if (!a.admin && excl)
-		FUZZ_CHECK(fz.reqs[r].answers == 1 && fz.reqs[r].err == EBUSY);
+		FUZZ_CHECK(ph_is_err(&fz.h, req_ptr(r), EBUSY));
 }
 
 static void do_release(int f)
@@ -1006,8 +1022,8 @@ static void do_write(int f)
 	q->len = 1 + input_u16(&fz.in) % WRITEMAX;
 	for (size_t i = 0; i < q->len; i++)
 		q->data[i] = fz.tx_counter++;
-	port_write(&fz.port, q, fz.files[f].fh, q->data, q->len, input_u8(&fz.in) & 1);
-	if (q->answers == 0) {
+	port_write(&fz.port, req_ptr(r), fz.files[f].fh, q->data, q->len, input_u8(&fz.in) & 1);
+	if (answer_of(r)->count == 0) {
 		q->parked = true;
 		fz.waiting[fz.nwaiting++] = r;
 	}
@@ -1046,8 +1062,8 @@ static void step(uint8_t op)
 			do_ioctl(f);
 		break;
 	case 9:
-		if (fz.nreq)
-			port_interrupt(&fz.port, req_ptr(input_u8(&fz.in) % fz.nreq));
+		if (fz.h.nreq)
+			port_interrupt(&fz.port, req_ptr(input_u8(&fz.in) % fz.h.nreq));
 		break;
 	case 10:
 		if (fz.carrier)
@@ -1107,8 +1123,8 @@ static void check_bounds(void)
 		FUZZ_CHECK(bytes[u] <= cfg.parked_write_bytes / 4);
 	}
 	/* every request is answered or waits */
-	for (int i = 0; i < fz.nreq; i++)
-		unanswered += fz.reqs[i].answers == 0;
+	for (int i = 0; i < fz.h.nreq; i++)
+		unanswered += answer_of(i)->count == 0;
 	FUZZ_CHECK(unanswered == port_parked_count(p));
 	FUZZ_CHECK(p->txq.cap == cfg.txq_size && byteq_len(&p->txq) <= p->txq.cap);
 	FUZZ_CHECK(p->xchar_count <= PORT_XCHARS_MAX && p->tx_inflight <= byteq_len(&p->txq));
@@ -1135,7 +1151,7 @@ static void drain_all(void)
 
 	for (f = 0; f < NFILES && !(fz.files[f].open && !fz.files[f].hung_up); f++)
 		;
-	if (fz.carrier && f < NFILES && fz.nreq + 2 <= NREQ) {
+	if (fz.carrier && f < NFILES && fz.h.nreq + 2 <= NREQ) {
 		struct tty_ioctl on = { .cmd = TCXONC, .arg = TCOON }, set = { .cmd = TCSETS };
 		struct termios2 t = fz.port.tty.termios;
 		int r;
@@ -1172,32 +1188,19 @@ static void drain_all(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct port_hooks hooks = {
-		.answer_open = h_open,
-		.answer_data = h_data,
-		.answer_written = h_written,
-		.answer_ioctl = h_ioctl,
-		.answer_ioctl_fetch = h_fetch,
-		.answer_err = h_err,
-		.parked = nothing,
-		.notify_poll = nothing,
-		.drop_poll_handle = nothing,
-		.tx_ready = h_tx_ready,
-		.rx_room = h_rx_room,
-		.rx_stop = h_rx_stop,
-		.last_close = h_last_close,
-	};
-
 	static int trace = -1;
 
 	if (trace < 0)
 		trace = getenv("FUZZ_PORT_TRACE") != NULL; /* to follow a crash's steps */
 	memset(&fz, 0, sizeof(fz));
 	fz.in = (struct input){ .p = data, .left = size };
-	if (port_init(&fz.port, &cfg, &hooks) < 0)
+	if (ph_init(&fz.h, &fz.port, &cfg, NREQ) < 0)
 		return 0;
+	fz.h.on_answer = on_answer;
+	fz.h.on_hook = on_hook;
 	/* a fresh port's settings are n_tty's cooked ones: the model starts there */
 	fz.rx_exact = rx_plain(&fz.port.tty.termios);
+	fz.canon = canon_of(&fz.port.tty.termios);
 	fz.tx_exact = tx_plain(&fz.port.tty.termios);
 	resync();
 	for (int steps = 0; fz.in.left > 0 && steps < 2000; steps++) {
@@ -1223,8 +1226,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (fz.files[i].open)
 			do_release(i);
 	port_shutdown(&fz.port); /* opens a release let through */
-	for (int i = 0; i < fz.nreq; i++)
-		FUZZ_CHECK(fz.reqs[i].answers == 1);
-	port_free(&fz.port);
+	FUZZ_CHECK(ph_unanswered_or_twice(&fz.h) == 0);
+	FUZZ_CHECK(fz.h.max_depth <= 1);
+	ph_free(&fz.h);
 	return 0;
 }

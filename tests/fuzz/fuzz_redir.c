@@ -2,9 +2,11 @@
 /*
  * pilotd's usbredir client (link_usbredir.c, the pump and the port) fed a
  * fuzzed server over a Unix socket, with a desktop that has a file open
- * (as root or not, from the input) and keeps bytes queued.  Every port
- * request is a distinct one whose answer hook checks that it is
- * answered exactly once; all are answered by the end.  Two modes, by the
+ * (as root or not, from the input) and keeps bytes queued.  The port's
+ * front and hooks are port_harness.h's, its transport hooks wired to the
+ * link's pump as main.c wires them: every port request is a distinct one,
+ * checked to be answered at most once as each answer comes and exactly
+ * once by the end; no transport hook runs inside another.  Two modes, by the
  * input's first byte:
  *
  *   even  the input is the byte stream a server sends, as it is (the
@@ -39,18 +41,13 @@
 #include "core/port.h"
 #include "fuzz_input.h"
 #include "link.h"
+#include "port_harness.h"
 #include "raw_termios.h"
 
 #define ROUNDS_MAX 400
-#define REQS_MAX   4096
+#define REQS_MAX    1024 /* a read and a write a round at most, and the open */
 #define STREAM_MAX (1u << 20)
 #define PENDING_MAX 64
-
-/* A request of the desktop's, answered through the port's hooks. */
-struct req {
-	int answers;
-	uint64_t fh;
-};
 
 struct pending {
 	uint64_t id;
@@ -62,11 +59,10 @@ static struct {
 	struct port port;
 	struct loop loop;
 	struct link *link;
-	struct req reqs[REQS_MAX];
-	unsigned int nreqs;
+	struct ph h; /* the desktop's requests and their answers */
 	uint64_t fh;
 	bool have_file, read_parked, write_parked;
-	struct req *read_req, *write_req;
+	void *read_req, *write_req;
 	bool checked; /* the scripted mode: bytes are checked */
 
 	/* the scripted server */
@@ -86,104 +82,47 @@ static struct {
 static char sock_path[108];
 static int listener = -1;
 
-static struct req *new_req(void)
+static void *new_req(void)
 {
-	struct req *r;
-
-	FUZZ_CHECK(fz.nreqs < REQS_MAX);
-	r = &fz.reqs[fz.nreqs++];
-	*r = (struct req){ 0 };
-	return r;
+	FUZZ_CHECK(fz.h.nreq < REQS_MAX);
+	return ph_req(&fz.h);
 }
 
-static struct req *answered(void *req)
+/* Each answer, the first to its request: what the desktop learns of it. */
+static int on_answer(struct ph *h, void *req, const struct ph_answer *a)
 {
-	struct req *r = req;
-
-	FUZZ_CHECK(r >= fz.reqs && r < fz.reqs + fz.nreqs);
-	FUZZ_CHECK(++r->answers == 1);
-	return r;
-}
-
-static int h_open(void *ctx, void *req, uint64_t fh)
-{
-	answered(req);
-	fz.fh = fh;
-	fz.have_file = true;
+	FUZZ_CHECK(a->count == 1);
+	switch (a->kind) {
+	case PH_OPEN:
+		fz.fh = a->fh;
+		fz.have_file = true;
+		break;
+	case PH_DATA:
+		if (req != fz.read_req)
+			break;
+		fz.read_parked = false;
+		if (!fz.checked)
+			break;
+		FUZZ_CHECK(fz.ngot + a->len <= STREAM_MAX && a->len <= PH_DATA_MAX);
+		memcpy(fz.got + fz.ngot, a->data, a->len);
+		fz.ngot += a->len;
+		break;
+	case PH_WRITTEN: fz.write_parked = false; break;
+	case PH_ERR:
+		if (req == fz.read_req)
+			fz.read_parked = false;
+		if (req == fz.write_req)
+			fz.write_parked = false;
+		break;
+	default: break;
+	}
 	return 0;
 }
 
-static void h_data(void *ctx, void *req, const void *buf, size_t len)
+/* No transport hook inside another (the harness counts the depth). */
+static void on_hook(struct ph *h, enum ph_hook hook)
 {
-	answered(req);
-	if (req == fz.read_req) {
-		fz.read_parked = false;
-		if (!fz.checked)
-			return;
-		FUZZ_CHECK(fz.ngot + len <= STREAM_MAX);
-		if (len > 0)
-			memcpy(fz.got + fz.ngot, buf, len);
-		fz.ngot += len;
-	}
-}
-
-static void h_written(void *ctx, void *req, size_t len)
-{
-	answered(req);
-	fz.write_parked = false;
-}
-
-static void h_ioctl(void *ctx, void *req, const void *out, size_t len)
-{
-	answered(req);
-}
-
-static void h_fetch(void *ctx, void *req, uintptr_t arg, size_t in, size_t out)
-{
-	answered(req);
-}
-
-static void h_err(void *ctx, void *req, int err)
-{
-	answered(req);
-	if (req == fz.read_req)
-		fz.read_parked = false;
-	if (req == fz.write_req)
-		fz.write_parked = false;
-}
-
-static void nothing(void *ctx, void *p)
-{
-}
-
-static void h_tx_ready(void *ctx)
-{
-	if (fz.link)
-		link_tx_ready(fz.link);
-}
-
-static void h_rx_room(void *ctx)
-{
-	if (fz.link)
-		link_rx_room(fz.link);
-}
-
-static void h_tx_abort(void *ctx)
-{
-	if (fz.link)
-		link_tx_abort(fz.link);
-}
-
-static void h_rx_stop(void *ctx)
-{
-	if (fz.link)
-		link_rx_stop(fz.link);
-}
-
-static void h_last_close(void *ctx)
-{
-	if (fz.link)
-		link_last_close(fz.link);
+	FUZZ_CHECK(h->depth == 1);
 }
 
 static void listen_once(void)
@@ -559,22 +498,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.parked_write_bytes = 65536,
 		.closing_wait_ms = 30000,
 	};
-	static const struct port_hooks hooks = {
-		.answer_open = h_open,
-		.answer_data = h_data,
-		.answer_written = h_written,
-		.answer_ioctl = h_ioctl,
-		.answer_ioctl_fetch = h_fetch,
-		.answer_err = h_err,
-		.parked = nothing,
-		.notify_poll = nothing,
-		.drop_poll_handle = nothing,
-		.tx_ready = h_tx_ready,
-		.tx_abort = h_tx_abort,
-		.rx_room = h_rx_room,
-		.rx_stop = h_rx_stop,
-		.last_close = h_last_close,
-	};
 	const struct link_match match = { .any_palm = true };
 	struct input in = { .p = data, .left = size };
 	uint8_t mode = input_u8(&in);
@@ -582,21 +505,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (listener < 0)
 		listen_once();
-	fz.nreqs = 0;
 	fz.have_file = fz.read_parked = fz.write_parked = false;
 	fz.host = NULL;
 	fz.hello = fz.connected = fz.gone = false;
 	fz.nin = fz.nout = fz.nctrl = 0;
 	fz.nsent = fz.ngot = fz.nwritten = fz.taken = 0;
 	fz.checked = mode & 1;
-	if (loop_init(&fz.loop) < 0 || port_init(&fz.port, &cfg, &hooks) < 0)
+	if (loop_init(&fz.loop) < 0 || ph_init(&fz.h, &fz.port, &cfg, REQS_MAX) < 0)
 		abort();
+	fz.h.on_answer = on_answer;
+	fz.h.on_hook = on_hook;
+	fz.h.clock = loop_now_ms; /* as link.h's hooks drive the pump */
 	if (fz.checked)
 		make_raw_termios(&fz.port.tty.termios);
 	port_open(&fz.port, new_req(), &open_args);
 	desktop_read(); /* it listens: IN requests go out */
 	if (link_usbredir_start(&fz.link, &match, sock_path, &fz.loop, &fz.port) < 0)
 		abort();
+	fz.h.pump = fz.link->pump;
 	fz.conn = accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fz.conn < 0)
 		abort();
@@ -611,14 +537,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		round_once();
 	fz.link->ops->stop(fz.link);
 	fz.link = NULL;
+	fz.h.pump = NULL;
 	if (fz.host)
 		usbredirparser_destroy(fz.host);
-	port_shutdown(&fz.port);
-	if (fz.have_file)
-		port_release(&fz.port, fz.fh);
-	for (unsigned int i = 0; i < fz.nreqs; i++)
-		FUZZ_CHECK(fz.reqs[i].answers == 1); /* every request answered, once */
-	port_free(&fz.port);
+	/* shut down, the file released: every request answered, once */
+	FUZZ_CHECK(ph_close_all(&fz.h) == 0);
+	FUZZ_CHECK(fz.h.max_depth <= 1);
+	ph_free(&fz.h);
 	loop_free(&fz.loop);
 	return 0;
 }

@@ -33,18 +33,29 @@ const struct port_config ph_config_pilotd = {
 
 struct ph_answer *ph_ans(struct ph *h, void *req)
 {
-	return &h->ans[(char *)req - h->reqs];
+	return &h->ans[ph_index(h, req)];
 }
 
-static struct ph_answer *answer(void *ctx, void *req, enum ph_kind kind)
+/* An answer to something never asked would be recorded nowhere: abort. */
+static struct ph_answer *answer(struct ph *h, void *req, enum ph_kind kind)
 {
-	struct ph *h = ctx;
-	struct ph_answer *a = ph_ans(h, req);
+	int i = ph_index(h, req);
+	struct ph_answer *a;
 
+	if (i < 0 || i >= h->nreq) {
+		fprintf(stderr, "port harness: an answer to request %d, of %d made\n", i, h->nreq);
+		abort();
+	}
+	a = &h->ans[i];
 	a->count++;
 	a->kind = kind;
 	a->seq = ++h->seq;
 	return a;
+}
+
+static int answered(struct ph *h, void *req, const struct ph_answer *a)
+{
+	return h->on_answer ? h->on_answer(h, req, a) : 0;
 }
 
 static void keep(struct ph_answer *a, const void *buf, size_t len)
@@ -56,34 +67,51 @@ static void keep(struct ph_answer *a, const void *buf, size_t len)
 
 static int h_open(void *ctx, void *req, uint64_t fh)
 {
-	answer(ctx, req, PH_OPEN)->fh = fh;
-	return ((struct ph *)ctx)->opener_gone ? -ENOENT : 0;
+	struct ph *h = ctx;
+	struct ph_answer *a = answer(h, req, PH_OPEN);
+	int r;
+
+	a->fh = fh;
+	r = answered(h, req, a);
+	return h->opener_gone ? -ENOENT : r;
 }
 
 static void h_data(void *ctx, void *req, const void *buf, size_t len)
 {
-	keep(answer(ctx, req, PH_DATA), buf, len);
+	struct ph_answer *a = answer(ctx, req, PH_DATA);
+
+	keep(a, buf, len);
+	answered(ctx, req, a);
 }
 
 static void h_written(void *ctx, void *req, size_t len)
 {
-	answer(ctx, req, PH_WRITTEN)->len = len;
+	struct ph_answer *a = answer(ctx, req, PH_WRITTEN);
+
+	a->len = len;
+	answered(ctx, req, a);
 }
 
 static void h_ioctl(void *ctx, void *req, const void *out, size_t len)
 {
-	keep(answer(ctx, req, PH_IOCTL), out, len);
+	struct ph_answer *a = answer(ctx, req, PH_IOCTL);
+
+	keep(a, out, len);
+	answered(ctx, req, a);
 }
 
 static void h_fetch(void *ctx, void *req, uintptr_t arg, size_t in, size_t out)
 {
 	(void)arg, (void)in, (void)out;
-	answer(ctx, req, PH_FETCH);
+	answered(ctx, req, answer(ctx, req, PH_FETCH));
 }
 
 static void h_err(void *ctx, void *req, int err)
 {
-	answer(ctx, req, PH_ERR)->err = err;
+	struct ph_answer *a = answer(ctx, req, PH_ERR);
+
+	a->err = err;
+	answered(ctx, req, a);
 }
 
 static void h_parked(void *ctx, void *req)
@@ -104,10 +132,32 @@ static void h_drop(void *ctx, void *handle)
 	((struct ph *)ctx)->dropped_handles++;
 }
 
+/* ---- the transport's hooks ---- */
+
 static void hook_enter(struct ph *h)
 {
 	if (++h->depth > h->max_depth)
 		h->max_depth = h->depth;
+	h->hooks_in_completion += h->in_completion;
+}
+
+/* The pump's part, as main.c's hooks call it through link.h; then the test's. */
+static void hook_run(struct ph *h, enum ph_hook hook)
+{
+	uint64_t now = h->clock ? h->clock() : h->now;
+
+	if (h->pump) {
+		switch (hook) {
+		case PH_TX_READY:
+		case PH_RX_ROOM: pump_drive(h->pump, now); break;
+		case PH_TX_ABORT: pump_abort_tx(h->pump, now); break;
+		case PH_RX_STOP: pump_rx_stop(h->pump, now); break;
+		case PH_LAST_CLOSE: pump_last_close(h->pump, now); break;
+		}
+	}
+	if (h->on_hook)
+		h->on_hook(h, hook);
+	h->depth--;
 }
 
 static void h_tx_ready(void *ctx)
@@ -121,12 +171,22 @@ static void h_tx_ready(void *ctx)
 		port_carrier_down(h->port);
 	if (h->take_in_tx_ready)
 		ph_handheld_takes(h, SIZE_MAX);
-	h->depth--;
+	hook_run(h, PH_TX_READY);
+}
+
+/* A hook that only counts, then runs the pump's part and the test's. */
+static void hook_counted(struct ph *h, int *count, enum ph_hook hook)
+{
+	hook_enter(h);
+	(*count)++;
+	hook_run(h, hook);
 }
 
 static void h_tx_abort(void *ctx)
 {
-	((struct ph *)ctx)->tx_abort++;
+	struct ph *h = ctx;
+
+	hook_counted(h, &h->tx_abort, PH_TX_ABORT);
 }
 
 static void h_rx_room(void *ctx)
@@ -137,12 +197,53 @@ static void h_rx_room(void *ctx)
 	h->rx_room++;
 	if (h->depart_in_rx_room && h->port->carrier)
 		port_carrier_down(h->port);
-	h->depth--;
+	hook_run(h, PH_RX_ROOM);
+}
+
+static void h_rx_stop(void *ctx)
+{
+	struct ph *h = ctx;
+
+	hook_counted(h, &h->rx_stop, PH_RX_STOP);
 }
 
 static void h_last_close(void *ctx)
 {
-	((struct ph *)ctx)->last_close++;
+	struct ph *h = ctx;
+
+	hook_counted(h, &h->last_close, PH_LAST_CLOSE);
+}
+
+/*
+ * The answers' bytes (megabytes, most never touched) outlive a harness
+ * for the next one: a fuzzer makes a harness an input, and a fresh
+ * mapping each time, its pages and its sanitizer shadow faulted in anew,
+ * cost fuzz_port two thirds of its speed.  One spare is kept; not zeroed
+ * (an answer's bytes are read up to its len only).
+ */
+static uint8_t *kept_spare;
+static size_t kept_spare_size;
+
+static uint8_t *kept_get(size_t size)
+{
+	uint8_t *k = kept_spare;
+
+	if (!k || kept_spare_size < size)
+		return malloc(size);
+	kept_spare = NULL;
+	return k;
+}
+
+/* The larger of the two stays. */
+static void kept_put(uint8_t *k, size_t size)
+{
+	if (kept_spare && kept_spare_size >= size) {
+		free(k);
+		return;
+	}
+	free(kept_spare);
+	kept_spare = k;
+	kept_spare_size = size;
 }
 
 int ph_init(struct ph *h, struct port *p, const struct port_config *cfg, int max_req)
@@ -161,34 +262,47 @@ int ph_init(struct ph *h, struct port *p, const struct port_config *cfg, int max
 		.tx_ready = h_tx_ready,
 		.tx_abort = h_tx_abort,
 		.rx_room = h_rx_room,
+		.rx_stop = h_rx_stop,
 		.last_close = h_last_close,
 	};
 
 	*h = (struct ph){ .port = p, .max_req = max_req, .handheld_size = 1u << 16 };
 	h->ans = calloc((size_t)max_req, sizeof(*h->ans));
+	h->kept = kept_get((size_t)max_req * PH_DATA_MAX);
 	h->reqs = calloc((size_t)max_req, 1);
 	h->handheld = malloc(h->handheld_size);
-	if (!h->ans || !h->reqs || !h->handheld) {
+	if (!h->ans || !h->kept || !h->reqs || !h->handheld) {
 		ph_free(h);
 		return -ENOMEM;
 	}
+	for (int i = 0; i < max_req; i++)
+		h->ans[i].data = h->kept + (size_t)i * PH_DATA_MAX;
 	if (port_init(p, cfg, &hooks) < 0) {
+		h->port = NULL; /* nothing of it to shut down */
 		ph_free(h);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
+int ph_close_all(struct ph *h)
+{
+	port_shutdown(h->port);
+	while (h->port->files)
+		port_release(h->port, h->port->files->fh);
+	port_shutdown(h->port);
+	return ph_unanswered_or_twice(h);
+}
+
 void ph_free(struct ph *h)
 {
 	if (h->port && h->ans) {
-		port_shutdown(h->port);
-		while (h->port->files)
-			port_release(h->port, h->port->files->fh);
-		port_shutdown(h->port);
+		ph_close_all(h);
 		port_free(h->port);
 	}
 	free(h->ans);
+	if (h->kept)
+		kept_put(h->kept, (size_t)h->max_req * PH_DATA_MAX);
 	free(h->reqs);
 	free(h->handheld);
 	*h = (struct ph){ 0 };
@@ -264,7 +378,13 @@ void *ph_ioctl(struct ph *h, uint64_t fh, unsigned int cmd, uintptr_t arg, const
 size_t ph_handheld_takes(struct ph *h, size_t max)
 {
 	static uint8_t buf[65536];
-	size_t n = port_tx_take(h->port, buf, max < sizeof(buf) ? max : sizeof(buf));
+
+	return ph_handheld_takes_into(h, buf, max < sizeof(buf) ? max : sizeof(buf));
+}
+
+size_t ph_handheld_takes_into(struct ph *h, void *buf, size_t size)
+{
+	size_t n = port_tx_take(h->port, buf, size);
 	size_t keep = n;
 
 	if (keep > h->handheld_size - h->handheld_len)

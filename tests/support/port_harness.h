@@ -3,10 +3,15 @@
  * A fake CUSE front and a fake transport around a struct port, for the
  * unit tests and the fuzzers: every answer is recorded (its kind, error,
  * bytes and order), every request must be answered exactly once, the
- * transport's hooks are counted (and may call back into the port, as the
- * real transports may), and what the handheld took is kept in order.
- * Requests are stand-ins (addresses in an array), as fuse_req_t are to
- * the port.
+ * transport's hooks are counted with their nesting depth (and may call
+ * back into the port, as the real transports may), and what the handheld
+ * took is kept in order.  Requests are stand-ins (addresses in an array),
+ * as fuse_req_t are to the port; an answer to anything else aborts.
+ *
+ * Behind the fake transport may stand a real pump (core/pump.h), wired to
+ * the hooks as main.c wires a link's (link.h), and a test's own model:
+ * on_hook runs inside each transport hook, on_answer after each answer is
+ * recorded (a fuzzer's checks and bookkeeping).
  */
 #ifndef PILOTD_TEST_PORT_HARNESS_H
 #define PILOTD_TEST_PORT_HARNESS_H
@@ -20,6 +25,9 @@
 #define PH_DATA_MAX 4096 /* bytes of an answer kept */
 
 enum ph_kind { PH_NONE, PH_OPEN, PH_DATA, PH_WRITTEN, PH_IOCTL, PH_FETCH, PH_ERR };
+enum ph_hook { PH_TX_READY, PH_TX_ABORT, PH_RX_ROOM, PH_RX_STOP, PH_LAST_CLOSE };
+
+struct pump;
 
 struct ph_answer {
 	int count; /* answers given: must end as 1 */
@@ -27,25 +35,39 @@ struct ph_answer {
 	int err;
 	uint64_t fh;
 	size_t len;
-	uint8_t data[PH_DATA_MAX];
-	int seq; /* when it was answered, in hook calls */
+	uint8_t *data; /* up to PH_DATA_MAX bytes of it (h->kept: touched only when kept) */
+	int seq;       /* when it was answered, in hook calls */
 };
 
 struct ph {
 	struct port *port;
 	struct ph_answer *ans;
-	char *reqs; /* stand-ins for fuse_req_t */
+	uint8_t *kept; /* the answers' bytes, PH_DATA_MAX a request */
+	char *reqs;    /* stand-ins for fuse_req_t */
 	int nreq, max_req;
 
 	/* the front */
 	int parked, notified, dropped_handles;
 	bool opener_gone; /* answer_open reports the opener gone */
 	/* the transport */
-	int tx_ready, tx_abort, rx_room, last_close;
+	int tx_ready, tx_abort, rx_room, rx_stop, last_close;
 	int seq, tx_ready_seq;
 	int depth, max_depth;			    /* transport hooks on the stack: must stay 1 */
 	bool depart_in_rx_room, depart_in_tx_ready; /* the handheld leaves inside the hook */
 	bool take_in_tx_ready;			    /* the handheld takes all inside tx_ready */
+	/* set while a transfer's completion runs: no hook may run then */
+	bool in_completion;
+	int hooks_in_completion;
+	/* a pump behind the hooks (NULL: none), and its clock: clock() or now */
+	struct pump *pump;
+	uint64_t now;
+	uint64_t (*clock)(void);
+	/* a test's own: inside each transport hook (after the pump's part) */
+	void (*on_hook)(struct ph *h, enum ph_hook hook);
+	/* after each answer is recorded; for an open, what the front returns
+	 * (0, or -ENOENT: the opener is gone) */
+	int (*on_answer)(struct ph *h, void *req, const struct ph_answer *a);
+	void *user;
 	/* what the handheld took, in order (up to handheld_size, then counted) */
 	uint8_t *handheld;
 	size_t handheld_len, handheld_size, handheld_lost;
@@ -58,7 +80,10 @@ extern const struct port_config ph_config_pilotd;
 
 /* port_init() with the fake hooks; max_req requests at most; returns 0 or -errno. */
 int ph_init(struct ph *h, struct port *p, const struct port_config *cfg, int max_req);
-/* port_shutdown(), the files released, port_free(), the harness freed. */
+/* port_shutdown(), every file released, port_shutdown() again (the opens a
+ * release let through); returns ph_unanswered_or_twice(). */
+int ph_close_all(struct ph *h);
+/* ph_close_all(), port_free(), the harness freed. */
 void ph_free(struct ph *h);
 
 void *ph_req(struct ph *h);
@@ -74,12 +99,20 @@ void *ph_ioctl(struct ph *h, uint64_t fh, unsigned int cmd, uintptr_t arg, const
 	       size_t in_len, size_t out_len, bool caller_admin);
 /* The handheld takes up to max bytes and acknowledges them; returns how many. */
 size_t ph_handheld_takes(struct ph *h, size_t max);
+/* The same, up to size bytes, which are also copied to buf. */
+size_t ph_handheld_takes_into(struct ph *h, void *buf, size_t size);
 
 static inline bool ph_is_err(struct ph *h, void *req, int err)
 {
 	struct ph_answer *a = ph_ans(h, req);
 
 	return a->count == 1 && a->kind == PH_ERR && a->err == err;
+}
+
+/* The index of a request, from 0 in the order they were made. */
+static inline int ph_index(struct ph *h, void *req)
+{
+	return (int)((char *)req - h->reqs);
 }
 
 #endif

@@ -14,274 +14,85 @@
 
 #include "check.h"
 #include "raw_termios.h"
-#include "core/port.h"
+#include "port_harness.h"
 
 #define NREQ 4096
 
-enum kind { NONE, OPEN, DATA, WRITTEN, IOCTL, FETCH, ERR };
-
-struct answer {
-	int count;
-	enum kind kind;
-	int err;
-	uint64_t fh;
-	size_t len;
-	uint8_t data[64];
-	int seq; /* when it was answered, in hook calls */
-};
-
-static struct fake {
-	struct answer ans[NREQ];
-	int next_req;
-	int tx_ready, rx_room, rx_stop, last_close, notified, parked, dropped_handles;
-	int seq, tx_ready_seq; /* hook calls so far; the last tx_ready's */
-	bool opener_gone;
-	struct port *port;	  /* for hooks that call back into it */
-	bool depart_in_rx_room;	  /* the handheld leaves inside rx_room */
-	bool depart_in_tx_ready;  /* ... or inside tx_ready */
-	bool take_in_tx_ready;	  /* the transport sends all inside tx_ready */
-	int depth, max_depth;	  /* of transport hooks on the stack */
-} fk;
-
-static int reqs[NREQ]; /* stand-ins for fuse_req_t */
-
-static struct answer *ans_of(void *req)
-{
-	struct answer *a = &fk.ans[(int *)req - reqs];
-
-	a->count++;
-	a->seq = ++fk.seq;
-	return a;
-}
-
-static int h_open(void *ctx, void *req, uint64_t fh)
-{
-	struct answer *a = ans_of(req);
-
-	a->kind = OPEN;
-	a->fh = fh;
-	return fk.opener_gone ? -ENOENT : 0;
-}
-
-static void h_data(void *ctx, void *req, const void *buf, size_t len)
-{
-	struct answer *a = ans_of(req);
-
-	a->kind = DATA;
-	a->len = len;
-	if (len) /* end of file comes as NULL, 0 */
-		memcpy(a->data, buf, len < sizeof(a->data) ? len : sizeof(a->data));
-}
-
-static void h_written(void *ctx, void *req, size_t len)
-{
-	struct answer *a = ans_of(req);
-
-	a->kind = WRITTEN;
-	a->len = len;
-}
-
-static void h_ioctl(void *ctx, void *req, const void *out, size_t len)
-{
-	struct answer *a = ans_of(req);
-
-	a->kind = IOCTL;
-	a->len = len;
-	if (out)
-		memcpy(a->data, out, len < sizeof(a->data) ? len : sizeof(a->data));
-}
-
-static void h_fetch(void *ctx, void *req, uintptr_t arg, size_t in, size_t out)
-{
-	ans_of(req)->kind = FETCH;
-}
-
-static void h_err(void *ctx, void *req, int err)
-{
-	struct answer *a = ans_of(req);
-
-	a->kind = ERR;
-	a->err = err;
-}
-
-static void h_parked(void *ctx, void *req)
-{
-	fk.parked++;
-}
-
-static void h_notify(void *ctx, void *ph)
-{
-	fk.notified++;
-}
-
-static void h_drop(void *ctx, void *ph)
-{
-	fk.dropped_handles++;
-}
-
-static void hook_enter(void)
-{
-	if (++fk.depth > fk.max_depth)
-		fk.max_depth = fk.depth;
-}
-
-static void h_tx_ready(void *ctx)
-{
-	hook_enter();
-	fk.tx_ready++;
-	fk.tx_ready_seq = ++fk.seq;
-	if (fk.depart_in_tx_ready && fk.port->carrier)
-		port_carrier_down(fk.port);
-	if (fk.take_in_tx_ready) {
-		static char sink[8192];
-
-		port_tx_done(fk.port, port_tx_take(fk.port, sink, sizeof(sink)));
-	}
-	fk.depth--;
-}
-
-static void h_rx_room(void *ctx)
-{
-	hook_enter();
-	fk.rx_room++;
-	if (fk.depart_in_rx_room && fk.port->carrier)
-		port_carrier_down(fk.port);
-	fk.depth--;
-}
-
-static void h_last_close(void *ctx)
-{
-	fk.last_close++;
-}
-
-static void h_rx_stop(void *ctx)
-{
-	fk.rx_stop++;
-}
-
-static const struct port_config test_cfg = { .rxq_size = 4096,
-					     .txq_size = 4096,
-					     .read_max = 1024,
-					     .files_max = 8,
-					     .parked_max = 64,
-					     .parked_write_bytes = 8192,
-					     .closing_wait_ms = 30000 };
+static struct ph h; /* the fake front and transport (port_harness.h) */
 
 static void setup_with(struct port *p, const struct port_config *cfg)
 {
-	static const struct port_hooks hooks = {
-		.answer_open = h_open,
-		.answer_data = h_data,
-		.answer_written = h_written,
-		.answer_ioctl = h_ioctl,
-		.answer_ioctl_fetch = h_fetch,
-		.answer_err = h_err,
-		.parked = h_parked,
-		.notify_poll = h_notify,
-		.drop_poll_handle = h_drop,
-		.tx_ready = h_tx_ready,
-		.rx_room = h_rx_room,
-		.rx_stop = h_rx_stop,
-		.last_close = h_last_close,
-	};
-
-	memset(&fk, 0, sizeof(fk));
-	fk.port = p;
-	CHECK_EQ(port_init(p, cfg, &hooks), 0);
+	CHECK_EQ(ph_init(&h, p, cfg, NREQ), 0);
 	make_raw_termios(&p->tty.termios); /* the tests of lines set ICANON */
 }
 
 static void setup(struct port *p)
 {
-	setup_with(p, &test_cfg);
-}
-
-static void *new_req(void)
-{
-	return &reqs[fk.next_req++];
-}
-
-static struct answer *ans(void *req)
-{
-	return &fk.ans[(int *)req - reqs];
+	setup_with(p, &ph_config_small);
 }
 
 /* Every request issued so far was answered, and exactly once. */
 static void check_all_answered_once(void)
 {
-	for (int i = 0; i < fk.next_req; i++)
-		if (fk.ans[i].count != 1) {
-			fprintf(stderr, "request %d answered %d times\n", i, fk.ans[i].count);
-			check_failures++;
-		}
+	check_failures += ph_unanswered_or_twice(&h);
 }
 
-static uint64_t do_open_as(struct port *p, uint32_t uid, bool nonblock)
+/* The end of a test: after shutdown and the last release too, every
+ * request answered exactly once. */
+static void teardown(void)
 {
-	/* uid 0 stands for root with its capabilities (test_privilege: without) */
-	struct port_open_args a = { .uid = uid, .admin = uid == 0, .nonblock = nonblock };
-	void *req = new_req();
+	CHECK_EQ(ph_close_all(&h), 0);
+	ph_free(&h);
+}
 
-	port_open(p, req, &a);
-	CHECK(ans(req)->count == 1 && ans(req)->kind == OPEN);
-	port_poll(p, ans(req)->fh, NULL); /* a desktop listens: bytes are taken */
-	return ans(req)->fh;
+static void *new_req(void)
+{
+	return ph_req(&h);
+}
+
+static struct ph_answer *ans(void *req)
+{
+	return ph_ans(&h, req);
+}
+
+static uint64_t do_open_as(uint32_t uid, bool nonblock)
+{
+	/* uid 0 stands for root with its capabilities (test_privilege: without);
+	 * a desktop listens: bytes are taken */
+	uint64_t fh = ph_open(&h, uid, nonblock, true);
+
+	CHECK(fh != 0); /* answered OPEN, once */
+	return fh;
 }
 
 /* An open by a user of its own: no quarter of a bound is reached. */
-static uint64_t do_open(struct port *p, bool nonblock)
+static uint64_t do_open(bool nonblock)
 {
-	return do_open_as(p, 1000 + (uint32_t)fk.next_req, nonblock);
+	return do_open_as(1000 + (uint32_t)h.nreq, nonblock);
 }
 
-static void *do_read(struct port *p, uint64_t fh, size_t size, bool nonblock, uint64_t now)
+static void *do_write(uint64_t fh, const char *s, bool nonblock)
 {
-	void *req = new_req();
-
-	port_read(p, req, fh, size, nonblock, now);
-	return req;
+	return ph_write(&h, fh, s, strlen(s), nonblock);
 }
 
-static void *do_write(struct port *p, uint64_t fh, const char *s, bool nonblock)
-{
-	void *req = new_req();
-
-	port_write(p, req, fh, s, strlen(s), nonblock);
-	return req;
-}
-
-static void *do_ioctl(struct port *p, uint64_t fh, unsigned int cmd, const void *in, size_t in_len,
-		      size_t out_len)
+static void *do_ioctl(uint64_t fh, unsigned int cmd, const void *in, size_t in_len, size_t out_len)
 {
 	/* TCSBRK here is tcdrain(), whose argument is 1; 0 would ask for a break */
-	struct tty_ioctl io = { .cmd = cmd, .arg = cmd == TCSBRK, .in = in, .in_len = in_len,
-				.out_len = out_len };
-	void *req = new_req();
-
-	port_ioctl(p, req, fh, &io);
-	return req;
-}
-
-/* What the handheld would receive now: take and acknowledge it all. */
-static size_t handheld_takes(struct port *p, char *buf, size_t size)
-{
-	size_t n = port_tx_take(p, buf, size);
-
-	port_tx_done(p, n);
-	return n;
+	return ph_ioctl(&h, fh, cmd, cmd == TCSBRK, in, in_len, out_len, false);
 }
 
 static bool is_data(void *req, const char *s)
 {
-	struct answer *a = ans(req);
+	struct ph_answer *a = ans(req);
 
-	return a->count == 1 && a->kind == DATA && a->len == strlen(s) &&
+	return a->count == 1 && a->kind == PH_DATA && a->len == strlen(s) &&
 	       memcmp(a->data, s, a->len) == 0;
 }
 
 static bool is_err(void *req, int err)
 {
-	return ans(req)->count == 1 && ans(req)->kind == ERR && ans(req)->err == err;
+	return ph_is_err(&h, req, err);
 }
 
 /* Rule: bytes that arrive while no file is open are not kept. */
@@ -295,23 +106,23 @@ static void test_rx_with_no_file_open(void)
 	CHECK_EQ(port_rx_room(&p), 0); /* the transport does not even read */
 	port_rx(&p, "wakeup", 6, 0);   /* a transfer that was already in flight */
 	CHECK_EQ(p.stats.rx_discarded, 6);
-	fh = do_open(&p, false);
-	CHECK(fk.rx_room == 1 && port_rx_room(&p) == 4096); /* reading starts */
-	CHECK(is_err(do_read(&p, fh, 64, true, 0), EAGAIN));
+	fh = do_open(false);
+	CHECK(h.rx_room == 1 && port_rx_room(&p) == 4096); /* reading starts */
+	CHECK(is_err(ph_read(&h, fh, 64, true, 0), EAGAIN));
 	port_rx(&p, "fresh", 5, 1);
-	CHECK(is_data(do_read(&p, fh, 64, true, 1), "fresh"));
+	CHECK(is_data(ph_read(&h, fh, 64, true, 1), "fresh"));
 
 	/* unread bytes at the last close are gone for the next opener */
 	port_rx(&p, "stale", 5, 2);
 	port_release(&p, fh);
-	CHECK_EQ(fk.last_close, 1);
+	CHECK_EQ(h.last_close, 1);
 	CHECK_EQ(port_rx_room(&p), 0);
-	fh = do_open(&p, false);
-	CHECK(is_err(do_read(&p, fh, 64, true, 3), EAGAIN));
+	fh = do_open(false);
+	CHECK(is_err(ph_read(&h, fh, 64, true, 3), EAGAIN));
 	CHECK_EQ(p.stats.rx_discarded, 11);
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* Bytes are taken from the handheld once a file listens (reads, polls,
@@ -330,18 +141,18 @@ static void test_listening_starts_at_first_read(void)
 	req = new_req();
 	port_open(&p, req, &a);
 	fh = ans(req)->fh;
-	CHECK(port_rx_room(&p) == 0 && fk.rx_room == 0); /* the wakeup waits in the handheld */
+	CHECK(port_rx_room(&p) == 0 && h.rx_room == 0); /* the wakeup waits in the handheld */
 	req = new_req();
 	port_ioctl(&p, req, fh, &flush);
-	CHECK(ans(req)->kind == IOCTL);
-	q = do_ioctl(&p, fh, FIONREAD, NULL, 0, 4); /* a first question: now it listens */
-	CHECK(ans(q)->kind == IOCTL && ans(q)->data[0] == 0);
-	CHECK(port_rx_room(&p) == 4096 && fk.rx_room == 1);
+	CHECK(ans(req)->kind == PH_IOCTL);
+	q = do_ioctl(fh, FIONREAD, NULL, 0, 4); /* a first question: now it listens */
+	CHECK(ans(q)->kind == PH_IOCTL && ans(q)->data[0] == 0);
+	CHECK(port_rx_room(&p) == 4096 && h.rx_room == 1);
 	port_rx(&p, "wakeup", 6, 1);
-	CHECK(is_data(do_read(&p, fh, 64, true, 1), "wakeup"));
+	CHECK(is_data(ph_read(&h, fh, 64, true, 1), "wakeup"));
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* A hung-up file with unread bytes polls POLLIN | POLLHUP; POLLERR once
@@ -352,17 +163,17 @@ static void test_hung_up_poll(void)
 	uint64_t fh;
 
 	setup(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	port_carrier_up(&p);
 	port_rx(&p, "bye", 3, 0);
 	port_carrier_down(&p);
 	CHECK_EQ(port_poll(&p, fh, NULL),
 		 POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM | POLLHUP);
-	CHECK(is_data(do_read(&p, fh, 64, false, 1), "bye"));
+	CHECK(is_data(ph_read(&h, fh, 64, false, 1), "bye"));
 	CHECK(port_poll(&p, fh, NULL) & POLLERR);
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* Rule: bytes written while no handheld is attached never reach one. */
@@ -375,24 +186,24 @@ static void test_tx_without_handheld(void)
 	uint64_t fh;
 
 	setup(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	w = new_req();
 	port_write(&p, w, fh, kick, 6, false);
-	CHECK(ans(w)->kind == WRITTEN && ans(w)->len == 6); /* accepted, not parked */
-	CHECK_EQ(fk.parked, 0);
+	CHECK(ans(w)->kind == PH_WRITTEN && ans(w)->len == 6); /* accepted, not parked */
+	CHECK_EQ(h.parked, 0);
 	CHECK(port_poll(&p, fh, NULL) & POLLOUT);
-	q = do_ioctl(&p, fh, TIOCOUTQ, NULL, 0, 4);
-	CHECK(ans(q)->kind == IOCTL && ans(q)->len == 4 && ans(q)->data[0] == 0);
+	q = do_ioctl(fh, TIOCOUTQ, NULL, 0, 4);
+	CHECK(ans(q)->kind == PH_IOCTL && ans(q)->len == 4 && ans(q)->data[0] == 0);
 	CHECK_EQ(p.stats.tx_discarded, 6);
 
 	port_carrier_up(&p);
-	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 0);
-	do_write(&p, fh, "hello", false);
-	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 5);
+	CHECK_EQ(ph_handheld_takes_into(&h, buf, sizeof(buf)), 0);
+	do_write(fh, "hello", false);
+	CHECK_EQ(ph_handheld_takes_into(&h, buf, sizeof(buf)), 5);
 	CHECK(memcmp(buf, "hello", 5) == 0);
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* Rule: the handheld leaving hangs up the files open then, not later ones. */
@@ -404,16 +215,16 @@ static void test_hangup(void)
 	char buf[64];
 
 	setup(&p);
-	old = do_open(&p, false);
+	old = do_open(false);
 	port_carrier_up(&p);
-	r = do_read(&p, old, 64, false, 0);
-	m = do_ioctl(&p, old, TIOCMIWAIT, NULL, 0, 0);
+	r = ph_read(&h, old, 64, false, 0);
+	m = do_ioctl(old, TIOCMIWAIT, NULL, 0, 0);
 	CHECK(ans(r)->count == 0 && ans(m)->count == 0); /* parked */
 	/* fill txq so that a write and a drain wait */
 	for (int i = 0; i < 4096 / 8; i++)
-		do_write(&p, old, "12345678", false);
-	w = do_write(&p, old, "parked", false);
-	d = do_ioctl(&p, old, TCSBRK, NULL, 0, 0); /* tcdrain */
+		do_write(old, "12345678", false);
+	w = do_write(old, "parked", false);
+	d = do_ioctl(old, TCSBRK, NULL, 0, 0); /* tcdrain */
 	CHECK(ans(w)->count == 0 && ans(d)->count == 0);
 
 	port_carrier_down(&p);
@@ -423,28 +234,28 @@ static void test_hangup(void)
 	CHECK(ans(d)->count == 1);	 /* the drain ends, as the queue is gone */
 	CHECK_EQ(p.stats.tx_discarded, 4096);
 	CHECK_EQ(port_rx_room(&p), 0);
-	CHECK(is_err(do_write(&p, old, "x", false), EIO));
-	CHECK(is_err(do_ioctl(&p, old, TCGETS, NULL, 0, 36), EIO));
+	CHECK(is_err(do_write(old, "x", false), EIO));
+	CHECK(is_err(do_ioctl(old, TCGETS, NULL, 0, 36), EIO));
 	CHECK(port_poll(&p, old, NULL) & POLLHUP);
-	CHECK(is_data(do_read(&p, old, 64, false, 1), ""));
+	CHECK(is_data(ph_read(&h, old, 64, false, 1), ""));
 
 	/* a file opened after the departure waits for the next handheld */
-	fresh = do_open(&p, false);
+	fresh = do_open(false);
 	CHECK(!(port_poll(&p, fresh, NULL) & POLLHUP));
-	r = do_read(&p, fresh, 64, false, 2);
+	r = ph_read(&h, fresh, 64, false, 2);
 	CHECK_EQ(ans(r)->count, 0);
 	port_carrier_up(&p);
 	port_rx(&p, "next", 4, 3);
 	CHECK_EQ(ans(r)->count, 0); /* answered after the round, with all it brought */
 	port_after_events(&p, 3);
 	CHECK(is_data(r, "next"));
-	CHECK(is_data(do_read(&p, old, 64, false, 3), "")); /* still hung up */
-	do_write(&p, fresh, "to the next one", false);
-	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 15);
+	CHECK(is_data(ph_read(&h, old, 64, false, 3), "")); /* still hung up */
+	do_write(fresh, "to the next one", false);
+	CHECK_EQ(ph_handheld_takes_into(&h, buf, sizeof(buf)), 15);
 	port_release(&p, old);
 	port_release(&p, fresh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* A hung-up file still reads what arrived before the hangup, then 0. */
@@ -454,16 +265,16 @@ static void test_hung_up_reads_the_rest(void)
 	uint64_t fh;
 
 	setup(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	port_carrier_up(&p);
 	port_rx(&p, "last words", 10, 0);
 	port_carrier_down(&p);
-	CHECK(is_data(do_read(&p, fh, 5, false, 1), "last "));
-	CHECK(is_data(do_read(&p, fh, 64, false, 1), "words"));
-	CHECK(is_data(do_read(&p, fh, 64, false, 1), ""));
+	CHECK(is_data(ph_read(&h, fh, 5, false, 1), "last "));
+	CHECK(is_data(ph_read(&h, fh, 64, false, 1), "words"));
+	CHECK(is_data(ph_read(&h, fh, 64, false, 1), ""));
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* ... but never the next handheld's bytes. */
@@ -473,18 +284,18 @@ static void test_hung_up_does_not_steal(void)
 	uint64_t old, fresh;
 
 	setup(&p);
-	old = do_open(&p, false);
+	old = do_open(false);
 	port_carrier_up(&p);
 	port_carrier_down(&p);
-	fresh = do_open(&p, false);
+	fresh = do_open(false);
 	port_carrier_up(&p);
 	port_rx(&p, "for fresh", 9, 1);
-	CHECK(is_data(do_read(&p, old, 64, false, 1), ""));
-	CHECK(is_data(do_read(&p, fresh, 64, false, 1), "for fresh"));
+	CHECK(is_data(ph_read(&h, old, 64, false, 1), ""));
+	CHECK(is_data(ph_read(&h, fresh, 64, false, 1), "for fresh"));
 	port_release(&p, old);
 	port_release(&p, fresh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 static void set_cflag(struct port *p, uint64_t fh, unsigned int set, unsigned int clear)
@@ -494,8 +305,8 @@ static void set_cflag(struct port *p, uint64_t fh, unsigned int set, unsigned in
 
 	memcpy(&t, &p->tty.termios, sizeof(t));
 	t.c_cflag = (t.c_cflag | set) & ~clear;
-	req = do_ioctl(p, fh, TCSETS, &t, sizeof(t), 0);
-	CHECK(ans(req)->kind == IOCTL);
+	req = do_ioctl(fh, TCSETS, &t, sizeof(t), 0);
+	CHECK(ans(req)->kind == PH_IOCTL);
 }
 
 /* Rule: stty -clocal makes a blocking open wait for a handheld. */
@@ -507,7 +318,7 @@ static void test_clocal(void)
 	uint64_t fh;
 
 	setup(&p);
-	fh = do_open(&p, false); /* CLOCAL, as usb-serial starts: opens at once */
+	fh = do_open(false); /* CLOCAL, as usb-serial starts: opens at once */
 	set_cflag(&p, fh, 0, CLOCAL);
 	port_release(&p, fh);
 
@@ -515,22 +326,22 @@ static void test_clocal(void)
 	port_open(&p, o1, &blocking);
 	o2 = new_req();
 	port_open(&p, o2, &blocking);
-	CHECK(ans(o1)->count == 0 && ans(o2)->count == 0 && fk.parked == 2);
-	fh = do_open(&p, true); /* O_NONBLOCK does not wait */
+	CHECK(ans(o1)->count == 0 && ans(o2)->count == 0 && h.parked == 2);
+	fh = do_open(true); /* O_NONBLOCK does not wait */
 	(void)nonblocking;
 	port_interrupt(&p, o2);
 	port_after_events(&p, 0);
 	CHECK(is_err(o2, EINTR));
 	CHECK_EQ(ans(o1)->count, 0);
 	port_carrier_up(&p);
-	CHECK(ans(o1)->kind == OPEN && ans(o1)->fh != fh);
+	CHECK(ans(o1)->kind == PH_OPEN && ans(o1)->fh != fh);
 
 	/* back to CLOCAL: opens never wait */
 	set_cflag(&p, fh, CLOCAL, 0);
 	port_carrier_down(&p);
 	o3 = new_req();
 	port_open(&p, o3, &blocking);
-	CHECK(ans(o3)->kind == OPEN);
+	CHECK(ans(o3)->kind == PH_OPEN);
 
 	/* a parked open is answered at shutdown */
 	set_cflag(&p, ans(o3)->fh + 100, 0, CLOCAL); /* any file may set termios */
@@ -540,7 +351,7 @@ static void test_clocal(void)
 	port_shutdown(&p);
 	CHECK(is_err(o3, EIO));
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* TIOCMIWAIT wakes only for the lines its mask names; a departure is EIO. */
@@ -553,18 +364,18 @@ static void test_modem_wait_mask(void)
 	uint64_t fh;
 
 	setup(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	a = new_req();
 	port_ioctl(&p, a, fh, &cd);
 	b = new_req();
 	port_ioctl(&p, b, fh, &ring);
 	port_carrier_up(&p);
-	CHECK(ans(a)->kind == IOCTL && ans(b)->count == 0); /* RI never changes */
+	CHECK(ans(a)->kind == PH_IOCTL && ans(b)->count == 0); /* RI never changes */
 	port_carrier_down(&p);
 	CHECK(is_err(b, EIO));
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* An opener interrupted before the answer reached it leaves no file. */
@@ -573,11 +384,11 @@ static void test_opener_gone(void)
 	struct port p;
 
 	setup(&p);
-	fk.opener_gone = true;
-	do_open(&p, false);
+	h.opener_gone = true;
+	do_open(false);
 	CHECK(p.files == NULL && p.live_files == 0);
-	CHECK_EQ(fk.last_close, 1);
-	port_free(&p);
+	CHECK_EQ(h.last_close, 1);
+	teardown();
 }
 
 /* VMIN/VTIME with the fake clock. */
@@ -589,26 +400,26 @@ static void test_vtime(void)
 	void *r;
 
 	setup(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	port_carrier_up(&p);
 	memcpy(&t, &p.tty.termios, sizeof(t));
 	t.c_lflag &= ~(unsigned int)ICANON;
 	t.c_cc[VMIN] = 0;
 	t.c_cc[VTIME] = 5; /* 0.5 s */
-	do_ioctl(&p, fh, TCSETS, &t, sizeof(t), 0);
-	r = do_read(&p, fh, 64, false, 1000);
+	do_ioctl(fh, TCSETS, &t, sizeof(t), 0);
+	r = ph_read(&h, fh, 64, false, 1000);
 	CHECK_EQ(port_after_events(&p, 1100), 1500);
 	CHECK_EQ(ans(r)->count, 0);
 	CHECK_EQ(port_after_events(&p, 1500), 0);
 	CHECK(is_data(r, "")); /* the time ran out with nothing */
 
-	r = do_read(&p, fh, 64, false, 2000);
+	r = ph_read(&h, fh, 64, false, 2000);
 	port_rx(&p, "ab", 2, 2100);
 	port_after_events(&p, 2100);
 	CHECK(is_data(r, "ab")); /* VMIN 0: the first bytes end it */
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* An interrupt and data in the same round: one answer, the data. */
@@ -619,15 +430,15 @@ static void test_interrupt_races_data(void)
 	void *r;
 
 	setup(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	port_carrier_up(&p);
-	r = do_read(&p, fh, 64, false, 0);
+	r = ph_read(&h, fh, 64, false, 0);
 	port_interrupt(&p, r);
 	port_rx(&p, "won", 3, 1);
 	port_after_events(&p, 1);
 	CHECK(is_data(r, "won"));
 
-	r = do_read(&p, fh, 64, false, 2);
+	r = ph_read(&h, fh, 64, false, 2);
 	port_interrupt(&p, r);
 	port_after_events(&p, 2);
 	CHECK(is_err(r, EINTR));
@@ -635,7 +446,7 @@ static void test_interrupt_races_data(void)
 	port_after_events(&p, 3);
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* Backpressure both ways, and tcdrain waiting for the handheld. */
@@ -647,36 +458,36 @@ static void test_backpressure_and_drain(void)
 	uint64_t fh;
 
 	setup(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	port_carrier_up(&p);
 	for (int i = 0; i < 4096 / 8; i++)
-		do_write(&p, fh, "abcdefgh", false);
-	w = do_write(&p, fh, "more", false);
+		do_write(fh, "abcdefgh", false);
+	w = do_write(fh, "more", false);
 	CHECK(ans(w)->count == 0);
-	CHECK(is_err(do_write(&p, fh, "nb", true), EAGAIN));
+	CHECK(is_err(do_write(fh, "nb", true), EAGAIN));
 	CHECK(!(port_poll(&p, fh, NULL) & POLLOUT));
-	d = do_ioctl(&p, fh, TCSBRK, NULL, 0, 0);
+	d = do_ioctl(fh, TCSBRK, NULL, 0, 0);
 	CHECK_EQ(port_tx_take(&p, buf, 1000), 1000);
 	port_tx_done(&p, 600); /* a short transfer: 400 bytes are sent again */
-	CHECK(ans(w)->kind == WRITTEN && ans(w)->len == 4);
+	CHECK(ans(w)->kind == PH_WRITTEN && ans(w)->len == 4);
 	CHECK_EQ(port_tx_queued(&p), 4096 - 600 + 4);
 	CHECK_EQ(port_tx_take(&p, buf, 1), 1);
 	CHECK_EQ(buf[0], 'a'); /* offset 600 of a repeating "abcdefgh" is 'a' */
 	port_tx_done(&p, 1);
 	while (port_tx_queued(&p))
-		handheld_takes(&p, buf, sizeof(buf));
-	CHECK(ans(d)->kind == IOCTL);
+		ph_handheld_takes_into(&h, buf, sizeof(buf));
+	CHECK(ans(d)->kind == PH_IOCTL);
 
 	/* rxq full: the transport is told there is no room */
 	for (int i = 0; i < 4; i++)
 		port_rx(&p, buf, 1024, 5);
 	CHECK_EQ(port_rx_room(&p), 0);
-	fk.rx_room = 0;
-	do_read(&p, fh, 1024, false, 6);
-	CHECK(fk.rx_room == 1 && port_rx_room(&p) == 1024);
+	h.rx_room = 0;
+	ph_read(&h, fh, 1024, false, 6);
+	CHECK(h.rx_room == 1 && port_rx_room(&p) == 1024);
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* The transport hears of new bytes before the writer is answered, so the
@@ -689,22 +500,22 @@ static void test_transfer_before_answer(void)
 	uint64_t fh;
 
 	setup(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	port_carrier_up(&p);
-	w = do_write(&p, fh, "abcdefgh", false);
-	CHECK(fk.tx_ready == 1 && ans(w)->kind == WRITTEN);
-	CHECK(fk.tx_ready_seq < ans(w)->seq);
+	w = do_write(fh, "abcdefgh", false);
+	CHECK(h.tx_ready == 1 && ans(w)->kind == PH_WRITTEN);
+	CHECK(h.tx_ready_seq < ans(w)->seq);
 	for (int i = 0; i < 4096 / 8 - 1; i++)
-		do_write(&p, fh, "abcdefgh", false);
-	w = do_write(&p, fh, "more", false); /* parks: txq is full */
+		do_write(fh, "abcdefgh", false);
+	w = do_write(fh, "more", false); /* parks: txq is full */
 	CHECK(ans(w)->count == 0);
-	fk.tx_ready = 0;
-	handheld_takes(&p, buf, sizeof(buf));
-	CHECK(fk.tx_ready >= 1 && ans(w)->kind == WRITTEN);
-	CHECK(fk.tx_ready_seq < ans(w)->seq);
+	h.tx_ready = 0;
+	ph_handheld_takes_into(&h, buf, sizeof(buf));
+	CHECK(h.tx_ready >= 1 && ans(w)->kind == PH_WRITTEN);
+	CHECK(h.tx_ready_seq < ans(w)->seq);
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* tcflush(TCOFLUSH) of bytes nothing has taken yet ends a waiting tcdrain. */
@@ -715,23 +526,23 @@ static void test_flush_ends_drain(void)
 	uint64_t fh;
 
 	setup(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	port_carrier_up(&p);
-	do_write(&p, fh, "never sent", false); /* the transport took none of it */
-	d = do_ioctl(&p, fh, TCSBRK, NULL, 0, 0);
+	do_write(fh, "never sent", false); /* the transport took none of it */
+	d = do_ioctl(fh, TCSBRK, NULL, 0, 0);
 	CHECK_EQ(ans(d)->count, 0);
 	{
 		struct tty_ioctl io = { .cmd = TCFLSH, .arg = TCOFLUSH };
 		void *f = new_req();
 
 		port_ioctl(&p, f, fh, &io);
-		CHECK(ans(f)->kind == IOCTL);
+		CHECK(ans(f)->kind == PH_IOCTL);
 	}
 	CHECK_EQ(port_tx_queued(&p), 0);
-	CHECK(ans(d)->kind == IOCTL); /* the drain is over */
+	CHECK(ans(d)->kind == PH_IOCTL); /* the drain is over */
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* Release and shutdown answer what is parked, each request once. */
@@ -743,27 +554,27 @@ static void test_release_and_shutdown(void)
 	uint64_t a, b;
 
 	setup(&p);
-	a = do_open(&p, false);
-	b = do_open(&p, false);
+	a = do_open(false);
+	b = do_open(false);
 	port_carrier_up(&p);
-	r1 = do_read(&p, a, 10, false, 0);
-	r2 = do_read(&p, b, 10, false, 0);
+	r1 = ph_read(&h, a, 10, false, 0);
+	r2 = ph_read(&h, b, 10, false, 0);
 	for (int i = 0; i < 4096 / 8; i++)
-		do_write(&p, a, "abcdefgh", false);
-	w = do_write(&p, a, "x", false);
+		do_write(a, "abcdefgh", false);
+	w = do_write(a, "x", false);
 	port_release(&p, a);
 	CHECK(is_err(r1, EIO) && is_err(w, EIO));
 	CHECK_EQ(ans(r2)->count, 0);
-	CHECK_EQ(fk.last_close, 0);
+	CHECK_EQ(h.last_close, 0);
 	port_shutdown(&p);
 	CHECK(is_err(r2, EIO));
 	port_release(&p, b);
-	CHECK_EQ(fk.last_close, 0); /* a's bytes drain first */
+	CHECK_EQ(h.last_close, 0); /* a's bytes drain first */
 	while (port_tx_queued(&p))
-		handheld_takes(&p, buf, sizeof(buf));
-	CHECK_EQ(fk.last_close, 1);
+		ph_handheld_takes_into(&h, buf, sizeof(buf));
+	CHECK_EQ(h.last_close, 1);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* Poll notifications go to pollers whose events changed, and handles are freed. */
@@ -774,22 +585,22 @@ static void test_poll_notify(void)
 	uint64_t fh;
 
 	setup(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	port_carrier_up(&p);
 	CHECK_EQ(port_poll(&p, fh, &handle1), POLLOUT | POLLWRNORM);
 	port_after_events(&p, 0);
-	CHECK_EQ(fk.notified, 0);
+	CHECK_EQ(h.notified, 0);
 	port_rx(&p, "x", 1, 1);
 	port_after_events(&p, 1);
-	CHECK_EQ(fk.notified, 1);
+	CHECK_EQ(h.notified, 1);
 	CHECK_EQ(port_poll(&p, fh, &handle2), POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM);
-	CHECK_EQ(fk.dropped_handles, 1); /* the first one */
+	CHECK_EQ(h.dropped_handles, 1); /* the first one */
 	port_carrier_down(&p);
 	port_after_events(&p, 2);
-	CHECK_EQ(fk.notified, 2);
+	CHECK_EQ(h.notified, 2);
 	port_release(&p, fh);
-	CHECK_EQ(fk.dropped_handles, 2);
-	port_free(&p);
+	CHECK_EQ(h.dropped_handles, 2);
+	teardown();
 }
 
 /* Bounds: open files, parked requests, bytes of parked writes. */
@@ -803,8 +614,8 @@ static void test_bounds(void)
 
 	setup(&p);
 	/* one user other than root: a quarter of the 8 files */
-	mine[0] = do_open_as(&p, 1000, false);
-	mine[1] = do_open_as(&p, 1000, false);
+	mine[0] = do_open_as(1000, false);
+	mine[1] = do_open_as(1000, false);
 	a = (struct port_open_args){ .uid = 1000 };
 	req = new_req();
 	port_open(&p, req, &a);
@@ -813,20 +624,20 @@ static void test_bounds(void)
 	port_release(&p, mine[1]);
 	a = (struct port_open_args){ .uid = 0, .admin = true };
 	for (int i = 0; i < 8; i++)
-		fh[i] = do_open_as(&p, 0, false);
+		fh[i] = do_open_as(0, false);
 	req = new_req();
 	port_open(&p, req, &a);
 	CHECK(is_err(req, ENFILE)); /* the ninth */
 	port_release(&p, fh[7]);
-	fh[7] = do_open_as(&p, 0, false); /* room again */
+	fh[7] = do_open_as(0, false); /* room again */
 	port_carrier_up(&p);
 
 	/* 64 requests may wait; the 65th is refused at once */
 	for (int i = 0; i < 64; i++)
-		do_read(&p, fh[i % 8], 1, false, 0);
+		ph_read(&h, fh[i % 8], 1, false, 0);
 	CHECK_EQ(port_parked_count(&p), 64);
-	CHECK(is_err(do_read(&p, fh[0], 1, false, 0), ENOBUFS));
-	CHECK(is_err(do_ioctl(&p, fh[0], TIOCMIWAIT, NULL, 0, 0), ENOBUFS));
+	CHECK(is_err(ph_read(&h, fh[0], 1, false, 0), ENOBUFS));
+	CHECK(is_err(do_ioctl(fh[0], TIOCMIWAIT, NULL, 0, 0), ENOBUFS));
 	port_rx(&p, "0123456789012345678901234567890123456789012345678901234567890123", 64, 1);
 	port_after_events(&p, 1);
 	CHECK_EQ(port_parked_count(&p), 0);
@@ -834,7 +645,7 @@ static void test_bounds(void)
 	/* 8192 bytes of parked writes at most, in all */
 	memset(big, 'w', sizeof(big));
 	for (int i = 0; i < 4096 / 8; i++)
-		do_write(&p, fh[0], "abcdefgh", false);
+		do_write(fh[0], "abcdefgh", false);
 	w1 = new_req();
 	port_write(&p, w1, fh[1], big, sizeof(big), false);
 	w2 = new_req();
@@ -845,23 +656,23 @@ static void test_bounds(void)
 	CHECK(is_err(req, ENOBUFS));
 	CHECK_EQ(p.parked_write_bytes, 6000);
 	while (port_tx_queued(&p))
-		handheld_takes(&p, buf, sizeof(buf));
-	CHECK(ans(w1)->kind == WRITTEN && ans(w2)->kind == WRITTEN);
+		ph_handheld_takes_into(&h, buf, sizeof(buf));
+	CHECK(ans(w1)->kind == PH_WRITTEN && ans(w2)->kind == PH_WRITTEN);
 	CHECK_EQ(p.parked_write_bytes, 0);
 	CHECK_EQ(p.stats.refused, 5);
 	for (int i = 0; i < 8; i++)
 		port_release(&p, fh[i]);
 
 	/* one user other than root: a quarter of the waiting requests and bytes */
-	mine[0] = do_open_as(&p, 1000, false);
-	mine[1] = do_open_as(&p, 1001, false);
+	mine[0] = do_open_as(1000, false);
+	mine[1] = do_open_as(1001, false);
 	for (int i = 0; i < 16; i++)
-		do_read(&p, mine[0], 1, false, 0);
-	CHECK(is_err(do_read(&p, mine[0], 1, false, 0), ENOBUFS));
-	req = do_read(&p, mine[1], 1, false, 0); /* another user still waits */
+		ph_read(&h, mine[0], 1, false, 0);
+	CHECK(is_err(ph_read(&h, mine[0], 1, false, 0), ENOBUFS));
+	req = ph_read(&h, mine[1], 1, false, 0); /* another user still waits */
 	CHECK_EQ(ans(req)->count, 0);
 	for (int i = 0; i < 4096 / 8; i++)
-		do_write(&p, mine[1], "abcdefgh", false);
+		do_write(mine[1], "abcdefgh", false);
 	w1 = new_req();
 	port_write(&p, w1, mine[1], big, 2000, false);
 	req = new_req();
@@ -870,7 +681,7 @@ static void test_bounds(void)
 	port_release(&p, mine[0]);
 	port_release(&p, mine[1]);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* TCOOFF does not outlive the last close (row 5 of issue 17). */
@@ -884,40 +695,40 @@ static void test_stopped_output_dropped_at_last_close(void)
 
 	setup(&p);
 	port_carrier_up(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	req = new_req();
 	port_ioctl(&p, req, fh, &off);
 	CHECK(p.tty.output_stopped);
-	do_write(&p, fh, "held", false);
-	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 0);
+	do_write(fh, "held", false);
+	CHECK_EQ(ph_handheld_takes_into(&h, buf, sizeof(buf)), 0);
 	port_release(&p, fh);
 	CHECK(!p.tty.output_stopped && !p.tty.exclusive);
-	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 4); /* the closing drain */
-	fh = do_open(&p, false);
-	do_write(&p, fh, "next", false);
-	req = do_ioctl(&p, fh, TCSBRK, NULL, 0, 0); /* tcdrain */
-	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 4);
-	CHECK(memcmp(buf, "next", 4) == 0 && ans(req)->kind == IOCTL);
+	CHECK_EQ(ph_handheld_takes_into(&h, buf, sizeof(buf)), 4); /* the closing drain */
+	fh = do_open(false);
+	do_write(fh, "next", false);
+	req = do_ioctl(fh, TCSBRK, NULL, 0, 0); /* tcdrain */
+	CHECK_EQ(ph_handheld_takes_into(&h, buf, sizeof(buf)), 4);
+	CHECK(memcmp(buf, "next", 4) == 0 && ans(req)->kind == PH_IOCTL);
 	port_release(&p, fh);
 
 	/* nor the departure of the handheld, with the file kept open */
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	req = new_req();
 	port_ioctl(&p, req, fh, &off);
-	do_ioctl(&p, fh, TIOCEXCL, NULL, 0, 0);
+	do_ioctl(fh, TIOCEXCL, NULL, 0, 0);
 	port_carrier_down(&p);
 	port_carrier_up(&p);
 	CHECK(!p.tty.output_stopped && !p.tty.exclusive);
 	{
-		uint64_t other = do_open(&p, false); /* not EBUSY */
+		uint64_t other = do_open(false); /* not EBUSY */
 
-		do_write(&p, other, "out", false);
-		CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 3);
+		do_write(other, "out", false);
+		CHECK_EQ(ph_handheld_takes_into(&h, buf, sizeof(buf)), 3);
 		port_release(&p, other);
 	}
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* A file opened after a departure never reads the departed one's bytes (row 6). */
@@ -928,19 +739,19 @@ static void test_departed_bytes_stay_with_their_session(void)
 	void *r, *q;
 
 	setup(&p);
-	old = do_open(&p, false);
+	old = do_open(false);
 	port_carrier_up(&p);
 	port_rx(&p, "secret", 6, 0);
 	port_carrier_down(&p);
-	fresh = do_open(&p, false); /* another user, between two handhelds */
-	CHECK(is_err(do_read(&p, fresh, 64, true, 1), EAGAIN));
+	fresh = do_open(false); /* another user, between two handhelds */
+	CHECK(is_err(ph_read(&h, fresh, 64, true, 1), EAGAIN));
 	CHECK(!(port_poll(&p, fresh, NULL) & POLLIN));
-	q = do_ioctl(&p, fresh, FIONREAD, NULL, 0, 4);
-	CHECK(ans(q)->kind == IOCTL && ans(q)->data[0] == 0);
-	r = do_read(&p, fresh, 64, false, 1);
+	q = do_ioctl(fresh, FIONREAD, NULL, 0, 4);
+	CHECK(ans(q)->kind == PH_IOCTL && ans(q)->data[0] == 0);
+	r = ph_read(&h, fresh, 64, false, 1);
 	port_after_events(&p, 1);
 	CHECK_EQ(ans(r)->count, 0);
-	CHECK(is_data(do_read(&p, old, 3, false, 1), "sec")); /* its own session's */
+	CHECK(is_data(ph_read(&h, old, 3, false, 1), "sec")); /* its own session's */
 	port_release(&p, old);
 	CHECK_EQ(byteq_len(&p.rxq), 0); /* nobody of that session is left */
 	port_carrier_up(&p);
@@ -949,7 +760,7 @@ static void test_departed_bytes_stay_with_their_session(void)
 	CHECK(is_data(r, "mine"));
 	port_release(&p, fresh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* Output unsent at the last close drains for the closing wait at most,
@@ -964,10 +775,10 @@ static void test_closing_wait(void)
 
 	setup(&p);
 	port_carrier_up(&p);
-	fh = do_open(&p, false);
-	do_write(&p, fh, "STALE", false); /* the handheld takes nothing */
+	fh = do_open(false);
+	do_write(fh, "STALE", false); /* the handheld takes nothing */
 	port_release(&p, fh);
-	CHECK(p.closing && fk.last_close == 0);
+	CHECK(p.closing && h.last_close == 0);
 	o = new_req();
 	port_open(&p, o, &blocking);
 	n = new_req();
@@ -978,65 +789,65 @@ static void test_closing_wait(void)
 	CHECK_EQ(port_after_events(&p, 30999), 31000);
 	CHECK(ans(o)->count == 0 && ans(n)->count == 0);
 	port_after_events(&p, 31000);
-	CHECK(ans(o)->kind == OPEN && !p.closing && fk.last_close == 1);
-	CHECK(ans(n)->kind == OPEN);
+	CHECK(ans(o)->kind == PH_OPEN && !p.closing && h.last_close == 1);
+	CHECK(ans(n)->kind == PH_OPEN);
 	port_release(&p, ans(n)->fh);
 	CHECK_EQ(p.stats.tx_discarded, 5);
-	do_write(&p, ans(o)->fh, "fresh", false);
-	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 5);
+	do_write(ans(o)->fh, "fresh", false);
+	CHECK_EQ(ph_handheld_takes_into(&h, buf, sizeof(buf)), 5);
 	CHECK(memcmp(buf, "fresh", 5) == 0);
 	port_release(&p, ans(o)->fh);
 
 	/* taken in time: the next open goes ahead once it has gone */
-	fh = do_open(&p, false);
-	do_write(&p, fh, "hello", false);
+	fh = do_open(false);
+	do_write(fh, "hello", false);
 	port_release(&p, fh);
 	o = new_req();
 	port_open(&p, o, &blocking);
 	CHECK_EQ(ans(o)->count, 0);
-	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 5);
-	CHECK(ans(o)->kind == OPEN);
+	CHECK_EQ(ph_handheld_takes_into(&h, buf, sizeof(buf)), 5);
+	CHECK(ans(o)->kind == PH_OPEN);
 	port_release(&p, ans(o)->fh);
 
 	/* a transfer still in flight when the wait ends is never sent again */
-	fh = do_open(&p, false);
-	do_write(&p, fh, "A-SECRET", false);
+	fh = do_open(false);
+	do_write(fh, "A-SECRET", false);
 	CHECK_EQ(port_tx_take(&p, buf, sizeof(buf)), 8); /* in flight */
 	port_release(&p, fh);
 	port_after_events(&p, 50000);
 	port_after_events(&p, 80000);
 	CHECK(!p.closing);
-	fh = do_open(&p, false);
-	do_write(&p, fh, "B", false);
+	fh = do_open(false);
+	do_write(fh, "B", false);
 	port_tx_done(&p, 0); /* the transfer failed, or was cancelled */
-	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 1);
+	CHECK_EQ(ph_handheld_takes_into(&h, buf, sizeof(buf)), 1);
 	CHECK_EQ(buf[0], 'B');
 	port_release(&p, fh);
 
 	/* setserial closing_wait none: the rest goes at once */
 	p.tty.closing_wait = 65535;
-	fh = do_open(&p, false);
-	do_write(&p, fh, "dropped", false);
+	fh = do_open(false);
+	do_write(fh, "dropped", false);
 	port_release(&p, fh);
 	o = new_req();
 	port_open(&p, o, &blocking);
 	CHECK_EQ(ans(o)->count, 0);
 	port_after_events(&p, 40000);
-	CHECK(ans(o)->kind == OPEN && port_tx_queued(&p) == 0);
+	CHECK(ans(o)->kind == PH_OPEN && port_tx_queued(&p) == 0);
 	port_release(&p, ans(o)->fh);
 	p.tty.closing_wait = 3000;
 
 	/* a departure ends the wait too, and the bytes with it */
-	fh = do_open(&p, false);
-	do_write(&p, fh, "gone", false);
+	fh = do_open(false);
+	do_write(fh, "gone", false);
 	port_release(&p, fh);
 	o = new_req();
 	port_open(&p, o, &blocking); /* CLOCAL: opens once nothing drains */
 	port_carrier_down(&p);
-	CHECK(ans(o)->kind == OPEN && port_tx_queued(&p) == 0);
+	CHECK(ans(o)->kind == PH_OPEN && port_tx_queued(&p) == 0);
 	port_release(&p, ans(o)->fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* Hooks that call back: a departure inside rx_room while a TCSETSF's
@@ -1051,36 +862,36 @@ static void test_reentrant_hooks(void)
 	uint64_t fh;
 
 	setup(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	port_carrier_up(&p);
 	port_rx(&p, "in", 2, 0);
-	do_write(&p, fh, "queued", false);
+	do_write(fh, "queued", false);
 	memcpy(&t, &p.tty.termios, sizeof(t));
-	d = do_ioctl(&p, fh, TCSETSF, &t, sizeof(t), 0); /* waits for the output */
+	d = do_ioctl(fh, TCSETSF, &t, sizeof(t), 0); /* waits for the output */
 	CHECK_EQ(ans(d)->count, 0);
-	fk.depart_in_rx_room = true;
-	handheld_takes(&p, buf, sizeof(buf)); /* drained: the flush runs */
+	h.depart_in_rx_room = true;
+	ph_handheld_takes_into(&h, buf, sizeof(buf)); /* drained: the flush runs */
 	CHECK(ans(d)->count == 1 && !p.carrier);
-	fk.depart_in_rx_room = false;
+	h.depart_in_rx_room = false;
 
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	port_carrier_up(&p);
-	fk.depart_in_tx_ready = true;
-	w = do_write(&p, fh, "bye", false);
-	CHECK(ans(w)->kind == WRITTEN && !p.carrier);
-	fk.depart_in_tx_ready = false;
+	h.depart_in_tx_ready = true;
+	w = do_write(fh, "bye", false);
+	CHECK(ans(w)->kind == PH_WRITTEN && !p.carrier);
+	h.depart_in_tx_ready = false;
 
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	port_carrier_up(&p);
-	fk.take_in_tx_ready = true;
+	h.take_in_tx_ready = true;
 	for (int i = 0; i < 2000; i++)
-		do_write(&p, fh, "abcdefgh", false);
+		do_write(fh, "abcdefgh", false);
 	CHECK_EQ(port_tx_queued(&p), 0);
 	CHECK_EQ(p.stats.tx_bytes, 16000);
-	CHECK_EQ(fk.max_depth, 1);
+	CHECK_EQ(h.max_depth, 1);
 	port_shutdown(&p);
-	port_free(&p);
 	check_all_answered_once();
+	teardown();
 }
 
 /*
@@ -1100,7 +911,7 @@ static void test_random_sessions(void)
 	setup(&p);
 	srand(7);
 	memset(buf, 'r', sizeof(buf));
-	for (int step = 0; step < 20000 && fk.next_req < NREQ - 8; step++) {
+	for (int step = 0; step < 20000 && h.nreq < NREQ - 8; step++) {
 		int op = rand() % 12, fi = rand() % 4;
 		uint64_t fh = files[fi];
 		void *req;
@@ -1113,7 +924,7 @@ static void test_random_sessions(void)
 
 				req = new_req();
 				port_open(&p, req, &a);
-				if (ans(req)->kind == OPEN)
+				if (ans(req)->kind == PH_OPEN)
 					files[fi] = ans(req)->fh;
 			}
 			break;
@@ -1126,7 +937,7 @@ static void test_random_sessions(void)
 		case 2:
 		case 3:
 			if (fh)
-				pending[npending++] = do_read(&p, fh, 1 + (size_t)(rand() % 600),
+				pending[npending++] = ph_read(&h, fh, 1 + (size_t)(rand() % 600),
 							      rand() % 3 == 0, now);
 			break;
 		case 4:
@@ -1139,8 +950,8 @@ static void test_random_sessions(void)
 			break;
 		case 5:
 			if (fh)
-				pending[npending++] = do_ioctl(&p, fh, rand() % 2 ? TCSBRK : TIOCMIWAIT,
-							       NULL, 0, 0);
+				pending[npending++] =
+					do_ioctl(fh, rand() % 2 ? TCSBRK : TIOCMIWAIT, NULL, 0, 0);
 			break;
 		case 6:
 			if (npending)
@@ -1167,8 +978,8 @@ static void test_random_sessions(void)
 		}
 		case 11: port_after_events(&p, now); break;
 		}
-		for (int i = 0; i < fk.next_req; i++)
-			if (fk.ans[i].count > 1) {
+		for (int i = 0; i < h.nreq; i++)
+			if (h.ans[i].count > 1) {
 				fprintf(stderr, "step %d: request %d answered twice\n", step, i);
 				check_failures++;
 				goto out;
@@ -1180,9 +991,9 @@ out:
 	for (int i = 0; i < 4; i++)
 		if (files[i])
 			port_release(&p, files[i]);
-	CHECK(fk.next_req > 1000);
+	CHECK(h.nreq > 1000);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* ---- the data path through n_tty's processing (core/ldisc.c) ---- */
@@ -1201,13 +1012,13 @@ static void set_flags(struct port *p, uint64_t fh, unsigned int iflag, unsigned 
 	t.c_iflag = iflag;
 	t.c_oflag = oflag;
 	t.c_lflag = lflag;
-	CHECK(ans(do_ioctl(p, fh, TCSETS, &t, sizeof(t), 0))->kind == IOCTL);
+	CHECK(ans(do_ioctl(fh, TCSETS, &t, sizeof(t), 0))->kind == PH_IOCTL);
 }
 
 static int fionread(struct port *p, uint64_t fh)
 {
 	int n = -1;
-	void *q = do_ioctl(p, fh, FIONREAD, NULL, 0, sizeof(int));
+	void *q = do_ioctl(fh, FIONREAD, NULL, 0, sizeof(int));
 
 	memcpy(&n, ans(q)->data, sizeof(n));
 	return n;
@@ -1216,7 +1027,7 @@ static int fionread(struct port *p, uint64_t fh)
 static bool handheld_got(struct port *p, const char *s)
 {
 	char buf[256];
-	size_t n = handheld_takes(p, buf, sizeof(buf));
+	size_t n = ph_handheld_takes_into(&h, buf, sizeof(buf));
 
 	return n == strlen(s) && memcmp(buf, s, n) == 0;
 }
@@ -1230,17 +1041,17 @@ static void test_canonical_lines(void)
 
 	setup(&p);
 	port_carrier_up(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	set_flags(&p, fh, 0, 0, ICANON);
 	port_rx(&p, "ab\ncd\nef", 8, 1);
 	CHECK_EQ(fionread(&p, fh), 6); /* "ef" is not a line yet */
 	CHECK(port_poll(&p, fh, NULL) & POLLIN);
-	CHECK(is_data(do_read(&p, fh, 64, true, 1), "ab\n"));
-	CHECK(is_data(do_read(&p, fh, 2, true, 1), "cd")); /* the rest comes next */
-	CHECK(is_data(do_read(&p, fh, 64, true, 1), "\n"));
-	CHECK(is_err(do_read(&p, fh, 64, true, 1), EAGAIN));
+	CHECK(is_data(ph_read(&h, fh, 64, true, 1), "ab\n"));
+	CHECK(is_data(ph_read(&h, fh, 2, true, 1), "cd")); /* the rest comes next */
+	CHECK(is_data(ph_read(&h, fh, 64, true, 1), "\n"));
+	CHECK(is_err(ph_read(&h, fh, 64, true, 1), EAGAIN));
 	CHECK(!(port_poll(&p, fh, NULL) & POLLIN));
-	r = do_read(&p, fh, 64, false, 2); /* a blocking read waits for the end */
+	r = ph_read(&h, fh, 64, false, 2); /* a blocking read waits for the end */
 	port_rx(&p, "gh", 2, 3);
 	port_after_events(&p, 3);
 	CHECK_EQ(ans(r)->count, 0);
@@ -1251,9 +1062,9 @@ static void test_canonical_lines(void)
 	/* the editing characters, and VEOF: a line without its end, then end of file */
 	set_flags(&p, fh, 0, 0, ICANON | IEXTEN);
 	port_rx(&p, "abc\177\027xy\025z\004\004", 11, 5);
-	CHECK(is_data(do_read(&p, fh, 64, true, 5), "z"));
-	CHECK(is_data(do_read(&p, fh, 64, true, 5), "")); /* VEOF alone: end of file */
-	CHECK(is_err(do_read(&p, fh, 64, true, 5), EAGAIN));
+	CHECK(is_data(ph_read(&h, fh, 64, true, 5), "z"));
+	CHECK(is_data(ph_read(&h, fh, 64, true, 5), "")); /* VEOF alone: end of file */
+	CHECK(is_err(ph_read(&h, fh, 64, true, 5), EAGAIN));
 
 	/* a line longer than n_tty's buffer: the rest of it is dropped, and counted */
 	{
@@ -1266,12 +1077,12 @@ static void test_canonical_lines(void)
 		port_rx(&p, "\n", 1, 6);
 		CHECK_EQ(p.stats.rx_discarded - before, 5000 - (LDISC_LINE_MAX - 1));
 		CHECK_EQ(fionread(&p, fh), LDISC_LINE_MAX);
-		r = do_read(&p, fh, 8192, true, 6);
-		CHECK(ans(r)->kind == DATA && ans(r)->len == 1024); /* read_max */
+		r = ph_read(&h, fh, 8192, true, 6);
+		CHECK(ans(r)->kind == PH_DATA && ans(r)->len == 1024); /* read_max */
 	}
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* The fresh settings: `cat` sees lines, CR becomes NL, and the handheld gets the echo. */
@@ -1282,18 +1093,18 @@ static void test_cooked_defaults(void)
 
 	setup(&p);
 	port_carrier_up(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	set_flags(&p, fh, IF_STD, OF_STD, LF_STD);
 	port_rx(&p, "hi\rjo\r", 6, 1);
 	port_after_events(&p, 1);
-	CHECK(is_data(do_read(&p, fh, 64, true, 1), "hi\n"));
-	CHECK(is_data(do_read(&p, fh, 64, true, 1), "jo\n"));
+	CHECK(is_data(ph_read(&h, fh, 64, true, 1), "hi\n"));
+	CHECK(is_data(ph_read(&h, fh, 64, true, 1), "jo\n"));
 	CHECK(handheld_got(&p, "hi\r\njo\r\n")); /* ECHO through ONLCR */
-	CHECK(ans(do_write(&p, fh, "a\nb\n", false))->len == 4);
+	CHECK(ans(do_write(fh, "a\nb\n", false))->len == 4);
 	CHECK(handheld_got(&p, "a\r\nb\r\n"));
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* A write whose output outgrows txq goes in parts; a signal ends it with what went. */
@@ -1308,29 +1119,29 @@ static void test_cooked_write_in_parts(void)
 	memset(nl, '\n', sizeof(nl) - 1);
 	setup(&p);
 	port_carrier_up(&p);
-	fh = do_open_as(&p, 0, false); /* a user's quarter of parked bytes is smaller */
+	fh = do_open_as(0, false); /* a user's quarter of parked bytes is smaller */
 	set_flags(&p, fh, 0, OF_STD, 0);
-	w = do_write(&p, fh, nl, false); /* 6000 bytes out, txq holds 4096 */
+	w = do_write(fh, nl, false); /* 6000 bytes out, txq holds 4096 */
 	CHECK_EQ(ans(w)->count, 0);
 	CHECK_EQ(port_tx_queued(&p), 4096);
-	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 4096);
-	CHECK(ans(w)->kind == WRITTEN && ans(w)->len == 3000);
-	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 6000 - 4096);
+	CHECK_EQ(ph_handheld_takes_into(&h, buf, sizeof(buf)), 4096);
+	CHECK(ans(w)->kind == PH_WRITTEN && ans(w)->len == 3000);
+	CHECK_EQ(ph_handheld_takes_into(&h, buf, sizeof(buf)), 6000 - 4096);
 	CHECK(buf[0] == '\r' && buf[1] == '\n');
 
 	/* non-blocking: what fits, a count short of the write */
-	w = do_write(&p, fh, nl, true);
-	CHECK(ans(w)->kind == WRITTEN && ans(w)->len == 2048);
-	CHECK(is_err(do_write(&p, fh, "x", true), EAGAIN));
+	w = do_write(fh, nl, true);
+	CHECK(ans(w)->kind == PH_WRITTEN && ans(w)->len == 2048);
+	CHECK(is_err(do_write(fh, "x", true), EAGAIN));
 	/* blocking, interrupted after a part went: that part's count */
-	handheld_takes(&p, buf, 1000);
-	w = do_write(&p, fh, nl, false);
+	ph_handheld_takes_into(&h, buf, 1000);
+	w = do_write(fh, nl, false);
 	port_interrupt(&p, w);
 	port_after_events(&p, 1);
-	CHECK(ans(w)->kind == WRITTEN && ans(w)->len == 500);
+	CHECK(ans(w)->kind == PH_WRITTEN && ans(w)->len == 500);
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* Switching ICANON keeps every byte: unread bytes become a line, a line being edited becomes bytes. */
@@ -1341,26 +1152,26 @@ static void test_mode_switch_keeps_bytes(void)
 
 	setup(&p);
 	port_carrier_up(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	port_rx(&p, "abc", 3, 1);
 	set_flags(&p, fh, 0, 0, ICANON);
-	CHECK(is_data(do_read(&p, fh, 64, true, 1), "abc"));
+	CHECK(is_data(ph_read(&h, fh, 64, true, 1), "abc"));
 	port_rx(&p, "xy", 2, 2);
-	CHECK(is_err(do_read(&p, fh, 64, true, 2), EAGAIN));
+	CHECK(is_err(ph_read(&h, fh, 64, true, 2), EAGAIN));
 	CHECK(port_rx_room(&p) == 4096 - 2); /* the line being edited takes its room */
 	set_flags(&p, fh, 0, 0, 0);
-	CHECK(is_data(do_read(&p, fh, 64, true, 2), "xy"));
+	CHECK(is_data(ph_read(&h, fh, 64, true, 2), "xy"));
 
 	/* a departure leaves the line being edited to the hung-up file, as a last line */
 	set_flags(&p, fh, 0, 0, ICANON);
 	port_rx(&p, "last", 4, 3);
 	port_carrier_down(&p);
 	CHECK(port_poll(&p, fh, NULL) & POLLIN);
-	CHECK(is_data(do_read(&p, fh, 64, true, 3), "last"));
-	CHECK(is_data(do_read(&p, fh, 64, true, 3), ""));
+	CHECK(is_data(ph_read(&h, fh, 64, true, 3), "last"));
+	CHECK(is_data(ph_read(&h, fh, 64, true, 3), ""));
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* IXON: STOP from the handheld holds the output, START lets it go; TCIOFF sends STOP first. */
@@ -1374,26 +1185,26 @@ static void test_software_flow_control(void)
 
 	setup(&p);
 	port_carrier_up(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	set_flags(&p, fh, IXON, 0, 0);
 	port_rx(&p, "a\023b", 3, 1);
-	do_write(&p, fh, "held", false);
+	do_write(fh, "held", false);
 	CHECK_EQ(port_tx_take(&p, buf, sizeof(buf)), 0);
 	port_rx(&p, "\021", 1, 2);
 	port_after_events(&p, 2);
-	CHECK(is_data(do_read(&p, fh, 64, true, 2), "ab")); /* STOP and START are not data */
+	CHECK(is_data(ph_read(&h, fh, 64, true, 2), "ab")); /* STOP and START are not data */
 	CHECK(handheld_got(&p, "held"));
 
 	/* IXON off lets output a STOP held go */
 	port_rx(&p, "\023", 1, 3);
-	do_write(&p, fh, "go", false);
+	do_write(fh, "go", false);
 	CHECK_EQ(port_tx_take(&p, buf, sizeof(buf)), 0);
 	set_flags(&p, fh, 0, 0, 0);
 	CHECK(handheld_got(&p, "go"));
 
 	/* TCIOFF: the STOP character goes out ahead of output, even stopped output */
 	port_ioctl(&p, new_req(), fh, &ooff);
-	do_write(&p, fh, "later", false);
+	do_write(fh, "later", false);
 	port_ioctl(&p, new_req(), fh, &ioff);
 	port_ioctl(&p, new_req(), fh, &ion);
 	CHECK_EQ(port_tx_queued(&p), 7);
@@ -1405,7 +1216,7 @@ static void test_software_flow_control(void)
 	CHECK_EQ(p.xchars[PORT_XCHARS_MAX - 1], '\021');
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* ISIG: INTR flushes both ways (nobody's controlling terminal, so no signal). */
@@ -1416,12 +1227,12 @@ static void test_isig_flushes(void)
 
 	setup(&p);
 	port_carrier_up(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	set_flags(&p, fh, 0, 0, ISIG);
-	do_write(&p, fh, "unsent", false);
+	do_write(fh, "unsent", false);
 	port_rx(&p, "ab\003cd", 5, 1);
 	port_after_events(&p, 1);
-	CHECK(is_data(do_read(&p, fh, 64, true, 1), "cd"));
+	CHECK(is_data(ph_read(&h, fh, 64, true, 1), "cd"));
 	CHECK_EQ(port_tx_queued(&p), 0);
 
 	/* a writer waiting for room gets it from the flush, after the round */
@@ -1430,18 +1241,18 @@ static void test_isig_flushes(void)
 		void *w;
 
 		memset(full, 'f', sizeof(full) - 1);
-		do_write(&p, fh, full, false);
-		w = do_write(&p, fh, "next", false);
+		do_write(fh, full, false);
+		w = do_write(fh, "next", false);
 		CHECK_EQ(ans(w)->count, 0);
 		port_rx(&p, "\003", 1, 2);
 		CHECK_EQ(ans(w)->count, 0); /* not inside the transport's call */
 		port_after_events(&p, 2);
-		CHECK(ans(w)->kind == WRITTEN && ans(w)->len == 4);
+		CHECK(ans(w)->kind == PH_WRITTEN && ans(w)->len == 4);
 		CHECK_EQ(port_tx_queued(&p), 4);
 	}
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* TIOCSTI: root's byte is input; anyone else's is refused, as for a tty that is not theirs. */
@@ -1454,19 +1265,19 @@ static void test_tiocsti(void)
 
 	setup(&p);
 	port_carrier_up(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	q = new_req();
 	port_ioctl(&p, q, fh, &sti);
-	CHECK(ans(q)->kind == IOCTL);
-	CHECK(is_data(do_read(&p, fh, 64, true, 1), "z"));
+	CHECK(ans(q)->kind == PH_IOCTL);
+	CHECK(is_data(ph_read(&h, fh, 64, true, 1), "z"));
 	sti.caller_admin = false;
 	q = new_req();
 	port_ioctl(&p, q, fh, &sti);
 	CHECK(is_err(q, EPERM));
-	CHECK(is_err(do_read(&p, fh, 64, true, 1), EAGAIN));
+	CHECK(is_err(ph_read(&h, fh, 64, true, 1), EAGAIN));
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* A read short of VMIN that a signal ends returns the bytes that came (n_tty). */
@@ -1479,12 +1290,12 @@ static void test_vmin_interrupted_returns_bytes(void)
 
 	setup(&p);
 	port_carrier_up(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	memcpy(&t, &p.tty.termios, sizeof(t));
 	t.c_cc[VMIN] = 5;
-	do_ioctl(&p, fh, TCSETS, &t, sizeof(t), 0);
-	r1 = do_read(&p, fh, 64, false, 0);
-	r2 = do_read(&p, fh, 64, false, 0);
+	do_ioctl(fh, TCSETS, &t, sizeof(t), 0);
+	r1 = ph_read(&h, fh, 64, false, 0);
+	r2 = ph_read(&h, fh, 64, false, 0);
 	port_rx(&p, "abc", 3, 1);
 	port_after_events(&p, 1);
 	CHECK_EQ(ans(r1)->count, 0);
@@ -1495,7 +1306,7 @@ static void test_vmin_interrupted_returns_bytes(void)
 	CHECK(is_err(r2, EINTR)); /* it waited behind the first */
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* The sum of the lines is what rxq holds, in canonical mode. */
@@ -1520,7 +1331,7 @@ static void test_ldisc_edges(void)
 	/* a departure with more than rxq holds: the lines still add up, POLLERR at the end */
 	setup(&p);
 	port_carrier_up(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	set_flags(&p, fh, 0, 0, ICANON);
 	memset(big, 'x', sizeof(big));
 	port_rx(&p, big, sizeof(big), 1);
@@ -1529,16 +1340,16 @@ static void test_ldisc_edges(void)
 	port_carrier_down(&p);
 	CHECK(lines_add_up(&p));
 	while (port_poll(&p, fh, NULL) & POLLIN && !(port_poll(&p, fh, NULL) & POLLERR) &&
-	       fk.next_req < NREQ - 8)
-		do_read(&p, fh, 1024, true, 2);
+	       h.nreq < NREQ - 8)
+		ph_read(&h, fh, 1024, true, 2);
 	CHECK(port_poll(&p, fh, NULL) & POLLERR);
 	port_release(&p, fh);
-	port_free(&p);
+	teardown();
 
 	/* ICANON on under transfers sized for raw mode: more line ends than the ring holds */
 	setup(&p);
 	port_carrier_up(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	set_flags(&p, fh, 0, 0, ICANON);
 	memset(nl, '\004', sizeof(nl)); /* VEOF: lines that take no byte of rxq */
 	port_rx(&p, nl, sizeof(nl), 1);
@@ -1551,16 +1362,16 @@ static void test_ldisc_edges(void)
 	CHECK_EQ(port_rx_room(&p), 0);
 	port_carrier_down(&p);
 	port_release(&p, fh);
-	port_free(&p);
+	teardown();
 
 	/* OPOST: no POLLOUT while a newline's output (2 bytes) or a tab's (8) may not fit */
 	setup(&p);
 	port_carrier_up(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	set_flags(&p, fh, 0, OF_STD, 0);
 	memset(nl, 'a', sizeof(nl));
 	nl[4093] = '\0';
-	do_write(&p, fh, nl, true); /* 4093 of 4096 */
+	do_write(fh, nl, true); /* 4093 of 4096 */
 	CHECK(!(port_poll(&p, fh, NULL) & POLLOUT));
 	/* and, as n_tty_poll(), only once fewer than WAKEUP_CHARS wait to go */
 	while (port_tx_queued(&p) > PORT_WAKEUP_CHARS) {
@@ -1575,14 +1386,14 @@ static void test_ldisc_edges(void)
 
 	/* a STOP of a closed session never reaches the next one */
 	while (port_tx_queued(&p))
-		handheld_takes(&p, big, sizeof(big));
+		ph_handheld_takes_into(&h, big, sizeof(big));
 	port_ioctl(&p, new_req(), fh, &ioff);
 	port_release(&p, fh);
 	CHECK(p.closing); /* the STOP is output: the closing wait covers it */
 	port_after_events(&p, 10);
 	port_after_events(&p, 10 + 30000);
 	CHECK(!p.closing && port_tx_queued(&p) == 0);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	CHECK_EQ(port_tx_take(&p, buf, sizeof(buf)), 0);
 
 	/* with PORT_XCHARS_MAX - 1 in flight, the last TCIOFF/TCION still goes */
@@ -1596,7 +1407,7 @@ static void test_ldisc_edges(void)
 	port_tx_done(&p, 1);
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* ---- any settings, any order: the invariants hold ---- */
@@ -1626,7 +1437,7 @@ static void random_settings(struct port *p, uint64_t fh)
 	t.c_cflag |= CLOCAL;
 	t.c_cc[VMIN] = (cc_t)rnd(4);
 	t.c_cc[VTIME] = (cc_t)rnd(3);
-	do_ioctl(p, fh, cmds[rnd(3)], &t, sizeof(t), 0);
+	do_ioctl(fh, cmds[rnd(3)], &t, sizeof(t), 0);
 }
 
 /*
@@ -1651,7 +1462,7 @@ static void test_random_settings(void)
 
 		srand(seed);
 		setup(&p);
-		for (int step = 0; step < 3000 && fk.next_req < NREQ - 100; step++) {
+		for (int step = 0; step < 3000 && h.nreq < NREQ - 100; step++) {
 			int fi = (int)rnd(4);
 			uint64_t fh = files[fi];
 			uint8_t b[512];
@@ -1665,7 +1476,7 @@ static void test_random_settings(void)
 					void *r = new_req();
 
 					port_open(&p, r, &a);
-					if (ans(r)->kind == OPEN)
+					if (ans(r)->kind == PH_OPEN)
 						files[fi] = ans(r)->fh;
 				}
 				break;
@@ -1678,7 +1489,7 @@ static void test_random_settings(void)
 			case 2:
 			case 3:
 				if (fh)
-					do_read(&p, fh, 1 + rnd(300), rnd(2), now);
+					ph_read(&h, fh, 1 + rnd(300), rnd(2), now);
 				break;
 			case 4:
 			case 5:
@@ -1696,9 +1507,7 @@ static void test_random_settings(void)
 				if (fh)
 					random_settings(&p, fh);
 				break;
-			case 8:
-				port_interrupt(&p, &reqs[rnd((unsigned)fk.next_req + 1)]);
-				break;
+			case 8: port_interrupt(&p, &h.reqs[rnd((unsigned)h.nreq + 1)]); break;
 			case 9:
 				if (rnd(5))
 					break;
@@ -1749,7 +1558,11 @@ static void test_random_settings(void)
 				break;
 			default:
 				if (fh)
-					do_ioctl(&p, fh, rnd(2) ? TCSBRK : rnd(2) ? FIONREAD : TIOCOUTQ, NULL, 0, 4);
+					do_ioctl(fh,
+						 rnd(2)	  ? TCSBRK
+						 : rnd(2) ? FIONREAD
+							  : TIOCOUTQ,
+						 NULL, 0, 4);
 				break;
 			}
 			if (p.tty.termios.c_lflag & ICANON)
@@ -1777,7 +1590,7 @@ static void test_random_settings(void)
 				port_release(&p, files[i]);
 		port_shutdown(&p);
 		check_all_answered_once();
-		port_free(&p);
+		teardown();
 	}
 }
 
@@ -1799,41 +1612,41 @@ static void test_hung_up_file_holds_no_session(void)
 
 	setup(&p);
 	port_carrier_up(&p);
-	kept = do_open(&p, false); /* one user keeps this across the departure */
+	kept = do_open(false); /* one user keeps this across the departure */
 	port_carrier_down(&p);
 	port_carrier_up(&p);
-	b = do_open(&p, false);
-	do_ioctl(&p, b, TIOCEXCL, NULL, 0, 0);
+	b = do_open(false);
+	do_ioctl(b, TIOCEXCL, NULL, 0, 0);
 	req = new_req();
 	port_ioctl(&p, req, b, &off);
 	port_release(&p, b);
-	CHECK_EQ(fk.last_close, 1); /* the handheld is told */
-	CHECK_EQ(fk.rx_stop, 2);    /* at the departure, and at this close */
-	c = do_open(&p, false);	    /* another user: not EBUSY */
-	do_write(&p, c, "hello", false);
-	drain = do_ioctl(&p, c, TCSBRK, NULL, 0, 0);
-	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 5);
-	CHECK(memcmp(buf, "hello", 5) == 0 && ans(drain)->kind == IOCTL);
+	CHECK_EQ(h.last_close, 1); /* the handheld is told */
+	CHECK_EQ(h.rx_stop, 2);	   /* at the departure, and at this close */
+	c = do_open(false);	   /* another user: not EBUSY */
+	do_write(c, "hello", false);
+	drain = do_ioctl(c, TCSBRK, NULL, 0, 0);
+	CHECK_EQ(ph_handheld_takes_into(&h, buf, sizeof(buf)), 5);
+	CHECK(memcmp(buf, "hello", 5) == 0 && ans(drain)->kind == PH_IOCTL);
 	port_release(&p, c);
 
 	/* a killed desktop's unsent bytes: the closing wait, then discarded */
-	b = do_open(&p, false);
-	do_write(&p, b, "STALE", false);
+	b = do_open(false);
+	do_write(b, "STALE", false);
 	port_release(&p, b);
 	CHECK(p.closing);
 	port_after_events(&p, 1000);
 	port_after_events(&p, 31000);
-	CHECK(!p.closing && fk.last_close == 3);
-	c = do_open(&p, false);
-	do_write(&p, c, "hello", false);
-	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 5);
+	CHECK(!p.closing && h.last_close == 3);
+	c = do_open(false);
+	do_write(c, "hello", false);
+	CHECK_EQ(ph_handheld_takes_into(&h, buf, sizeof(buf)), 5);
 	CHECK(memcmp(buf, "hello", 5) == 0);
 	port_release(&p, c);
 	/* the kept file's close is no session's last */
 	port_release(&p, kept);
-	CHECK_EQ(fk.last_close, 4);
+	CHECK_EQ(h.last_close, 4);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /*
@@ -1853,13 +1666,13 @@ static void test_echo_cannot_starve_a_writer(void)
 
 	setup(&p);
 	port_carrier_up(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	set_flags(&p, fh, 0, 0, ECHO);
 	memset(echo, 'e', sizeof(echo));
 	memset(big, 'w', sizeof(big));
 	for (int i = 0; i < 8; i++) { /* the echo fills txq */
 		port_rx(&p, echo, sizeof(echo), 1);
-		CHECK(ans(do_read(&p, fh, sizeof(echo), true, 1))->len == sizeof(echo));
+		CHECK(ans(ph_read(&h, fh, sizeof(echo), true, 1))->len == sizeof(echo));
 	}
 	CHECK_EQ(byteq_space(&p.txq), 0);
 	w = new_req();
@@ -1872,9 +1685,9 @@ static void test_echo_cannot_starve_a_writer(void)
 		port_tx_done(&p, n);
 		port_rx(&p, echo, sizeof(echo), 2); /* ... and says 512 more */
 		port_after_events(&p, 2);
-		do_read(&p, fh, sizeof(echo), true, 2);
+		ph_read(&h, fh, sizeof(echo), true, 2);
 	}
-	CHECK(ans(w)->kind == WRITTEN && ans(w)->len == sizeof(big));
+	CHECK(ans(w)->kind == PH_WRITTEN && ans(w)->len == sizeof(big));
 	CHECK(round < 20);
 	while (port_tx_queued(&p)) {
 		size_t n = port_tx_take(&p, out, sizeof(out));
@@ -1886,7 +1699,7 @@ static void test_echo_cannot_starve_a_writer(void)
 	CHECK_EQ(sent, sizeof(big));
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /*
@@ -1897,7 +1710,7 @@ static void test_echo_cannot_starve_a_writer(void)
  */
 static void test_promised_room_survives_new_settings(void)
 {
-	struct port_config cfg = test_cfg;
+	struct port_config cfg = ph_config_small;
 	static uint8_t ff[2048], got[1024];
 	struct port p;
 	uint64_t fh;
@@ -1907,7 +1720,7 @@ static void test_promised_room_survives_new_settings(void)
 	cfg.rx_inflight_max = 2048;
 	setup_with(&p, &cfg);
 	port_carrier_up(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	memset(ff, 0xff, sizeof(ff));
 	port_rx(&p, ff, 2048, 1); /* unread */
 	promised = port_rx_room(&p);
@@ -1918,21 +1731,21 @@ static void test_promised_room_survives_new_settings(void)
 	CHECK_EQ(p.stats.rx_discarded, 0);
 	CHECK_EQ(port_rx_room(&p), 0);
 	for (int i = 0; i < 16 && total < 2048 + 2 * promised; i++) {
-		void *r = do_read(&p, fh, sizeof(got), true, 2);
+		void *r = ph_read(&h, fh, sizeof(got), true, 2);
 
-		CHECK(ans(r)->kind == DATA && ans(r)->data[0] == 0xff);
+		CHECK(ans(r)->kind == PH_DATA && ans(r)->data[0] == 0xff);
 		total += ans(r)->len;
 	}
 	CHECK_EQ(total, 2048 + 2 * promised);
 	port_release(&p, fh);
-	port_free(&p);
+	teardown();
 
 	/* ICANON: more lines than PORT_LINES_MAX, each kept apart */
 	cfg.rxq_size = 65536;
 	cfg.rx_inflight_max = 8192;
 	setup_with(&p, &cfg);
 	port_carrier_up(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	promised = port_rx_room(&p);
 	CHECK(promised >= 8192);
 	set_flags(&p, fh, 0, 0, ICANON);
@@ -1942,10 +1755,10 @@ static void test_promised_room_survives_new_settings(void)
 	CHECK_EQ(p.lines.count, 5000);
 	CHECK_EQ(port_rx_room(&p), 0); /* past the ring's bound: no more promises */
 	for (int i = 0; i < 3; i++)
-		CHECK(is_data(do_read(&p, fh, 64, true, 3), "\n"));
+		CHECK(is_data(ph_read(&h, fh, 64, true, 3), "\n"));
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /*
@@ -1963,23 +1776,23 @@ static void test_nonblocking_open_waits_for_the_closer(void)
 
 	setup(&p);
 	port_carrier_up(&p);
-	fh = do_open(&p, false);
-	do_write(&p, fh, "bye", false);
+	fh = do_open(false);
+	do_write(fh, "bye", false);
 	port_release(&p, fh);
 	o = new_req();
 	port_open(&p, o, &nb);
 	CHECK_EQ(ans(o)->count, 0);
-	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 3); /* drained: the open goes */
-	CHECK(ans(o)->kind == OPEN);
+	CHECK_EQ(ph_handheld_takes_into(&h, buf, sizeof(buf)), 3); /* drained: the open goes */
+	CHECK(ans(o)->kind == PH_OPEN);
 	port_release(&p, ans(o)->fh);
 	port_carrier_down(&p);
 	p.tty.termios.c_cflag &= ~(tcflag_t)CLOCAL;
 	o = new_req();
 	port_open(&p, o, &nb); /* no handheld, no CLOCAL: at once all the same */
-	CHECK(ans(o)->kind == OPEN);
+	CHECK(ans(o)->kind == PH_OPEN);
 	port_release(&p, ans(o)->fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /*
@@ -2003,7 +1816,7 @@ static void test_privilege_is_a_capability(void)
 	for (int i = 0; i < 2; i++) { /* a quarter of the 8 files */
 		req = new_req();
 		port_open(&p, req, &root);
-		CHECK(ans(req)->kind == OPEN);
+		CHECK(ans(req)->kind == PH_OPEN);
 		fh[i] = ans(req)->fh;
 	}
 	req = new_req();
@@ -2011,7 +1824,7 @@ static void test_privilege_is_a_capability(void)
 	CHECK(is_err(req, ENFILE));
 	req = new_req();
 	port_open(&p, req, &admin);
-	CHECK(ans(req)->kind == OPEN);
+	CHECK(ans(req)->kind == PH_OPEN);
 	fh[2] = ans(req)->fh;
 	req = new_req();
 	port_ioctl(&p, req, fh[0], &sti);
@@ -2019,8 +1832,8 @@ static void test_privilege_is_a_capability(void)
 	sti.caller_admin = true;
 	req = new_req();
 	port_ioctl(&p, req, fh[0], &sti);
-	CHECK(ans(req)->kind == IOCTL);
-	CHECK(is_data(do_read(&p, fh[0], 64, true, 1), "x"));
+	CHECK(ans(req)->kind == PH_IOCTL);
+	CHECK(is_data(ph_read(&h, fh[0], 64, true, 1), "x"));
 
 	memset(&ss, 0, sizeof(ss));
 	ss.closing_wait = ASYNC_CLOSING_WAIT_INF;
@@ -2034,15 +1847,15 @@ static void test_privilege_is_a_capability(void)
 	}
 
 	excl = fh[2];
-	do_ioctl(&p, excl, TIOCEXCL, NULL, 0, 0);
+	do_ioctl(excl, TIOCEXCL, NULL, 0, 0);
 	req = new_req();
 	port_open(&p, req, &root);
 	CHECK(is_err(req, EBUSY));
 	req = new_req();
 	port_open(&p, req, &admin);
-	CHECK(ans(req)->kind == OPEN);
+	CHECK(ans(req)->kind == PH_OPEN);
 	fh[3] = ans(req)->fh;
-	do_ioctl(&p, excl, TIOCNXCL, NULL, 0, 0);
+	do_ioctl(excl, TIOCNXCL, NULL, 0, 0);
 
 	/* a file nobody knows: no share but nobody's quarter (fail closed) */
 	memset(big, 'x', sizeof(big));
@@ -2056,7 +1869,7 @@ static void test_privilege_is_a_capability(void)
 	for (int i = 0; i < 4; i++)
 		port_release(&p, fh[i]);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /*
@@ -2072,20 +1885,20 @@ static void test_departed_bytes_until_the_next_arrival(void)
 
 	setup(&p);
 	port_carrier_up(&p);
-	old = do_open(&p, false);
+	old = do_open(false);
 	port_rx(&p, "last words", 10, 1);
 	port_carrier_down(&p);
-	CHECK(is_data(do_read(&p, old, 4, true, 2), "last"));
+	CHECK(is_data(ph_read(&h, old, 4, true, 2), "last"));
 	port_carrier_up(&p);
-	CHECK(is_data(do_read(&p, old, 64, true, 3), "")); /* then end of file */
+	CHECK(is_data(ph_read(&h, old, 64, true, 3), "")); /* then end of file */
 	CHECK_EQ(p.stats.rx_discarded, 6);
-	fresh = do_open(&p, false);
+	fresh = do_open(false);
 	port_rx(&p, "new", 3, 4);
-	CHECK(is_data(do_read(&p, fresh, 64, true, 4), "new"));
+	CHECK(is_data(ph_read(&h, fresh, 64, true, 4), "new"));
 	port_release(&p, old);
 	port_release(&p, fresh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /*
@@ -2100,18 +1913,18 @@ static void test_poll_vmin(void)
 
 	setup(&p);
 	port_carrier_up(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	p.tty.termios.c_cc[VMIN] = 5;
 	port_rx(&p, "x", 1, 0);
 	CHECK(!(port_poll(&p, fh, NULL) & POLLIN));
 	port_rx(&p, "yzvw", 4, 0);
 	CHECK(port_poll(&p, fh, NULL) & POLLIN);
 	p.tty.termios.c_cc[VTIME] = 1; /* with a timer one byte is news */
-	CHECK(is_data(do_read(&p, fh, 4, true, 0), "xyzv"));
+	CHECK(is_data(ph_read(&h, fh, 4, true, 0), "xyzv"));
 	CHECK(port_poll(&p, fh, NULL) & POLLIN);
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /*
@@ -2127,23 +1940,23 @@ static void test_eof_across_icanon(void)
 
 	setup(&p);
 	port_carrier_up(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	set_flags(&p, fh, 0, 0, ICANON);
 	port_rx(&p, "ab\004\004c\n", 6, 0);
 	set_flags(&p, fh, 0, 0, 0);
 	CHECK_EQ(fionread(&p, fh), 6);
-	r = do_read(&p, fh, 64, true, 1);
-	CHECK(ans(r)->kind == DATA && ans(r)->len == 6 && !memcmp(ans(r)->data, "ab\0\0c\n", 6));
+	r = ph_read(&h, fh, 64, true, 1);
+	CHECK(ans(r)->kind == PH_DATA && ans(r)->len == 6 && !memcmp(ans(r)->data, "ab\0\0c\n", 6));
 	port_rx(&p, "de\0", 3, 1);
 	set_flags(&p, fh, 0, 0, ICANON);
 	CHECK_EQ(fionread(&p, fh), 2);
 	set_flags(&p, fh, 0, 0, 0); /* and the NUL is a byte again */
-	r = do_read(&p, fh, 64, true, 2);
-	CHECK(ans(r)->kind == DATA && ans(r)->len == 3 && !memcmp(ans(r)->data, "de\0", 3));
+	r = ph_read(&h, fh, 64, true, 2);
+	CHECK(ans(r)->kind == PH_DATA && ans(r)->len == 3 && !memcmp(ans(r)->data, "de\0", 3));
 
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* ---- callers without CAP_SYS_ADMIN, opens that do not listen at once (issue 26 row 20) ---- */
@@ -2155,7 +1968,7 @@ static uint64_t open_unheard(struct port *p, uint32_t uid, bool nonblock, void *
 
 	*req = new_req();
 	port_open(p, *req, &a);
-	return ans(*req)->kind == OPEN ? ans(*req)->fh : 0;
+	return ans(*req)->kind == PH_OPEN ? ans(*req)->fh : 0;
 }
 
 /*
@@ -2178,49 +1991,49 @@ static void test_last_close_in_flight_unheard(void)
 	port_carrier_up(&p);
 	a = open_unheard(&p, 1000, false, &o);
 	CHECK_EQ(port_rx_room(&p), 0); /* opened, not listening: nothing asked of the handheld */
-	CHECK(is_err(do_read(&p, a, 64, true, 1), EAGAIN));
+	CHECK(is_err(ph_read(&h, a, 64, true, 1), EAGAIN));
 	CHECK(port_rx_room(&p) > 0); /* it listens: the transport submits IN transfers */
-	do_write(&p, a, "bye", false);
+	do_write(a, "bye", false);
 	port_release(&p, a);
 	CHECK(p.closing);
-	CHECK_EQ(fk.rx_stop, 1);    /* cancelled at the close, not after the closing wait */
-	CHECK_EQ(fk.last_close, 0); /* the notification comes once the output is out */
+	CHECK_EQ(h.rx_stop, 1);	   /* cancelled at the close, not after the closing wait */
+	CHECK_EQ(h.last_close, 0); /* the notification comes once the output is out */
 	CHECK_EQ(port_rx_room(&p), 0);
 	port_rx(&p, "late", 4, 2); /* one transfer completed before the cancel took */
 	CHECK_EQ(p.stats.rx_discarded, 4);
 	b = open_unheard(&p, 1001, true, &o);
 	CHECK(b == 0 && ans(o)->count == 0); /* O_NONBLOCK too waits for the closer */
-	CHECK_EQ(handheld_takes(&p, buf, sizeof(buf)), 3);
-	CHECK(ans(o)->kind == OPEN && fk.last_close == 1);
+	CHECK_EQ(ph_handheld_takes_into(&h, buf, sizeof(buf)), 3);
+	CHECK(ans(o)->kind == PH_OPEN && h.last_close == 1);
 	b = ans(o)->fh;
 	CHECK_EQ(port_rx_room(&p), 0); /* B has not listened: the handheld keeps its bytes */
 	req = new_req();
 	port_ioctl(&p, req, b, &flush); /* a desktop's tcflush() right after open */
-	CHECK(ans(req)->kind == IOCTL);
+	CHECK(ans(req)->kind == PH_IOCTL);
 	CHECK_EQ(fionread(&p, b), 0); /* FIONREAD listens */
 	CHECK(port_rx_room(&p) > 0);
 	port_rx(&p, "hello", 5, 3);
-	CHECK(is_data(do_read(&p, b, 64, true, 3), "hello"));
+	CHECK(is_data(ph_read(&h, b, 64, true, 3), "hello"));
 	CHECK_EQ(p.stats.rx_discarded, 4);
 	port_release(&p, b); /* nothing unsent: told at once */
-	CHECK(fk.rx_stop == 2 && fk.last_close == 2);
+	CHECK(h.rx_stop == 2 && h.last_close == 2);
 
 	/* a hung-up file kept open across the departure holds nothing of the next session */
 	kept = open_unheard(&p, 1002, false, &o);
 	port_poll(&p, kept, NULL);
 	port_carrier_down(&p);
-	CHECK_EQ(fk.rx_stop, 3);
+	CHECK_EQ(h.rx_stop, 3);
 	port_carrier_up(&p);
 	b = open_unheard(&p, 0, false, &o); /* uid 0 without CAP_SYS_ADMIN */
 	CHECK_EQ(port_rx_room(&p), 0);
 	port_poll(&p, b, NULL);
 	CHECK(port_rx_room(&p) > 0);
 	port_release(&p, b);
-	CHECK(fk.rx_stop == 4 && fk.last_close == 3 && port_rx_room(&p) == 0);
+	CHECK(h.rx_stop == 4 && h.last_close == 3 && port_rx_room(&p) == 0);
 	port_release(&p, kept); /* the old session's file: no last close of this one */
-	CHECK(fk.rx_stop == 4 && fk.last_close == 3);
+	CHECK(h.rx_stop == 4 && h.last_close == 3);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 /* Settings under which bytes pass unchanged on the way in: raw, or lines split by '\n' alone. */
@@ -2238,7 +2051,7 @@ static bool plain_settings(struct port *p, uint64_t fh, void **req)
 	t.c_cflag |= CLOCAL;
 	t.c_cc[VMIN] = (cc_t)rnd(4);
 	t.c_cc[VTIME] = (cc_t)rnd(3);
-	*req = do_ioctl(p, fh, cmd, &t, sizeof(t), 0);
+	*req = do_ioctl(fh, cmd, &t, sizeof(t), 0);
 	return cmd == TCSETSF; /* it flushes the input */
 }
 
@@ -2288,17 +2101,17 @@ static void rb_answers(struct rb_pending *pend, int *npend, struct rb_file *file
 				first = i;
 		if (first < 0)
 			break;
-		struct answer *a = ans(pend[first].req);
+		struct ph_answer *a = ans(pend[first].req);
 		struct rb_file *f = &files[pend[first].file];
 
 		if (pend[first].file >= 0 && f->open_req == pend[first].req) {
 			f->open_req = NULL;
-			f->open = a->kind == OPEN;
+			f->open = a->kind == PH_OPEN;
 			f->fh = a->fh;
 			f->session = carrier ? session : session + 1;
-		} else if (pend[first].flushes && a->kind == IOCTL && f->session == rb.session) {
+		} else if (pend[first].flushes && a->kind == PH_IOCTL && f->session == rb.session) {
 			rb_clear();
-		} else if (a->kind == DATA && a->len) {
+		} else if (a->kind == PH_DATA && a->len) {
 			CHECK(f->session == rb.session && a->len <= rb.len);
 			for (size_t i = 0; i < a->len && i < rb.len; i++)
 				CHECK(a->data[i] == rb.b[(rb.head + i) % sizeof(rb.b)]);
@@ -2354,7 +2167,7 @@ static void test_random_read_back(void)
 		srand(seed);
 		setup(&p);
 		memset(&rb, 0, sizeof(rb));
-		for (int step = 0; step < 1500 && fk.next_req < NREQ - 40; step++) {
+		for (int step = 0; step < 1500 && h.nreq < NREQ - 40; step++) {
 			int fi = (int)rnd(4);
 			struct rb_file *f = &files[fi];
 			bool live = f->open && !f->hung_up;
@@ -2378,7 +2191,7 @@ static void test_random_read_back(void)
 			case 2:
 			case 3:
 				if (f->open) {
-					req = do_read(&p, f->fh, 1 + rnd(64), rnd(2), now);
+					req = ph_read(&h, f->fh, 1 + rnd(64), rnd(2), now);
 					pend[npend++] = (struct rb_pending){ req, fi, false };
 				}
 				break;
@@ -2445,9 +2258,7 @@ static void test_random_read_back(void)
 					rb_receive(&p, &counter, now);
 				break;
 			case 13:
-			case 14:
-				handheld_takes(&p, txbuf, 1 + rnd(sizeof(txbuf)));
-				break;
+			case 14: ph_handheld_takes_into(&h, txbuf, 1 + rnd(sizeof(txbuf))); break;
 			default:
 				now += rnd(300);
 				port_after_events(&p, now);
@@ -2470,7 +2281,7 @@ static void test_random_read_back(void)
 			}
 		}
 		for (int i = 0; i < 20 && p.carrier; i++) {
-			handheld_takes(&p, txbuf, sizeof(txbuf));
+			ph_handheld_takes_into(&h, txbuf, sizeof(txbuf));
 			now += 100000;
 			port_after_events(&p, now);
 		}
@@ -2484,7 +2295,7 @@ static void test_random_read_back(void)
 				port_release(&p, files[i].fh);
 		port_shutdown(&p);
 		check_all_answered_once();
-		port_free(&p);
+		teardown();
 		if (check_failures > failures) {
 			fprintf(stderr, "test_random_read_back: seed %u\n", seed);
 			break;
@@ -2508,20 +2319,20 @@ static void test_flush_answered_before_hooks(void)
 
 	setup(&p);
 	port_carrier_up(&p);
-	fh = do_open(&p, false);
+	fh = do_open(false);
 	memset(full, 'f', sizeof(full) - 1);
-	do_write(&p, fh, full, false);
-	w = do_write(&p, fh, "next", false);
+	do_write(fh, full, false);
+	w = do_write(fh, "next", false);
 	CHECK_EQ(ans(w)->count, 0);
 	req = new_req();
 	port_ioctl(&p, req, fh, &flush);
-	CHECK(ans(req)->kind == IOCTL && ans(w)->kind == WRITTEN);
-	CHECK(ans(req)->seq < fk.tx_ready_seq); /* answered, then the transfer starts */
-	CHECK(ans(w)->seq > fk.tx_ready_seq);	 /* and the writer after it */
+	CHECK(ans(req)->kind == PH_IOCTL && ans(w)->kind == PH_WRITTEN);
+	CHECK(ans(req)->seq < h.tx_ready_seq); /* answered, then the transfer starts */
+	CHECK(ans(w)->seq > h.tx_ready_seq);   /* and the writer after it */
 	CHECK_EQ(port_tx_queued(&p), 4);
 	port_release(&p, fh);
 	check_all_answered_once();
-	port_free(&p);
+	teardown();
 }
 
 int main(void)

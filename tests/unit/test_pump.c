@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * The pump (core/pump.c), the transports' driving loop, against a real
- * port with a fake front, a fake transport (struct pump_io that records
- * each call) and a fake clock: backpressure, the OUT transfer's resend,
+ * port with port_harness.h's fake front (every request answered exactly
+ * once), the port's hooks wired to the pump as main.c wires them, a fake
+ * transport below the pump (struct pump_io that records each call) and a
+ * fake clock: backpressure, the OUT transfer's resend,
  * halts cleared asynchronously and the bound on halts, the IN requests
  * cancelled when nobody listens, the close notification, departure, and
  * that completions only record (no hook runs inside one).
@@ -13,6 +15,7 @@
 #include "check.h"
 #include "raw_termios.h"
 #include "core/pump.h"
+#include "port_harness.h"
 
 /* ---- the fake transport ---- */
 
@@ -77,86 +80,13 @@ static const struct pump_io fake_io = {
 	.close_notification = fk_close,
 };
 
-/* ---- the port, its front, and hooks wired to the pump as main.c does ---- */
+/* ---- the port, with the harness's front, its hooks wired to the pump ---- */
+
+#define NREQ 64
 
 static struct pump pm;
 static uint8_t out_buf[256 * 1024];
-static uint64_t now;
-static int in_completion, hooks_in_completion, hooks_last_close;
-static int answers;
-static size_t read_len;
-static uint8_t read_data[4096];
-
-static int h_open(void *ctx, void *req, uint64_t fh)
-{
-	answers++;
-	return 0;
-}
-
-static void h_data(void *ctx, void *req, const void *buf, size_t len)
-{
-	answers++;
-	read_len = len;
-	memcpy(read_data, buf, len < sizeof(read_data) ? len : sizeof(read_data));
-}
-
-static void h_written(void *ctx, void *req, size_t len)
-{
-	answers++;
-}
-
-static void h_ioctl(void *ctx, void *req, const void *out, size_t len)
-{
-}
-
-static void h_fetch(void *ctx, void *req, uintptr_t arg, size_t in, size_t out)
-{
-}
-
-static void h_err(void *ctx, void *req, int err)
-{
-	answers++;
-}
-
-static void nothing(void *ctx, void *p)
-{
-}
-
-static void h_drive(void *ctx)
-{
-	hooks_in_completion += in_completion;
-	pump_drive(&pm, now);
-}
-
-static void h_tx_abort(void *ctx)
-{
-	hooks_in_completion += in_completion;
-	pump_abort_tx(&pm, now);
-}
-
-static void h_rx_stop(void *ctx)
-{
-	hooks_in_completion += in_completion;
-	pump_rx_stop(&pm, now);
-}
-
-static void h_last_close(void *ctx)
-{
-	hooks_in_completion += in_completion;
-	hooks_last_close++;
-	pump_last_close(&pm, now);
-}
-
-static uint64_t open_file(struct port *p, bool listen)
-{
-	static const struct port_open_args a = { .uid = 1000 };
-	static int req;
-
-	port_open(p, &req, &a);
-	if (listen)
-		port_poll(p, p->next_fh, NULL); /* a desktop that listens */
-	return p->next_fh;
-}
+static struct ph h; /* port_harness.h: the hooks drive pm at h.now */
 
 static uint64_t setup(struct port *p, size_t rxq)
 {
@@ -167,30 +97,16 @@ static uint64_t setup(struct port *p, size_t rxq)
 					 .parked_max = 8,
 					 .parked_write_bytes = 4096,
 					 .closing_wait_ms = 1000 };
-	static const struct port_hooks hooks = {
-		.answer_open = h_open,
-		.answer_data = h_data,
-		.answer_written = h_written,
-		.answer_ioctl = h_ioctl,
-		.answer_ioctl_fetch = h_fetch,
-		.answer_err = h_err,
-		.parked = nothing,
-		.notify_poll = nothing,
-		.drop_poll_handle = nothing,
-		.tx_ready = h_drive,
-		.tx_abort = h_tx_abort,
-		.rx_room = h_drive,
-		.rx_stop = h_rx_stop,
-		.last_close = h_last_close,
-	};
+	uint64_t fh;
 
 	memset(&fk, 0, sizeof(fk));
-	now = 0;
-	hooks_in_completion = hooks_last_close = 0;
-	CHECK_EQ(port_init(p, &cfg, &hooks), 0);
+	CHECK_EQ(ph_init(&h, p, &cfg, NREQ), 0);
 	make_raw_termios(&p->tty.termios); /* the tests of lines set ICANON */
 	pump_init(&pm, &fake_io, NULL, p, out_buf, sizeof(out_buf));
-	return open_file(p, true);
+	h.pump = &pm;
+	fh = ph_open(&h, 1000, false, true); /* a desktop that listens */
+	CHECK(fh != 0);
+	return fh;
 }
 
 /* A handheld arrives: the carrier and the stream start at the next drive. */
@@ -198,7 +114,7 @@ static void start(struct port *p, size_t in_size, size_t out_max)
 {
 	pump_start(&pm, "test", in_size, out_max);
 	CHECK(!p->carrier);
-	pump_drive(&pm, now);
+	pump_drive(&pm, h.now);
 	CHECK(p->carrier);
 }
 
@@ -207,15 +123,16 @@ static void in_reply(int i, enum pump_status st, const char *data)
 {
 	CHECK(fk.flying[i]);
 	fk.flying[i] = false;
-	in_completion = 1;
+	h.in_completion = 1;
 	pump_in_done(&pm, i, st, data, data ? strlen(data) : 0);
-	in_completion = 0;
+	h.in_completion = 0;
 }
 
+/* The end: after shutdown and release every request was answered exactly once. */
 static void done(struct port *p)
 {
-	port_shutdown(p);
-	port_free(p);
+	CHECK_EQ(ph_close_all(&h), 0);
+	ph_free(&h);
 }
 
 /* IN requests only while the port has room for all in flight. */
@@ -228,7 +145,7 @@ static void test_backpressure(void)
 	CHECK_EQ(fk.in_submitted, 10); /* 640 bytes of room: 10 packets */
 	in_reply(0, PUMP_OK, "0123456789");
 	CHECK_EQ(byteq_len(&p.rxq), 0); /* recorded only */
-	pump_drive(&pm, now);
+	pump_drive(&pm, h.now);
 	CHECK_EQ(byteq_len(&p.rxq), 10);
 	CHECK_EQ(fk.in_submitted, 10); /* 630 bytes of room; 10 in flight would need 640 */
 	CHECK_EQ(pm.rx_bytes, 10);
@@ -239,17 +156,17 @@ static void test_backpressure(void)
 static void test_in_order(void)
 {
 	struct port p;
-	int r;
+	void *r;
 
 	setup(&p, 4096);
 	start(&p, 64, 4096);
 	in_reply(5, PUMP_OK, "c");
 	in_reply(2, PUMP_OK, "a");
 	in_reply(9, PUMP_OK, "t");
-	pump_drive(&pm, now);
-	port_read(&p, &r, p.next_fh, 16, true, now);
-	CHECK_EQ(read_len, 3);
-	CHECK(memcmp(read_data, "cat", 3) == 0);
+	pump_drive(&pm, h.now);
+	r = ph_read(&h, p.next_fh, 16, true, h.now);
+	CHECK_EQ(ph_ans(&h, r)->len, 3);
+	CHECK(memcmp(ph_ans(&h, r)->data, "cat", 3) == 0);
 	done(&p);
 }
 
@@ -259,24 +176,23 @@ static void test_out_resend(void)
 	static uint8_t big[100000];
 	struct port p;
 	uint64_t fh = setup(&p, 4096);
-	int w;
 
 	for (size_t i = 0; i < sizeof(big); i++)
 		big[i] = (uint8_t)(i % 251);
 	start(&p, 64, 65535); /* a server without 32-bit lengths */
-	port_write(&p, &w, fh, big, sizeof(big), false);
+	ph_write(&h, fh, big, sizeof(big), false);
 	CHECK_EQ(fk.out_submitted, 1);
 	CHECK_EQ(fk.out_len, 65535);
-	pump_drive(&pm, now);
+	pump_drive(&pm, h.now);
 	CHECK_EQ(fk.out_submitted, 1); /* one at a time */
 	pump_out_done(&pm, PUMP_OK, 1000); /* a short transfer */
 	CHECK_EQ(port_tx_queued(&p), sizeof(big)); /* recorded only */
-	pump_drive(&pm, now);
+	pump_drive(&pm, h.now);
 	CHECK_EQ(port_tx_queued(&p), sizeof(big) - 1000);
 	CHECK_EQ(fk.out_submitted, 2);
 	CHECK_EQ(fk.out_first, 1000 % 251);
 	pump_out_done(&pm, PUMP_OK, 70000); /* never more than was sent */
-	pump_drive(&pm, now);
+	pump_drive(&pm, h.now);
 	CHECK_EQ(pm.tx_bytes, 1000 + 65535);
 	CHECK_EQ(port_tx_queued(&p), sizeof(big) - 1000 - 65535);
 	done(&p);
@@ -295,19 +211,19 @@ static void test_halt_cleared_asynchronously(void)
 	start(&p, 64, 4096);
 	CHECK_EQ(fk.in_submitted, PUMP_IN_MAX);
 	in_reply(0, PUMP_STALL, NULL);
-	pump_drive(&pm, now);
+	pump_drive(&pm, h.now);
 	CHECK_EQ(fk.clears, 0); /* 31 are still out */
 	for (int i = 1; i < PUMP_IN_MAX; i++)
 		in_reply(i, PUMP_STALL, NULL);
-	pump_drive(&pm, now);
+	pump_drive(&pm, h.now);
 	CHECK_EQ(fk.clears, 1);
 	CHECK(fk.clear_in);
 	CHECK_EQ(fk.in_submitted, PUMP_IN_MAX); /* halted until cleared */
-	pump_drive(&pm, now);
+	pump_drive(&pm, h.now);
 	CHECK_EQ(fk.clears, 1); /* one request at a time */
 	pump_ctrl_done(&pm, PUMP_OK);
 	CHECK_EQ(fk.in_submitted, PUMP_IN_MAX);
-	pump_drive(&pm, now);
+	pump_drive(&pm, h.now);
 	CHECK_EQ(fk.in_submitted, 2 * PUMP_IN_MAX);
 	CHECK_EQ(pump_verdict(&pm), PUMP_FINE);
 
@@ -315,11 +231,11 @@ static void test_halt_cleared_asynchronously(void)
 	in_reply(0, PUMP_BABBLE, "x");
 	for (int i = 1; i < PUMP_IN_MAX; i++)
 		in_reply(i, PUMP_CANCELLED, NULL);
-	pump_drive(&pm, now);
+	pump_drive(&pm, h.now);
 	CHECK_EQ(byteq_len(&p.rxq), 1); /* what it carried still counts */
 	CHECK_EQ(fk.clears, 2);
 	pump_ctrl_done(&pm, PUMP_TIMEOUT);
-	pump_drive(&pm, now);
+	pump_drive(&pm, h.now);
 	CHECK_EQ(pump_verdict(&pm), PUMP_GIVE_UP);
 	CHECK_EQ(fk.in_submitted, 2 * PUMP_IN_MAX);
 	done(&p);
@@ -329,11 +245,11 @@ static void test_halt_cleared_asynchronously(void)
 static void halt_out_once(void)
 {
 	pump_out_done(&pm, PUMP_STALL, 0);
-	pump_drive(&pm, now);
+	pump_drive(&pm, h.now);
 	pump_ctrl_done(&pm, PUMP_OK);
-	pump_drive(&pm, now);
+	pump_drive(&pm, h.now);
 	pump_out_done(&pm, PUMP_OK, 1); /* a success between halts */
-	pump_drive(&pm, now);
+	pump_drive(&pm, h.now);
 }
 
 /*
@@ -346,15 +262,15 @@ static void test_halts_bound(void)
 	static uint8_t many[20000];
 	struct port p;
 	uint64_t fh = setup(&p, 4096);
-	int w, n = 0;
+	int n = 0;
 
 	memset(many, 'h', sizeof(many));
 	start(&p, 64, 4096);
-	port_write(&p, &w, fh, many, sizeof(many), false);
+	ph_write(&h, fh, many, sizeof(many), false);
 	while (pump_verdict(&pm) == PUMP_FINE && n < 100) {
 		halt_out_once();
 		n++;
-		now += 1000;
+		h.now += 1000;
 	}
 	CHECK_EQ(n, PUMP_HALTS_MAX);
 	CHECK_EQ(pump_verdict(&pm), PUMP_GIVE_UP);
@@ -364,10 +280,10 @@ static void test_halts_bound(void)
 	/* one halt every 7 s: ten span 63 s, above the window */
 	fh = setup(&p, 4096);
 	start(&p, 64, 4096);
-	port_write(&p, &w, fh, many, sizeof(many), false);
+	ph_write(&h, fh, many, sizeof(many), false);
 	for (n = 0; n < 3 * PUMP_HALTS_MAX; n++) {
 		halt_out_once();
-		now += PUMP_HALTS_WINDOW_MS / (PUMP_HALTS_MAX - 1) + 400;
+		h.now += PUMP_HALTS_WINDOW_MS / (PUMP_HALTS_MAX - 1) + 400;
 	}
 	CHECK_EQ(pump_verdict(&pm), PUMP_FINE);
 	CHECK_EQ(fk.clears, 3 * PUMP_HALTS_MAX);
@@ -383,7 +299,7 @@ static void test_rx_stop(void)
 {
 	struct port p;
 	uint64_t a = setup(&p, 64 * 1024), b;
-	int r;
+	void *r;
 
 	start(&p, 64, 4096);
 	CHECK_EQ(fk.in_submitted, PUMP_IN_MAX);
@@ -391,19 +307,19 @@ static void test_rx_stop(void)
 	CHECK_EQ(fk.in_cancelled, PUMP_IN_MAX);
 	for (int i = 0; i < PUMP_IN_MAX; i++)
 		in_reply(i, PUMP_CANCELLED, NULL); /* they come back empty */
-	pump_drive(&pm, now);
+	pump_drive(&pm, h.now);
 	CHECK_EQ(fk.in_submitted, PUMP_IN_MAX); /* nobody listens: none out */
 	CHECK_EQ(p.stats.rx_discarded, 0);
 
-	b = open_file(&p, false); /* desktop B opens; the handheld's wakeup waits */
+	b = ph_open(&h, 1000, false, false); /* desktop B opens; the handheld's wakeup waits */
 	CHECK_EQ(fk.in_submitted, PUMP_IN_MAX);
-	port_read(&p, &r, b, 4096, false, now); /* and B reads: it listens */
+	r = ph_read(&h, b, 4096, false, h.now); /* and B reads: it listens */
 	CHECK_EQ(fk.in_submitted, 2 * PUMP_IN_MAX);
 	in_reply(0, PUMP_OK, "wakeup");
-	pump_drive(&pm, now);
-	port_after_events(&p, now);
-	CHECK_EQ(read_len, 6);
-	CHECK(memcmp(read_data, "wakeup", 6) == 0);
+	pump_drive(&pm, h.now);
+	port_after_events(&p, h.now);
+	CHECK_EQ(ph_ans(&h, r)->len, 6);
+	CHECK(memcmp(ph_ans(&h, r)->data, "wakeup", 6) == 0);
 	CHECK_EQ(p.stats.rx_discarded, 0);
 	done(&p);
 }
@@ -452,22 +368,21 @@ static void test_no_hook_inside_a_completion(void)
 {
 	struct port p;
 	uint64_t a = setup(&p, 4096);
-	int w;
 
 	start(&p, 64, 4096);
-	port_write(&p, &w, a, "hello", 5, false);
+	ph_write(&h, a, "hello", 5, false);
 	CHECK_EQ(fk.out_len, 5);
 	port_release(&p, a); /* the last close, with output unsent: closing */
-	port_after_events(&p, now);
-	CHECK_EQ(hooks_last_close, 0);
-	in_completion = 1; /* as inside the transport's callback */
+	port_after_events(&p, h.now);
+	CHECK_EQ(h.last_close, 0);
+	h.in_completion = 1; /* as inside the transport's callback */
 	pump_out_done(&pm, PUMP_OK, 5);
 	in_reply(1, PUMP_OK, "late");
-	in_completion = 0;
-	CHECK_EQ(hooks_in_completion, 0);
-	CHECK_EQ(hooks_last_close, 0);
-	pump_drive(&pm, now); /* after the batch of events */
-	CHECK_EQ(hooks_last_close, 1);
+	h.in_completion = 0;
+	CHECK_EQ(h.hooks_in_completion, 0);
+	CHECK_EQ(h.last_close, 0);
+	pump_drive(&pm, h.now); /* after the batch of events */
+	CHECK_EQ(h.last_close, 1);
 	CHECK_EQ(port_tx_queued(&p), 0);
 	CHECK_EQ(fk.closes, 1); /* the close notification */
 	done(&p);
@@ -478,17 +393,16 @@ static void test_close_after_clear(void)
 {
 	struct port p;
 	uint64_t a = setup(&p, 4096);
-	int w;
 
 	start(&p, 64, 4096);
-	port_write(&p, &w, a, "x", 1, false);
+	ph_write(&h, a, "x", 1, false);
 	pump_out_done(&pm, PUMP_STALL, 0);
-	pump_drive(&pm, now);
+	pump_drive(&pm, h.now);
 	CHECK_EQ(fk.clears, 1);
-	pump_last_close(&pm, now);
+	pump_last_close(&pm, h.now);
 	CHECK_EQ(fk.closes, 0);
 	pump_ctrl_done(&pm, PUMP_OK);
-	pump_drive(&pm, now);
+	pump_drive(&pm, h.now);
 	CHECK_EQ(fk.closes, 1);
 	CHECK_EQ(fk.out_submitted, 2); /* and the byte went again */
 	done(&p);
@@ -500,20 +414,19 @@ static void test_gone_and_stopped(void)
 {
 	struct port p;
 	uint64_t fh = setup(&p, 4096);
-	int w;
 
 	start(&p, 64, 4096);
-	port_write(&p, &w, fh, "abc", 3, false);
+	ph_write(&h, fh, "abc", 3, false);
 	CHECK_EQ(fk.out_len, 3);
 	pump_out_done(&pm, PUMP_GONE, 0);
-	pump_drive(&pm, now);
+	pump_drive(&pm, h.now);
 	CHECK_EQ(pump_verdict(&pm), PUMP_DEPARTED);
 	CHECK_EQ(fk.out_submitted, 1);
 	pump_stop(&pm);
 	CHECK_EQ(fk.in_cancelled, PUMP_IN_MAX);
 	CHECK_EQ(pump_verdict(&pm), PUMP_FINE); /* acted on */
 	in_reply(3, PUMP_CANCELLED, "late");
-	pump_drive(&pm, now);
+	pump_drive(&pm, h.now);
 	CHECK_EQ(byteq_len(&p.rxq), 0);
 	for (int i = 0; i < PUMP_IN_MAX; i++)
 		if (fk.flying[i])
@@ -531,7 +444,7 @@ static void test_gone_and_stopped(void)
 	start(&p, 64, 4096);
 	CHECK_EQ(pump_verdict(&pm), PUMP_FINE);
 	fk.fail = 0;
-	pump_drive(&pm, now);
+	pump_drive(&pm, h.now);
 	CHECK_EQ(fk.in_submitted, PUMP_IN_MAX);
 	done(&p);
 }
