@@ -28,7 +28,7 @@ const struct port_config ph_config_pilotd = {
 	.parked_max = PORT_PARKED_MAX,
 	.parked_write_bytes = PORT_PARKED_WRITE_BYTES,
 	.closing_wait_ms = PORT_CLOSING_WAIT_MS,
-	.rx_inflight_max = PUMP_IN_MAX * PUMP_IN_SIZE_MAX,
+	.rx_inflight_max = PUMP_IN_WINDOW,
 };
 
 struct ph_answer *ph_ans(struct ph *h, void *req)

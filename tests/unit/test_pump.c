@@ -334,28 +334,27 @@ static void test_stale_in_after_last_close(void)
 {
 	struct port p;
 	uint64_t a = setup(&p, 64 * 1024), b;
-	int r;
+	void *r;
 
 	start(&p, 64, 4096);
 	CHECK_EQ(fk.in_submitted, PUMP_IN_MAX);
 	port_release(&p, a); /* A's last close: every IN cancelled */
 	CHECK_EQ(fk.in_cancelled, PUMP_IN_MAX);
-	b = open_file(&p, false);
-	read_len = 0;
-	port_read(&p, &r, b, 4096, false, now); /* B listens before the replies */
+	b = ph_open(&h, 1000, false, false);
+	r = ph_read(&h, b, 4096, false, h.now); /* B listens before the replies */
 	in_reply(0, PUMP_OK, "A-reply");
 	for (int i = 1; i < PUMP_IN_MAX; i++)
 		in_reply(i, PUMP_CANCELLED, NULL);
-	pump_drive(&pm, now);
-	port_after_events(&p, now);
-	CHECK_EQ(read_len, 0);
+	pump_drive(&pm, h.now);
+	port_after_events(&p, h.now);
+	CHECK_EQ(ph_ans(&h, r)->count, 0);
 	CHECK_EQ(p.stats.rx_discarded, 7);
 	CHECK_EQ(fk.in_submitted, 2 * PUMP_IN_MAX); /* B's own */
 	in_reply(0, PUMP_OK, "B-data");
-	pump_drive(&pm, now);
-	port_after_events(&p, now);
-	CHECK_EQ(read_len, 6);
-	CHECK(memcmp(read_data, "B-data", 6) == 0);
+	pump_drive(&pm, h.now);
+	port_after_events(&p, h.now);
+	CHECK_EQ(ph_ans(&h, r)->len, 6);
+	CHECK(memcmp(ph_ans(&h, r)->data, "B-data", 6) == 0);
 	done(&p);
 }
 
