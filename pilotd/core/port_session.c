@@ -74,7 +74,7 @@ void port_end_closing(struct port *p, bool timed_out)
 
 /*
  * What a tty keeps in its tty_struct goes with it (stopped output,
- * TIOCEXCL, the window size); termios stays with the device, as
+ * TIOCEXCL, the window size, the locked settings); termios stays with the device, as
  * usb-serial keeps it.  At the last close, and at a departure: the
  * hung-up files' tty is gone (a new device gets a new tty), so a file
  * kept open cannot carry them to the next handheld.
@@ -84,6 +84,7 @@ static void drop_tty_session(struct port *p)
 	p->tty.exclusive = false;
 	p->tty.output_stopped = p->tty.flow_stopped = false;
 	memset(p->tty.winsize, 0, sizeof(p->tty.winsize));
+	memset(&p->tty.locked, 0, sizeof(p->tty.locked));
 	ldisc_init(&p->ldisc); /* n_tty_open() starts a new tty afresh */
 }
 

@@ -1280,6 +1280,22 @@ static void p_lcktrmios(void)
 	close(fd);
 }
 
+/* A lock is the tty's (tty_struct's termios_locked): gone after the last close. */
+static void p_lcktrmios_close(void)
+{
+	int fd = dev();
+	struct k_termios lock = { 0 }, got = { 0 }, none = { 0 };
+
+	lock.c_lflag = ECHO;
+	CALL("tiocslcktrmios", ioctl(fd, TIOCSLCKTRMIOS, &lock));
+	close(fd);
+	fd = dev();
+	CALL("tiocglcktrmios", ioctl(fd, TIOCGLCKTRMIOS, &got));
+	out("lflag_after_last_close=%#x", got.c_lflag);
+	ioctl(fd, TIOCSLCKTRMIOS, &none);
+	close(fd);
+}
+
 static void user_lcktrmios(void)
 {
 	int fd = dev_open(O_RDWR | O_NONBLOCK);
@@ -2123,6 +2139,7 @@ static const struct probe probes[] = {
 	P(softcar, COMPAT),
 	P(lcktrmios, COMPAT),
 	P(lcktrmios_user, 0),
+	P(lcktrmios_close, COMPAT),
 	P(tiocgdev, 0),
 	P(ldisc, COMPAT),
 	P(unknown_ioctls, COMPAT),

@@ -1650,6 +1650,50 @@ static void test_hung_up_file_holds_no_session(void)
 }
 
 /*
+ * A lock (TIOCSLCKTRMIOS) is the tty's, as its termios_locked in the
+ * tty_struct: it ends at the session's last close and at a departure,
+ * so a later user's settings take (attacker round 3, B4).
+ */
+static void test_lock_ends_with_its_session(void)
+{
+	struct termios lock = { 0 }, got;
+	struct port p;
+	uint64_t a, b;
+	void *q;
+
+	setup(&p);
+	port_carrier_up(&p);
+	a = do_open(false);
+	set_flags(&p, a, 0, 0, ICANON);
+	lock.c_lflag = ICANON;
+	q = ph_ioctl(&h, a, TIOCSLCKTRMIOS, 0, &lock, sizeof(lock), 0, true);
+	CHECK(ans(q)->kind == PH_IOCTL);
+	set_flags(&p, a, 0, 0, 0);
+	CHECK(p.tty.termios.c_lflag & ICANON); /* locked: kept */
+	port_release(&p, a);
+	b = do_open(false);
+	set_flags(&p, b, 0, 0, 0);
+	CHECK(!(p.tty.termios.c_lflag & ICANON));
+	q = do_ioctl(b, TIOCGLCKTRMIOS, NULL, 0, sizeof(got));
+	memcpy(&got, ans(q)->data, sizeof(got));
+	CHECK_EQ(got.c_lflag, 0);
+	/* and at a departure, with the file kept open */
+	set_flags(&p, b, 0, 0, ICANON);
+	q = ph_ioctl(&h, b, TIOCSLCKTRMIOS, 0, &lock, sizeof(lock), 0, true);
+	set_flags(&p, b, 0, 0, 0);
+	CHECK(p.tty.termios.c_lflag & ICANON);
+	port_carrier_down(&p);
+	port_carrier_up(&p);
+	a = do_open(false);
+	set_flags(&p, a, 0, 0, 0);
+	CHECK(!(p.tty.termios.c_lflag & ICANON));
+	port_release(&p, a);
+	port_release(&p, b);
+	check_all_answered_once();
+	teardown();
+}
+
+/*
  * Echo takes the room first (ECHO on, OPOST off, a handheld that sends
  * as fast as it takes): a blocking write still goes out, in parts as
  * room comes, as n_tty_write() does (row 3, finding r4; on 45b2186 it
@@ -2371,6 +2415,7 @@ int main(void)
 	test_ldisc_edges();
 	test_random_settings();
 	test_hung_up_file_holds_no_session();
+	test_lock_ends_with_its_session();
 	test_echo_cannot_starve_a_writer();
 	test_promised_room_survives_new_settings();
 	test_nonblocking_open_waits_for_the_closer();
