@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Full duplex, byte for byte: one thread writes MIB MiB (default 256) of a
+ * Full duplex, byte for byte: one thread writes MIB MiB (default 64) of a
  * test pattern to /dev/pilot while another reads the simulated Palm's echo
  * of it and checks every byte.  The writer is far faster than the one-
  * packet IN transfers, so the Palm's echo buffer fills and it holds OUT
@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 	double t0;
 
 	guest_test_name("duplex");
-	total = (argc > 1 ? strtoul(argv[1], NULL, 0) : 256) << 20;
+	total = (argc > 1 ? strtoul(argv[1], NULL, 0) : 64) << 20;
 	palm("mode echo");
 	palm("reset-stats");
 	fd = open_attached(O_RDWR | O_NOCTTY, 30);
