@@ -128,11 +128,13 @@ static void *parked_reader(void *arg)
 	return NULL;
 }
 
-/* "mean_us=... median_us=... p99_us=..." of rounds timings (sorts us). */
+/* "mean_us=... min_us=... median_us=... p90_us=... p99_us=..." of rounds
+ * timings (sorts us). */
 static void print_spread(double *us, int rounds, double total_s)
 {
 	qsort(us, (size_t)rounds, sizeof(double), cmp_double);
-	printf("mean_us=%.1f median_us=%.1f p99_us=%.1f\n", total_s * 1e6 / rounds, us[rounds / 2],
+	printf("mean_us=%.1f min_us=%.1f median_us=%.1f p90_us=%.1f p99_us=%.1f\n",
+	       total_s * 1e6 / rounds, us[0], us[rounds / 2], us[rounds * 9 / 10],
 	       us[rounds * 99 / 100]);
 }
 
