@@ -1,13 +1,19 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # What bench/run-bench runs inside the guest: pilotd first (started by the
-# guest's /init), then the visor driver's tty, then raw libusb, on the same
-# simulated Palm in one boot.  Argument "hotsync" runs only the HotSync
-# timings (the host boots once per stack for those), "usbredir" pilotd
-# through usbredirect and then on the local bus (a boot of its own).
+# guest's /init), then cuse-floor (a CUSE server that answers at once),
+# then the visor driver's tty, then raw libusb, on the same simulated Palm
+# in one boot.  Argument "hotsync" runs only the HotSync timings (the host
+# boots once per stack for those), "usbredir" pilotd through usbredirect
+# and then on the local bus (a boot of its own).  Every boot first records
+# its clock (clockcheck): without microsecond steps the report leaves out
+# the per-call figures.
 set -u
 MIB=${BENCH_MIB:-8}
 ROUNDS=${BENCH_ROUNDS:-500}
+CALLS=$((ROUNDS * 4)) # calls answered at once: short, so more of them
+
+echo "RESULT op=clock boot=${1:-main} $(clockcheck)"
 
 hotsync() { # STACK
 	for op in list backup install; do
@@ -80,7 +86,8 @@ pilot-bench parked-write /dev/pilot 65536 "$MIB"
 for n in 1 64 1024; do
 	pilot-bench latency /dev/pilot $n "$ROUNDS"
 done
-pilot-bench call /dev/pilot 0 "$ROUNDS"
+pilot-bench call /dev/pilot 0 "$CALLS"
+pilot-bench nbread /dev/pilot 0 "$CALLS"
 pid=$(pidof pilotd)
 pilot-bench park /dev/pilot 7 &
 sleep 1
@@ -90,6 +97,25 @@ c1=$(awk '/ctxt_switches/ {s += $2} END {print s}' /proc/$pid/status)
 rss=$(awk '/VmRSS/ {print $2}' /proc/$pid/status)
 echo "RESULT op=idle dev=/dev/pilot wakeups_per_s=$(((c1 - c0) / 5)) rss_kb=$rss"
 wait
+
+# ---- the floor: a CUSE server that answers at once, with pilotd's epoll
+# loop and with libfuse's own (pilotd idles meanwhile) ----
+for loop in epoll libfuse; do
+	arg=
+	[ $loop = libfuse ] && arg=--libfuse-loop
+	cuse-floor $arg &
+	fpid=$!
+	i=0
+	while [ ! -e /dev/cuse-floor ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	{
+		pilot-bench call /dev/cuse-floor 0 "$CALLS"
+		pilot-bench nbread /dev/cuse-floor 0 "$CALLS"
+	} | sed "s|dev=/dev/cuse-floor|dev=floor-$loop|"
+	kill -TERM $fpid
+	wait $fpid
+	i=0
+	while [ -e /dev/cuse-floor ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+done
 
 # ---- the visor driver: stop pilotd, and the kernel takes the handheld back ----
 kill -TERM "$pid"
@@ -106,7 +132,8 @@ if [ -e /dev/ttyUSB1 ]; then
 	for n in 1 64 1024; do
 		pilot-bench latency /dev/ttyUSB1 $n "$ROUNDS"
 	done
-	pilot-bench call /dev/ttyUSB1 0 "$ROUNDS"
+	pilot-bench call /dev/ttyUSB1 0 "$CALLS"
+	pilot-bench nbread /dev/ttyUSB1 0 "$CALLS"
 else
 	echo "bench: the visor driver did not bind (no /dev/ttyUSB1)"
 fi
@@ -115,4 +142,7 @@ fi
 for op in write read; do
 	usb-bench $op 0830:0060 16384 4 "$MIB"
 	usb-bench $op 0830:0060 64 4 "$MIB"
+done
+for n in 1 64; do
+	usb-bench echo 0830:0060 $n "$ROUNDS"
 done

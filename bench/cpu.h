@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Guest-wide busy CPU time from /proc/stat, and a monotonic clock. */
+/* Guest-wide busy CPU time from /proc/stat, a monotonic clock, and qsort's
+ * comparison of timings. */
 #ifndef BENCH_CPU_H
 #define BENCH_CPU_H
 
@@ -28,6 +29,13 @@ static inline double mono_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static inline int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 #endif

@@ -6,8 +6,14 @@
  * transfers of SIZE bytes queued on the HotSync pair (0x82 IN, 0x02 OUT).
  *
  *   usb-bench write|read VID:PID SIZE INFLIGHT MIB
+ *   usb-bench echo VID:PID BYTES ROUNDS [IN]
  *
- * Prints one "RESULT op=... dev=libusb-SIZExINFLIGHT ..." line.
+ * Prints one "RESULT op=... dev=libusb-SIZExINFLIGHT ..." line; echo, the
+ * round trip of BYTES through palm-sim's echo with IN (default 1) 64-byte
+ * IN transfers always queued (pilotd queues up to 32), "RESULT op=latency
+ * dev=raw-libusb" (with IN > 1: dev=raw-libusb-inIN).
+ * That is a driver's round trip in user space without CUSE: the floor of
+ * pilotd's, with two CUSE requests (bench/report.py).
  */
 #include <libusb.h>
 #include <stdbool.h>
@@ -37,27 +43,91 @@ static void on_done(struct libusb_transfer *t)
 	}
 }
 
-int main(int argc, char **argv)
+static size_t echoed;
+static bool in_cancelled;
+static double submit_in_s, submit_out_s; /* time inside the submits, for the breakdown */
+
+static void on_echo(struct libusb_transfer *t)
 {
-	libusb_device_handle *h;
-	unsigned int vid, pid;
-	size_t size, inflight;
-	bool in;
+	double t0;
+
+	if (t->status == LIBUSB_TRANSFER_CANCELLED && t->endpoint == EP_IN) {
+		in_cancelled = true;
+		return;
+	}
+	if (t->status != LIBUSB_TRANSFER_COMPLETED)
+		fail("transfer: %s", libusb_error_name(t->status));
+	if (t->endpoint == EP_OUT) {
+		busy--;
+		return;
+	}
+	t0 = mono_s();
+	echoed += (size_t)t->actual_length;
+	if (libusb_submit_transfer(t) < 0) /* the next IN, at once */
+		fail("IN resubmit failed");
+	submit_in_s += mono_s() - t0;
+}
+
+/* The echo's round trips: OUT submitted, then events until all came back. */
+static void echo(libusb_device_handle *h, size_t bytes, int rounds, int nin)
+{
+	struct libusb_transfer *in[32], *out = libusb_alloc_transfer(0);
+	uint8_t *obuf = calloc(1, bytes), inbuf[32][64];
+	double *us = calloc((size_t)rounds, sizeof(double)), start;
+	char dev[32] = "raw-libusb";
+
+	if (nin < 1 || nin > 32)
+		fail("IN: 1 to 32");
+	if (nin > 1)
+		snprintf(dev, sizeof(dev), "raw-libusb-in%d", nin);
+	palm("mode echo");
+	libusb_fill_bulk_transfer(out, h, EP_OUT, obuf, (int)bytes, on_echo, NULL, 0);
+	for (int i = 0; i < nin; i++) {
+		in[i] = libusb_alloc_transfer(0);
+		libusb_fill_bulk_transfer(in[i], h, EP_IN, inbuf[i], sizeof(inbuf[i]), on_echo,
+					  NULL, 0);
+		if (libusb_submit_transfer(in[i]) < 0)
+			fail("IN submit failed");
+	}
+	start = mono_s();
+	for (int i = 0; i < rounds; i++) {
+		double t0 = mono_s();
+
+		echoed = 0;
+		busy = 1;
+		if (libusb_submit_transfer(out) < 0)
+			fail("OUT submit failed");
+		submit_out_s += mono_s() - t0;
+		while (echoed < bytes || busy > 0)
+			libusb_handle_events(NULL);
+		if (echoed != bytes)
+			fail("echo: %zu bytes back for %zu", echoed, bytes);
+		us[i] = (mono_s() - t0) * 1e6;
+	}
+	start = (mono_s() - start) * 1e6 / rounds;
+	qsort(us, (size_t)rounds, sizeof(double), cmp_double);
+	printf("RESULT op=latency dev=%s bytes=%zu rounds=%d mean_us=%.1f min_us=%.1f "
+	       "median_us=%.1f p90_us=%.1f p99_us=%.1f submit_out_us=%.1f submit_in_us=%.1f\n",
+	       dev, bytes, rounds, start, us[0], us[rounds / 2], us[rounds * 9 / 10],
+	       us[rounds * 99 / 100], submit_out_s * 1e6 / rounds, submit_in_s * 1e6 / rounds);
+	for (int i = 0; i < nin; i++) {
+		in_cancelled = false;
+		libusb_cancel_transfer(in[i]);
+		while (!in_cancelled)
+			libusb_handle_events(NULL);
+		libusb_free_transfer(in[i]);
+	}
+	libusb_free_transfer(out);
+	free(obuf);
+	free(us);
+}
+
+/* write|read: INFLIGHT transfers of SIZE until MIB MiB have moved. */
+static void stream(libusb_device_handle *h, const char *op, size_t size, size_t inflight)
+{
+	bool in = strcmp(op, "read") == 0;
 	double t0, c0, secs;
 
-	guest_test_name("usb-bench");
-	if (argc != 6 || sscanf(argv[2], "%x:%x", &vid, &pid) != 2)
-		fail("usage: usb-bench write|read VID:PID SIZE INFLIGHT MIB");
-	in = strcmp(argv[1], "read") == 0;
-	size = strtoul(argv[3], NULL, 0);
-	inflight = strtoul(argv[4], NULL, 0);
-	total = strtoul(argv[5], NULL, 0) << 20;
-	if (libusb_init(NULL) < 0 ||
-	    !(h = libusb_open_device_with_vid_pid(NULL, (uint16_t)vid, (uint16_t)pid)))
-		fail("cannot open %04x:%04x", vid, pid);
-	libusb_set_auto_detach_kernel_driver(h, 1);
-	if (libusb_claim_interface(h, 0) < 0)
-		fail("cannot claim interface 0");
 	palm("mode sink");
 	palm("reset-stats");
 	if (in)
@@ -81,8 +151,33 @@ int main(int argc, char **argv)
 	secs = mono_s() - t0;
 	printf("RESULT op=%s dev=libusb-%zux%zu call=%zu mib=%zu secs=%.4f mbps=%.3f "
 	       "cpu_per_mb=%.4f\n",
-	       argv[1], size, inflight, size, total >> 20, secs, (double)done / secs / 1e6,
+	       op, size, inflight, size, total >> 20, secs, (double)done / secs / 1e6,
 	       (cpu_busy_s() - c0) / ((double)done / 1e6));
+}
+
+int main(int argc, char **argv)
+{
+	libusb_device_handle *h;
+	unsigned int vid, pid;
+	bool is_echo = (argc == 5 || argc == 6) && strcmp(argv[1], "echo") == 0;
+
+	guest_test_name("usb-bench");
+	if ((argc != 6 && !is_echo) || sscanf(argv[2], "%x:%x", &vid, &pid) != 2)
+		fail("usage: usb-bench write|read VID:PID SIZE INFLIGHT MIB, "
+		     "usb-bench echo VID:PID BYTES ROUNDS [IN]");
+	if (libusb_init(NULL) < 0 ||
+	    !(h = libusb_open_device_with_vid_pid(NULL, (uint16_t)vid, (uint16_t)pid)))
+		fail("cannot open %04x:%04x", vid, pid);
+	libusb_set_auto_detach_kernel_driver(h, 1);
+	if (libusb_claim_interface(h, 0) < 0)
+		fail("cannot claim interface 0");
+	if (is_echo) {
+		echo(h, strtoul(argv[3], NULL, 0), (int)strtol(argv[4], NULL, 0),
+		     argc == 6 ? (int)strtol(argv[5], NULL, 0) : 1);
+	} else {
+		total = strtoul(argv[5], NULL, 0) << 20;
+		stream(h, argv[1], strtoul(argv[3], NULL, 0), strtoul(argv[4], NULL, 0));
+	}
 	libusb_release_interface(h, 0);
 	libusb_close(h);
 	libusb_exit(NULL);

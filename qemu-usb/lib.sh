@@ -229,3 +229,18 @@ write_accounts() {
 pack_cpio() {
 	(cd "$1" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1
 }
+
+# host_tsc_khz: this host's TSC rate in kHz (qemu-usb/tsc-khz.c), or
+# nothing on a host without one.  The helper is compiled once into
+# $cache/tsc-khz, keyed by the hash of its source.
+host_tsc_khz() {
+	local src sum bin
+	src=$(dirname "${BASH_SOURCE[0]}")/tsc-khz.c
+	sum=$(sha256sum "$src" | cut -c1-16)
+	bin=$cache/tsc-khz/tsc-khz-$sum
+	if [ ! -x "$bin" ]; then
+		mkdir -p "$cache/tsc-khz"
+		cc -O2 -o "$bin.tmp.$$" "$src" >&2 && mv "$bin.tmp.$$" "$bin" || return 0
+	fi
+	"$bin" || true
+}
