@@ -151,7 +151,15 @@ static bool in_own_userns(int pid)
 	return m >= 0 && caps_same_userns(map, (size_t)m, own, (size_t)o);
 }
 
-static bool caller_admin(fuse_req_t req)
+/* Can pilotd see the caller, in its own user namespace? */
+static bool caller_own(fuse_req_t req)
+{
+	const struct fuse_ctx *c = fuse_req_ctx(req);
+
+	return c->pid > 0 && in_own_userns((int)c->pid);
+}
+
+static bool caller_admin(fuse_req_t req, bool own)
 {
 	/* status: its Groups line may list thousands (a larger one fails closed) */
 	static char status[64 * 1024];
@@ -159,7 +167,7 @@ static bool caller_admin(fuse_req_t req)
 	char path[40];
 	ssize_t n;
 
-	if (c->pid <= 0 || !in_own_userns((int)c->pid))
+	if (!own)
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)c->pid);
 	n = read_whole(path, status, sizeof(status));
@@ -168,9 +176,11 @@ static bool caller_admin(fuse_req_t req)
 
 static void pilot_open(fuse_req_t req, struct fuse_file_info *fi)
 {
+	bool own = caller_own(req);
 	struct port_open_args a = {
 		.uid = fuse_req_ctx(req)->uid,
-		.admin = caller_admin(req),
+		.foreign = !own,
+		.admin = caller_admin(req, own),
 		.nonblock = fi->flags & O_NONBLOCK,
 	};
 
@@ -212,7 +222,8 @@ static void pilot_ioctl(fuse_req_t req, int cmd, void *arg, struct fuse_file_inf
 		.out_len = out_bufsz,
 		.compat = flags & FUSE_IOCTL_COMPAT,
 		/* only these ask (core/tty.h); the others spare the look */
-		.caller_admin = tty_ioctl_needs_admin((unsigned int)cmd) && caller_admin(req),
+		.caller_admin = tty_ioctl_needs_admin((unsigned int)cmd) &&
+				caller_admin(req, caller_own(req)),
 	};
 
 	port_ioctl(port_of(req), req, fi->fh, &io);

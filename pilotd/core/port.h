@@ -62,7 +62,9 @@
  * Bounds (struct port_config, docs/design.md "Bounds"): open files,
  * parked requests and the bytes of parked writes in total, and a quarter
  * of each for the files of one user, so that one user cannot lock the
- * others out; files opened with CAP_SYS_ADMIN are exempt, as the kernel
+ * others out (callers in other user namespaces, or in pid namespaces
+ * pilotd cannot see, share one quarter: one such user may own many
+ * uids); files opened with CAP_SYS_ADMIN are exempt, as the kernel
  * lets capable(CAP_SYS_ADMIN) pass its limits (uid 0 alone is not enough:
  * a container's root may lack it).  A request beyond one is refused at once
  * (ENFILE for an open, ENOBUFS for a read, write or ioctl that would
@@ -234,9 +236,12 @@ void port_free(struct port *p);
 
 struct port_open_args {
 	uint32_t uid;
-	bool admin; /* the opener has CAP_SYS_ADMIN (TIOCEXCL, the quarter) */
+	bool foreign; /* in another user namespace, or unseen: one quarter for all such */
+	bool admin;   /* the opener has CAP_SYS_ADMIN (TIOCEXCL, the quarter) */
 	bool nonblock;
 };
+/* The uid that a foreign opener's files and requests count as, for the quarter. */
+#define PORT_FOREIGN (UINT32_MAX - 1)
 
 void port_open(struct port *p, void *req, const struct port_open_args *a);
 /* The kernel releases a file only when no call on it is in flight. */

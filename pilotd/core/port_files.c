@@ -260,7 +260,7 @@ void port_open_now(struct port *p, void *req, struct port_cred who)
 
 void port_open(struct port *p, void *req, const struct port_open_args *a)
 {
-	struct port_cred who = { .uid = a->uid, .admin = a->admin };
+	struct port_cred who = { .uid = a->foreign ? PORT_FOREIGN : a->uid, .admin = a->admin };
 	struct parked *e;
 
 	/* TIOCEXCL: as tty_reopen(), only CAP_SYS_ADMIN may open it again */

@@ -3,8 +3,8 @@
  * The port (pilotd/core/port*.c) and its line discipline under every
  * order of events.  The input is a sequence of steps, each an opcode byte
  * and the bytes it reads (fuzz_input.h: zeros past the end): requests
- * (open as root with CAP_SYS_ADMIN, as uid 0 without it or as another
- * user; release, read, write, poll, interrupt, any tty ioctl called with
+ * (open as root with CAP_SYS_ADMIN, as uid 0 without it, as another
+ * user or from another user namespace; release, read, write, poll, interrupt, any tty ioctl called with
  * or without CAP_SYS_ADMIN, TCSETS/TCSETSW/TCSETSF with every
  * iflag/oflag/lflag bit and c_cc value the input chooses) and transport
  * events: arrival, departure, an IN transfer submitted or completed, a
@@ -982,17 +982,19 @@ static void do_ioctl(int f)
 
 static void do_open(void)
 {
-	uint8_t who = input_u8(&fz.in);
-	/* root with CAP_SYS_ADMIN, uid 0 without it (a container's), three users */
-	struct port_open_args a = { .uid = who % 5 < 2 ? 0 : 998 + who % 5,
-				    .admin = who % 5 == 0,
+	uint8_t who = input_u8(&fz.in) % 7;
+	/* root with CAP_SYS_ADMIN, uid 0 without it (a container's), three
+	 * users, and two uids of another user namespace (one quarter) */
+	struct port_open_args a = { .uid = who < 2 ? 0 : who < 5 ? 998u + who : 100000u + who,
+				    .foreign = who >= 5,
+				    .admin = who == 0,
 				    .nonblock = input_u8(&fz.in) & 1 };
 	bool excl = fz.excl;
 	int r = new_req(R_OPEN);
 
 	if (r < 0)
 		return;
-	fz.reqs[r].uid = a.uid;
+	fz.reqs[r].uid = a.foreign ? PORT_FOREIGN : a.uid;
 	fz.reqs[r].admin = a.admin;
 	port_open(&fz.port, req_ptr(r), &a);
 	if (!a.admin && excl)
@@ -1097,28 +1099,35 @@ static void step(uint8_t op)
 	}
 }
 
+/* Whose quarter: uid 0's, the three users', the other namespace's. */
+static int quarter(uint32_t uid)
+{
+	return uid == 0 ? 0 : uid == PORT_FOREIGN ? 4 : (int)uid - 999;
+}
+
 /* The bounds, and one user's quarter of each without CAP_SYS_ADMIN. */
 static void check_bounds(void)
 {
 	const struct port *p = &fz.port;
 	const struct parked_list *lists[] = { &p->reads, &p->writes, &p->ioctls, &p->opens };
-	size_t files[4] = { 0 }, parked[4] = { 0 }, bytes[4] = { 0 }, unanswered = 0;
+	size_t files[5] = { 0 }, parked[5] = { 0 }, bytes[5] = { 0 }, unanswered = 0;
 
 	FUZZ_CHECK(p->nfiles <= cfg.files_max && port_parked_count(p) <= cfg.parked_max);
 	FUZZ_CHECK(p->parked_write_bytes <= cfg.parked_write_bytes);
 	for (int i = 0; i < NFILES; i++)
 		if (fz.files[i].open && !fz.files[i].admin)
-			files[fz.files[i].uid ? fz.files[i].uid - 999 : 0]++;
+			files[quarter(fz.files[i].uid)]++;
 	for (size_t l = 0; l < 4; l++) {
 		for (const struct parked *e = lists[l]->head; e; e = e->next) {
 			if (e->admin)
 				continue;
-			FUZZ_CHECK(e->uid == 0 || (e->uid >= 1000 && e->uid <= 1002));
-			parked[e->uid ? e->uid - 999 : 0]++;
-			bytes[e->uid ? e->uid - 999 : 0] += lists[l] == &p->writes ? e->size : 0;
+			FUZZ_CHECK(e->uid == 0 || (e->uid >= 1000 && e->uid <= 1002) ||
+				   e->uid == PORT_FOREIGN);
+			parked[quarter(e->uid)]++;
+			bytes[quarter(e->uid)] += lists[l] == &p->writes ? e->size : 0;
 		}
 	}
-	for (int u = 0; u < 4; u++) {
+	for (int u = 0; u < 5; u++) {
 		FUZZ_CHECK(files[u] <= cfg.files_max / 4 && parked[u] <= cfg.parked_max / 4);
 		FUZZ_CHECK(bytes[u] <= cfg.parked_write_bytes / 4);
 	}

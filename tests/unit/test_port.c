@@ -1694,6 +1694,37 @@ static void test_lock_ends_with_its_session(void)
 }
 
 /*
+ * Callers in another user namespace (or a pid namespace pilotd cannot
+ * see) share one quarter: one user with subordinate ids may act as many
+ * uids, and four of them would otherwise take every file (attacker round
+ * 3, B6).  A user of pilotd's own namespace still opens.
+ */
+static void test_foreign_callers_share_a_quarter(void)
+{
+	struct port p;
+	uint64_t fh[3], own;
+	void *req;
+
+	setup(&p);
+	port_carrier_up(&p);
+	for (int i = 0; i < 3; i++) { /* a quarter of the 8 files: 2 */
+		struct port_open_args a = { .uid = 100000 + (uint32_t)i, .foreign = true };
+
+		req = new_req();
+		port_open(&p, req, &a);
+		fh[i] = ans(req)->kind == PH_OPEN ? ans(req)->fh : 0;
+	}
+	CHECK(fh[0] && fh[1]);
+	CHECK(!fh[2] && is_err(req, ENFILE));
+	own = do_open(false);
+	port_release(&p, own);
+	port_release(&p, fh[0]);
+	port_release(&p, fh[1]);
+	check_all_answered_once();
+	teardown();
+}
+
+/*
  * Echo takes the room first (ECHO on, OPOST off, a handheld that sends
  * as fast as it takes): a blocking write still goes out, in parts as
  * room comes, as n_tty_write() does (row 3, finding r4; on 45b2186 it
@@ -2416,6 +2447,7 @@ int main(void)
 	test_random_settings();
 	test_hung_up_file_holds_no_session();
 	test_lock_ends_with_its_session();
+	test_foreign_callers_share_a_quarter();
 	test_echo_cannot_starve_a_writer();
 	test_promised_room_survives_new_settings();
 	test_nonblocking_open_waits_for_the_closer();
