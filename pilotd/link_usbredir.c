@@ -75,6 +75,7 @@ struct redir_link {
 	uint64_t deadline_ms; /* of the set-up or a control request */
 
 	enum dev_state dev;
+	bool refused; /* a device was announced that pilotd does not take */
 	char name[128];
 	struct palm_endpoints eps; /* from ep_info; zero until it comes */
 	struct palm_setup setup;
@@ -311,8 +312,9 @@ static void on_device_connect(void *priv, struct usb_redir_device_connect_header
 
 	if (l->conn.drop)
 		return;
-	if (l->dev != DEV_NONE) {
-		/* usbredirect never does this; a server that does is not trusted */
+	if (l->dev != DEV_NONE || l->refused) {
+		/* usbredirect never does this; a server that does is not trusted
+		 * (nor would a log line per repeat be bounded) */
 		redir_conn_drop(&l->conn, "a second device_connect without a disconnect");
 		return;
 	}
@@ -322,10 +324,12 @@ static void on_device_connect(void *priv, struct usb_redir_device_connect_header
 		log_warn("usbredir server %s: device %04x:%04x is not a handheld pilotd takes; "
 			 "waiting for another",
 			 l->conn.server, d->vendor_id, d->product_id);
+		l->refused = true;
 		return;
 	}
 	if (!l->eps.first_in || !l->eps.first_out) {
 		log_err("%s: no bulk endpoints on interface 0; cannot sync with it", l->name);
+		l->refused = true;
 		return;
 	}
 	log_info("%s arrived", l->name);
@@ -342,12 +346,13 @@ static void on_device_disconnect(void *priv)
 	/* the parser acks it (usb_redir_cap_device_disconnect_ack) */
 	if (l->conn.drop)
 		return;
-	if (l->dev == DEV_NONE) {
-		/* no handheld left: not a departure, so no call at once */
+	if (l->dev == DEV_NONE && !l->refused) {
+		/* no device left: not a departure, so no call at once */
 		redir_conn_drop(&l->conn, "a device_disconnect with no device");
 		return;
 	}
-	/* usbredirect serves no other device on this connection */
+	/* usbredirect serves no other device on this connection: the next
+	 * (a handheld, perhaps) comes on the next call */
 	redir_conn_departed(&l->conn);
 }
 
@@ -438,6 +443,7 @@ static void conn_lost(void *ctx, const char *why)
 	struct redir_link *l = ctx;
 
 	forget_device(l, why);
+	l->refused = false;
 	l->eps = (struct palm_endpoints){ 0 };
 }
 

@@ -321,6 +321,7 @@ static void connected(struct redir_conn *c)
 		return;
 	}
 	c->state = REDIR_HELLO;
+	c->parser_warnings = 0;
 	/* this address answers: call it first next time */
 	c->addr_next = c->addr_first = c->addr;
 	c->deadline_ms = loop_now_ms() + REDIR_CONNECT_TIMEOUT_MS;

@@ -80,7 +80,10 @@ struct redir_conn {
 	bool past_hello;
 	bool queued;	    /* packets queued since settle() last wrote */
 	uint64_t last_rx_ms; /* when the server last sent anything */
+	unsigned int parser_warnings; /* the parser's, logged on this connection */
 };
+/* The parser's warnings logged per connection: a server may repeat one at line rate. */
+#define REDIR_PARSER_WARNINGS_MAX 10
 
 /* Where the server is: "HOST:PORT", "[IPv6]:PORT" or a socket path. */
 int redir_conn_init(struct redir_conn *c, const char *server, struct loop *loop,

@@ -7,11 +7,15 @@
 
 static void on_log(void *priv, int level, const char *msg)
 {
-	const struct redir_conn *c = priv;
+	struct redir_conn *c = priv;
 
-	if (level <= usbredirparser_warning)
-		log_warn("usbredir server %s: %s", c->server, msg);
-	else if (level <= usbredirparser_info)
+	if (level <= usbredirparser_warning) {
+		if (c->parser_warnings < REDIR_PARSER_WARNINGS_MAX)
+			log_warn("usbredir server %s: %s%s", c->server, msg,
+				 ++c->parser_warnings == REDIR_PARSER_WARNINGS_MAX ?
+					 " (no more of its warnings on this connection)" :
+					 "");
+	} else if (level <= usbredirparser_info)
 		log_debug("usbredir server %s: %s", c->server, msg);
 }
 

@@ -43,6 +43,11 @@ each connection the client makes.
   disconnect-no-device  hello and a device_disconnect, with no device, on
                     every call for 6 s: that is no departure, so the calls
                     back off (at most 12, not one every 0.1 s)
+  log-flood-foreign, log-flood-no-endpoints, log-flood-hello  the attacker's
+                    log flood: on every call for 6 s, 20000 device_connects of
+                    a device pilotd does not take (or of a Palm without bulk
+                    endpoints), or 20000 hellos; the client logs a bounded
+                    number of lines (10 per call at most), not one per packet
   relay             the relay alone, in front of palm-sim, until killed (the
                     silent-peer case runs it inside the server's namespace)
 
@@ -660,6 +665,59 @@ def case_disconnect_no_device(args, tmp):
         srv.close()
 
 
+FLOOD_REPEATS = 20000
+
+
+def no_bulk_ep_info():
+    """Endpoint information with no bulk endpoint at all."""
+    return packet(EP_INFO, bytes([255] * 32) + bytes(32) + bytes(32) + struct.pack("<32H", *[0] * 32))
+
+
+def case_log_flood(args, tmp, kind):
+    foreign = packet(DEVICE_CONNECT, struct.pack("<BBBBHHH", 1, 0, 0, 0, 0x1234, 0x5678, 0x0100))
+    burst = {
+        "foreign": hello() + interface_info() + palm_ep_info() + foreign * FLOOD_REPEATS,
+        "no-endpoints": hello() + interface_info() + no_bulk_ep_info() +
+        palm_device_connect() * FLOOD_REPEATS,
+        # after the first, with the 64-bit ids both hellos agreed on
+        "hello": hello() + packet(HELLO, hello()[12:]) * FLOOD_REPEATS,
+    }[kind]
+    path = os.path.join(tmp, "server.sock")
+    srv = unix_listener(path)
+    srv.settimeout(5)
+    client = Client(args.client, path, "--seconds", "60")
+    calls, end = 0, time.monotonic() + 6
+    try:
+        while time.monotonic() < end:
+            try:
+                conn, _ = srv.accept()
+            except socket.timeout:
+                break
+            calls += 1
+            with conn:
+                conn.settimeout(3)
+                try:
+                    conn.sendall(burst)
+                    while conn.recv(4096):  # until the client hangs up
+                        pass
+                except (BrokenPipeError, ConnectionResetError, socket.timeout):
+                    pass
+        rc = client.finish(timeout=30, terminate=True)
+        args.out = client.output()
+        lines = args.out.count("\n")
+        print(f"{kind}: {calls} calls, {FLOOD_REPEATS} repeats each; the client wrote "
+              f"{lines} lines")
+        if calls < 1:
+            raise Fail("the client never called")
+        if lines > 20 + 12 * calls:
+            raise Fail(f"{lines} lines of output for {calls} calls: a log line per packet")
+        check_exit(client, rc, f"log flood ({kind})")
+        print("ok: the log stays bounded")
+    finally:
+        client.close()
+        srv.close()
+
+
 def case_no_32bit_lengths(args, tmp):
     attack = No32BitLengths()
     echo_through(args, tmp, [attack], 256 * 1024, [],
@@ -815,6 +873,9 @@ CASES = {
     "stops-reading": case_stops_reading,
     "oversized-packet": case_oversized_packet,
     "disconnect-no-device": case_disconnect_no_device,
+    "log-flood-foreign": lambda a, t: case_log_flood(a, t, "foreign"),
+    "log-flood-no-endpoints": lambda a, t: case_log_flood(a, t, "no-endpoints"),
+    "log-flood-hello": lambda a, t: case_log_flood(a, t, "hello"),
     "relay": case_relay,
 }
 
