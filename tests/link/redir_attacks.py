@@ -629,27 +629,34 @@ def case_oversized_packet(args, tmp):
         srv.close()
 
 
+def serve_calls(srv, burst, seconds, linger):
+    """Each call for seconds: burst sent, then read until the client hangs up
+    (linger seconds at most); how many calls came."""
+    srv.settimeout(5)
+    calls, end = 0, time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            conn, _ = srv.accept()
+        except socket.timeout:
+            break
+        calls += 1
+        with conn:
+            conn.settimeout(linger)
+            try:
+                conn.sendall(burst)
+                while conn.recv(4096):
+                    pass
+            except (BrokenPipeError, ConnectionResetError, socket.timeout):
+                pass
+    return calls
+
+
 def case_disconnect_no_device(args, tmp):
     path = os.path.join(tmp, "server.sock")
     srv = unix_listener(path)
-    srv.settimeout(5)
     client = Client(args.client, path, "--seconds", "60")
-    calls, end = 0, time.monotonic() + 6
     try:
-        while time.monotonic() < end:
-            try:
-                conn, _ = srv.accept()
-            except socket.timeout:
-                break
-            calls += 1
-            with conn:
-                conn.settimeout(5)
-                try:
-                    conn.sendall(hello() + packet(DEVICE_DISCONNECT, b""))
-                    while conn.recv(4096):  # until the client hangs up
-                        pass
-                except (BrokenPipeError, ConnectionResetError, socket.timeout):
-                    pass
+        calls = serve_calls(srv, hello() + packet(DEVICE_DISCONNECT, b""), 6, 5)
         rc = client.finish(timeout=30, terminate=True)
         args.out = client.output()
         print(f"hello and device_disconnect with no device: {calls} calls in 6 s")
@@ -684,24 +691,9 @@ def case_log_flood(args, tmp, kind):
     }[kind]
     path = os.path.join(tmp, "server.sock")
     srv = unix_listener(path)
-    srv.settimeout(5)
     client = Client(args.client, path, "--seconds", "60")
-    calls, end = 0, time.monotonic() + 6
     try:
-        while time.monotonic() < end:
-            try:
-                conn, _ = srv.accept()
-            except socket.timeout:
-                break
-            calls += 1
-            with conn:
-                conn.settimeout(3)
-                try:
-                    conn.sendall(burst)
-                    while conn.recv(4096):  # until the client hangs up
-                        pass
-                except (BrokenPipeError, ConnectionResetError, socket.timeout):
-                    pass
+        calls = serve_calls(srv, burst, 6, 3)
         rc = client.finish(timeout=30, terminate=True)
         args.out = client.output()
         lines = args.out.count("\n")
