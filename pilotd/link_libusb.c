@@ -146,11 +146,20 @@ static void scan_for_handheld(struct usb_link *l, const libusb_device *gone)
 		libusb_free_device_list(list, 1);
 }
 
-static void finish_close(struct usb_link *l)
+/*
+ * The interface goes back to the kernel's driver only when pilotd stops:
+ * re-attaching probes the device synchronously (visor asks a handheld
+ * for its connection information, 5 s per request it does not answer),
+ * which inside the loop would hold every user's requests; and a handheld
+ * given up on is not handed to the visor driver either.
+ */
+static void finish_close(struct usb_link *l, bool reattach)
 {
 	bool departed = l->departed;
 	const libusb_device *gone = l->dev;
 
+	if (!reattach)
+		libusb_set_auto_detach_kernel_driver(l->handle, 0);
 	libusb_release_interface(l->handle, 0);
 	libusb_close(l->handle);
 	libusb_unref_device(l->dev);
@@ -446,7 +455,7 @@ static void link_progress(struct usb_link *l)
 		pump_drive(&l->pump, loop_now_ms()); /* what the callbacks recorded */
 	act_on_notes(l);
 	if (l->state == LINK_CLOSING && busy_transfers(l) == 0)
-		finish_close(l);
+		finish_close(l, false);
 	if (l->state == LINK_IDLE && l->arrived)
 		open_arrived(l);
 }
@@ -572,7 +581,7 @@ static void stop(struct link *base)
 		for (int i = 0; i < 20 && busy_transfers(l) > 0; i++)
 			libusb_handle_events_timeout_completed(l->ctx, &tv, NULL);
 		if (l->handle && busy_transfers(l) == 0)
-			finish_close(l);
+			finish_close(l, true);
 		libusb_hotplug_deregister_callback(l->ctx, l->hotplug);
 		if (l->arrived)
 			libusb_unref_device(l->arrived);
