@@ -10,7 +10,7 @@ log() { echo "${0##*/}: $*" >&2; }
 need_pkgs() {
 	local missing=() p
 	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep 'ok installed' >/dev/null ||
 			missing+=("$p")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0

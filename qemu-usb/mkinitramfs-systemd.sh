@@ -48,7 +48,7 @@ dpkg-deb -e "$deb" "$root/usr/lib/pilotd-guest/deb"
 # every program of the packages with its libraries (from this machine,
 # which runs the same Debian release)
 while IFS= read -r -d '' f; do
-	if head -c 4 "$f" | grep -q 'ELF'; then add_libs "$root" "$f"; fi
+	if head -c 4 "$f" | grep 'ELF' >/dev/null; then add_libs "$root" "$f"; fi
 done < <(find "$root/usr" -type f -perm -u+x -print0)
 
 install -m 0755 /bin/busybox "$root/usr/bin/busybox"

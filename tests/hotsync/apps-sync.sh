@@ -119,9 +119,9 @@ for n in AddressDB DatebookDB ToDoDB MemoDB; do
 	same_fields "$tmp/a/$n.pdb" "$tmp/hh/$n.pdb" "handheld to desktop"
 done
 grep -q '	handheld 1 changed' "$tmp/out" || fail "MemoDB's fast sync: $(cat "$tmp/out")"
-"$sync" fields "$tmp/a/AddressDB.pdb" | grep -q 'last=Ståhl first=Åsa phone1=+46 8 123 45' ||
+"$sync" fields "$tmp/a/AddressDB.pdb" | grep 'last=Ståhl first=Åsa phone1=+46 8 123 45' >/dev/null ||
 	fail "the address added on the handheld is not on the desktop"
-"$sync" fields "$tmp/a/ToDoDB.pdb" | grep -q 'due=2004-07-01 priority=1 complete=0 description=Buy a new stylus' ||
+"$sync" fields "$tmp/a/ToDoDB.pdb" | grep 'due=2004-07-01 priority=1 complete=0 description=Buy a new stylus' >/dev/null ||
 	fail "the to-do changed on the handheld is not on the desktop"
 
 # The newer applications' too, when the store has them.
@@ -169,9 +169,9 @@ for n in AddressDB DatebookDB ToDoDB MemoDB; do
 	same_fields "$tmp/a/$n.pdb" "$tmp/hh/$n.pdb" "desktop to handheld"
 	[ "$(modnum "$tmp/hh/$n.pdb")" -gt "$m0" ] || fail "$n: the write left the modification number"
 done
-"$sync" fields "$tmp/hh/AddressDB.pdb" | grep -q 'company=Linux Foundation .*custom2=Helsinki' ||
+"$sync" fields "$tmp/hh/AddressDB.pdb" | grep 'company=Linux Foundation .*custom2=Helsinki' >/dev/null ||
 	fail "the address changed on the desktop is not on the handheld"
-"$sync" fields "$tmp/hh/DatebookDB.pdb" | grep -q 'date=2004-07-14 untimed description=Fête nationale' ||
+"$sync" fields "$tmp/hh/DatebookDB.pdb" | grep 'date=2004-07-14 untimed description=Fête nationale' >/dev/null ||
 	fail "the event added on the desktop is not on the handheld"
 
 # 5. Two desktops: B syncs (slow: A made the last sync); the user edits;
@@ -182,10 +182,10 @@ hotsync b sync ToDoDB "$tmp/b" && grep -q "	first sync	" "$tmp/out" || fail "B's
 "$sync" app-edit "$tmp/hh/ToDoDB.pdb" 00e003 "note=about the café, Tuesday"
 hotsync a sync ToDoDB "$tmp/a" && grep -q "	slow sync	.*handheld 1 changed" "$tmp/out" ||
 	fail "A after B: $(cat "$tmp/out")"
-"$sync" dump "$tmp/hh/ToDoDB.pdb" | grep -q dirty && fail "A's sync left dirty records"
+"$sync" dump "$tmp/hh/ToDoDB.pdb" | grep dirty >/dev/null && fail "A's sync left dirty records"
 hotsync b sync ToDoDB "$tmp/b" && grep -q "	slow sync	.*handheld 1 changed" "$tmp/out" ||
 	fail "B after A: $(cat "$tmp/out")"
-"$sync" fields "$tmp/b/ToDoDB.pdb" | grep -q 'note=about the café, Tuesday' ||
+"$sync" fields "$tmp/b/ToDoDB.pdb" | grep 'note=about the café, Tuesday' >/dev/null ||
 	fail "B missed the handheld's change"
 same_fields "$tmp/b/ToDoDB.pdb" "$tmp/hh/ToDoDB.pdb" "B's slow sync"
 hotsync b sync ToDoDB "$tmp/b" && grep -q "	fast sync	" "$tmp/out" || fail "B again: $(cat "$tmp/out")"

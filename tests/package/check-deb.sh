@@ -7,6 +7,8 @@
 # and holds the DKMS source of cuse.ko and nothing else, which its
 # maintainer scripts hand to dkms.  Reads the files only.
 set -euo pipefail
+# (no grep -q at the end of a pipe: it exits at the first match, the
+# writer gets SIGPIPE, and pipefail takes the match for a failure)
 deb=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -23,7 +25,7 @@ for f in ./usr/sbin/pilotd ./usr/share/man/man8/pilotd.8.gz \
 	./usr/lib/udev/rules.d/60-pilotd.rules ./usr/lib/systemd/system/pilotd.service \
 	./usr/lib/systemd/system/pilotd@.service ./usr/lib/modules-load.d/pilotd.conf \
 	./usr/lib/sysusers.d/pilotd.conf; do
-	dpkg-deb -c "$deb" | awk '{print $6}' | grep -qx "$f" || { echo "check-deb: $f is not in the package"; missing=1; }
+	dpkg-deb -c "$deb" | awk '{print $6}' | grep -x "$f" >/dev/null || { echo "check-deb: $f is not in the package"; missing=1; }
 done
 [ $missing = 0 ] || exit 1
 # installing creates the pilotd user, and neither starts nor enables pilotd
@@ -51,9 +53,9 @@ files=$(dpkg-deb -c "$dkms" | awk '$1 !~ /^d/ {print $6}' | grep -v '^./usr/shar
 want=$(printf './usr/src/pilotd-cuse-%s/%s\n' "$v" cuse-stream.patch "$v" dkms.conf "$v" prepare.sh)
 [ "$files" = "$want" ] || { echo "check-deb: pilotd-cuse-dkms holds:"; echo "$files"; exit 1; }
 dpkg-deb --fsys-tarfile "$dkms" | tar -xOf - "./usr/src/pilotd-cuse-$v/dkms.conf" |
-	grep -qx "PACKAGE_VERSION=\"$v\"" || { echo "check-deb: dkms.conf has no version $v"; exit 1; }
+	grep -x "PACKAGE_VERSION=\"$v\"" >/dev/null || { echo "check-deb: dkms.conf has no version $v"; exit 1; }
 for s in postinst prerm; do
-	dpkg-deb --ctrl-tarfile "$dkms" | tar -xOf - "./$s" | grep -q 'dkms' ||
+	dpkg-deb --ctrl-tarfile "$dkms" | tar -xOf - "./$s" | grep 'dkms' >/dev/null ||
 		{ echo "check-deb: the $s of pilotd-cuse-dkms does not call dkms"; exit 1; }
 done
 echo "check-deb: pilotd-cuse-dkms_${v}_all.deb: the DKMS source of cuse.ko alone, all checks passed"
