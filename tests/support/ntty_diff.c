@@ -220,6 +220,14 @@ static bool canonical(const struct termios2 *t)
 	return (t->c_lflag & ICANON) && !(t->c_lflag & EXTPROC);
 }
 
+/*
+ * Echo in one step near n_tty's echo buffer's 4096 entries (its
+ * ECHO_DISCARD_WATERMARK is 3808, and an erase takes 2 or 3 entries for
+ * its bytes): n_tty then discards its oldest unsent echoes, pilotd drops
+ * what finds no room in txq (docs/tty-differences.md).
+ */
+#define ECHO_FLOOD 3072
+
 static void end_step(struct nd_trace *tr, const struct side *s)
 {
 	static uint8_t buf[65536];
@@ -228,8 +236,10 @@ static void end_step(struct nd_trace *tr, const struct side *s)
 	say(tr, " H:");
 	say_hex(tr, buf, n);
 	say(tr, "\n");
-	if (tr->lines < ND_OPS_MAX + 2)
+	if (tr->lines < ND_OPS_MAX + 2) {
 		tr->stopped[tr->lines] = s->stopped(s->ctx);
+		tr->flood[tr->lines] = n >= ECHO_FLOOD;
+	}
 	tr->lines++;
 }
 
@@ -612,6 +622,11 @@ static bool flush_races(const struct nd_case *c, int i)
 	for (size_t k = 0; k < op->len; k++) {
 		uint8_t b = (t.c_iflag & ISTRIP) ? op->bytes[k] & 0x7f : op->bytes[k];
 
+		/* n_tty_receive_char_special() takes IXON's START and STOP first */
+		if ((t.c_iflag & IXON) && b && (b == t.c_cc[VSTART] || b == t.c_cc[VSTOP])) {
+			sent |= b == t.c_cc[VSTART];
+			continue;
+		}
 		if (b && (b == t.c_cc[VINTR] || b == t.c_cc[VQUIT] || b == t.c_cc[VSUSP])) {
 			if (sent)
 				return true;
@@ -629,6 +644,9 @@ static const char *classify(const struct nd_case *c, const struct nd_trace *port
 {
 	if (flush_races(c, i))
 		return "timing_isig_flush";
+	for (int k = 0; k <= i && k < ND_OPS_MAX + 2; k++)
+		if (port->flood[k])
+			return "timing_echo_flood";
 	/*
 	 * A pty takes nothing while stopped; usb-serial and pilotd queue.  So
 	 * n_tty keeps echoes unprocessed then, and their columns count later

@@ -68,6 +68,7 @@ struct nd_trace {
 	size_t len;
 	int lines;
 	bool stopped[ND_OPS_MAX + 2]; /* pilotd: output stopped after step i */
+	bool flood[ND_OPS_MAX + 2];   /* step i's echo near n_tty's echo buffer's size */
 };
 
 /* A case from any bytes (a fuzzer's input, or a seeded generator's). */
