@@ -35,6 +35,17 @@ if [ -d "/lib/modules/$(uname -r)" ]; then
 		modprobe "$m" || echo "guest: cannot load $m"
 	done
 fi
+# Docked before boot: the handheld enumerates on its own time (USB, and
+# QEMU's usb-redir behind it), maybe after the settle above; wait for it
+# (20 s at most) and for udev's work on it.
+if [ -f /job/docked ]; then
+	i=0
+	while ! ls /sys/bus/usb/devices/ | grep '^[0-9]-[0-9]' >/dev/null && [ $i -lt 200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	udevadm settle --timeout=20
+fi
 echo "guest: devices and modules settled at $(cut -d' ' -f1 /proc/uptime) s"
 
 # The control channel of the simulated Palm is the second serial port.

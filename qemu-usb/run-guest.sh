@@ -10,7 +10,7 @@
 #                     [--profile NAME] [--sim-arg ARG]... [--no-pilotd]
 #                     [--extra-device PROFILE]...
 #                     [--pilotd-args "ARGS"] [--sanitized] [--add FILE[:DEST]]...
-#                     [--usbredir VID:PID]
+#                     [--usbredir VID:PID] [--docked]
 #                     [--timeout SECONDS] [--keep-logs DIR] -- COMMAND [ARG]...
 set -euo pipefail
 
@@ -18,6 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 kernel= initramfs= modules= sim= timeout=300 keep= pilotd=1 pilotd_args= pilotd_bin= usbredir=
+docked=
 sim_args=() adds=() extras=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -37,6 +38,9 @@ while [ $# -gt 0 ]; do
 	# the handheld VID:PID through usbredir: the guest runs Debian's
 	# usbredirect on 127.0.0.1:4000 (tests/guest/cradle), pilotd --usbredir
 	--usbredir) usbredir=$2; shift 2 ;;
+	# docked before boot: pilotd starts once the handheld is on the bus
+	# and udev has loaded and bound its drivers, as on a desktop
+	--docked) docked=1; shift ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--keep-logs) keep=$2; shift 2 ;;
 	--) shift; break ;;
@@ -73,6 +77,7 @@ echo >> "$job/job/run"
 	pilotd_args="--usbredir 127.0.0.1:4000 $pilotd_args"
 [ -n "$pilotd" ] && echo "$pilotd_args" > "$job/job/pilotd-args"
 [ -n "$pilotd_bin" ] && echo "$pilotd_bin" > "$job/job/pilotd-bin"
+[ -n "$docked" ] && touch "$job/job/docked"
 for a in "${adds[@]}"; do
 	add_bin "$job" "$a"
 done
