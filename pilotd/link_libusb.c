@@ -147,7 +147,8 @@ static void scan_for_handheld(struct usb_link *l, const libusb_device *gone)
 }
 
 /*
- * The interface goes back to the kernel's driver only when pilotd stops:
+ * The interface goes back to the kernel's driver only when pilotd stops
+ * (auto-detach is on only while open_arrived() claims it):
  * re-attaching probes the device synchronously (visor asks a handheld
  * for its connection information, 5 s per request it does not answer),
  * which inside the loop would hold every user's requests; and a handheld
@@ -158,8 +159,8 @@ static void finish_close(struct usb_link *l, bool reattach)
 	bool departed = l->departed;
 	const libusb_device *gone = l->dev;
 
-	if (!reattach)
-		libusb_set_auto_detach_kernel_driver(l->handle, 0);
+	if (reattach)
+		libusb_set_auto_detach_kernel_driver(l->handle, 1);
 	libusb_release_interface(l->handle, 0);
 	libusb_close(l->handle);
 	libusb_unref_device(l->dev);
@@ -398,6 +399,8 @@ static void open_arrived(struct usb_link *l)
 	if (r == 0) {
 		libusb_set_auto_detach_kernel_driver(l->handle, 1);
 		r = libusb_claim_interface(l->handle, 0);
+		/* detached: a release gives it back only at a stop (finish_close()) */
+		libusb_set_auto_detach_kernel_driver(l->handle, 0);
 		if (r < 0)
 			libusb_close(l->handle);
 	}

@@ -346,9 +346,11 @@ static void on_device_disconnect(void *priv)
 	/* the parser acks it (usb_redir_cap_device_disconnect_ack) */
 	if (l->conn.drop)
 		return;
-	if (l->dev == DEV_NONE && !l->refused) {
-		/* no device left: not a departure, so no call at once */
-		redir_conn_drop(&l->conn, "a device_disconnect with no device");
+	if (l->dev == DEV_NONE) {
+		/* no handheld left: not a departure, so no call at once (a
+		 * refused device's neither: the calls back off) */
+		redir_conn_drop(&l->conn, l->refused ? "the device it refused left"
+						     : "a device_disconnect with no device");
 		return;
 	}
 	/* usbredirect serves no other device on this connection: the next

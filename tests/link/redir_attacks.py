@@ -48,6 +48,8 @@ each connection the client makes.
                     a device pilotd does not take (or of a Palm without bulk
                     endpoints), or 20000 hellos; the client logs a bounded
                     number of lines (10 per call at most), not one per packet
+  log-flood-refused-left  a refused device that leaves at once, on every
+                    call: the calls back off (at most 12 in 6 s)
   relay             the relay alone, in front of palm-sim, until killed (the
                     silent-peer case runs it inside the server's namespace)
 
@@ -688,6 +690,9 @@ def case_log_flood(args, tmp, kind):
         palm_device_connect() * FLOOD_REPEATS,
         # after the first, with the 64-bit ids both hellos agreed on
         "hello": hello() + packet(HELLO, hello()[12:]) * FLOOD_REPEATS,
+        # a refused device that leaves at once, on every call
+        "refused-left": hello() + interface_info() + palm_ep_info() + foreign +
+        packet(DEVICE_DISCONNECT, b""),
     }[kind]
     path = os.path.join(tmp, "server.sock")
     srv = unix_listener(path)
@@ -697,12 +702,14 @@ def case_log_flood(args, tmp, kind):
         rc = client.finish(timeout=30, terminate=True)
         args.out = client.output()
         lines = args.out.count("\n")
-        print(f"{kind}: {calls} calls, {FLOOD_REPEATS} repeats each; the client wrote "
-              f"{lines} lines")
+        print(f"{kind}: {calls} calls; the client wrote {lines} lines")
         if calls < 1:
             raise Fail("the client never called")
         if lines > 20 + 12 * calls:
             raise Fail(f"{lines} lines of output for {calls} calls: a log line per packet")
+        if calls > 12:
+            raise Fail(f"{calls} calls in 6 s: a refused device's leaving was taken for a "
+                       f"handheld's departure, with no pause between calls")
         check_exit(client, rc, f"log flood ({kind})")
         print("ok: the log stays bounded")
     finally:
@@ -868,6 +875,7 @@ CASES = {
     "log-flood-foreign": lambda a, t: case_log_flood(a, t, "foreign"),
     "log-flood-no-endpoints": lambda a, t: case_log_flood(a, t, "no-endpoints"),
     "log-flood-hello": lambda a, t: case_log_flood(a, t, "hello"),
+    "log-flood-refused-left": lambda a, t: case_log_flood(a, t, "refused-left"),
     "relay": case_relay,
 }
 
