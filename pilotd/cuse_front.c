@@ -129,9 +129,12 @@ static ssize_t read_whole(const char *path, char *buf, size_t size)
 	return err ? -1 : (ssize_t)len;
 }
 
+enum userns_view { NS_OWN, NS_FOREIGN, NS_UNKNOWN };
+
 /* Is the thread pid in pilotd's own user namespace (core/caps.h)? */
-static bool in_own_userns(int pid)
+static enum userns_view userns_of(int pid)
 {
+	static bool told;
 	static char map[4096], own[4096];
 	static ssize_t o = -2; /* pilotd's own map, read at the first open */
 	static int o_errno;
@@ -145,21 +148,30 @@ static bool in_own_userns(int pid)
 	/* a kernel without user namespaces (CONFIG_USER_NS=n) has no uid_map
 	 * at all: every process is in the one there is */
 	if (o < 0)
-		return o_errno == ENOENT;
+		return o_errno == ENOENT ? NS_OWN : NS_UNKNOWN;
 	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
 	m = read_whole(path, map, sizeof(map));
-	return m >= 0 && caps_same_userns(map, (size_t)m, own, (size_t)o);
+	if (m < 0) {
+		/* /proc mounted hidepid=, pilotd not root: nobody's map */
+		if (!told)
+			log_warn("cannot read %s (%s): callers' user namespaces unknown; "
+				 "each counts by its uid, without CAP_SYS_ADMIN", path,
+				 strerror(errno));
+		told = true;
+		return NS_UNKNOWN;
+	}
+	return caps_same_userns(map, (size_t)m, own, (size_t)o) ? NS_OWN : NS_FOREIGN;
 }
 
-/* Can pilotd see the caller, in its own user namespace? */
-static bool caller_own(fuse_req_t req)
+/* Where the caller is: unseen (another pid namespace: pid 0) is foreign. */
+static enum userns_view caller_ns(fuse_req_t req)
 {
 	const struct fuse_ctx *c = fuse_req_ctx(req);
 
-	return c->pid > 0 && in_own_userns((int)c->pid);
+	return c->pid > 0 ? userns_of((int)c->pid) : NS_FOREIGN;
 }
 
-static bool caller_admin(fuse_req_t req, bool own)
+static bool caller_admin(fuse_req_t req, enum userns_view ns)
 {
 	/* status: its Groups line may list thousands (a larger one fails closed) */
 	static char status[64 * 1024];
@@ -167,7 +179,7 @@ static bool caller_admin(fuse_req_t req, bool own)
 	char path[40];
 	ssize_t n;
 
-	if (!own)
+	if (ns != NS_OWN)
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)c->pid);
 	n = read_whole(path, status, sizeof(status));
@@ -176,11 +188,11 @@ static bool caller_admin(fuse_req_t req, bool own)
 
 static void pilot_open(fuse_req_t req, struct fuse_file_info *fi)
 {
-	bool own = caller_own(req);
+	enum userns_view ns = caller_ns(req);
 	struct port_open_args a = {
 		.uid = fuse_req_ctx(req)->uid,
-		.foreign = !own,
-		.admin = caller_admin(req, own),
+		.foreign = ns == NS_FOREIGN,
+		.admin = caller_admin(req, ns),
 		.nonblock = fi->flags & O_NONBLOCK,
 	};
 
@@ -223,7 +235,7 @@ static void pilot_ioctl(fuse_req_t req, int cmd, void *arg, struct fuse_file_inf
 		.compat = flags & FUSE_IOCTL_COMPAT,
 		/* only these ask (core/tty.h); the others spare the look */
 		.caller_admin = tty_ioctl_needs_admin((unsigned int)cmd) &&
-				caller_admin(req, caller_own(req)),
+				caller_admin(req, caller_ns(req)),
 	};
 
 	port_ioctl(port_of(req), req, fi->fh, &io);
