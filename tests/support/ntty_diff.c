@@ -611,15 +611,34 @@ static struct termios2 settings_at(const struct nd_case *c, int i)
  * buffer past its commit mark): the pty's flush of the master's buffer
  * races with the master's worker, which may have taken them already.
  */
+/*
+ * At most how many bytes the line being edited holds before step i: those
+ * received since the last newline, counted over every earlier batch.
+ */
+static size_t line_bound(const struct nd_case *c, int i)
+{
+	size_t n = 0;
+
+	for (int k = 0; k < i - 1 && k < c->nops; k++)
+		for (size_t j = 0; c->ops[k].kind == ND_RX && j < c->ops[k].len; j++)
+			n = c->ops[k].bytes[j] == '\n' || c->ops[k].bytes[j] == '\r' ? 0 : n + 1;
+	return n;
+}
+
+/* An erase's echo: n_tty's echo buffer takes up to 6 entries a byte (^X, tabs). */
+#define ERASE_ENTRIES 6
+#define ECHO_COMMIT_MARK 256
+
 static bool flush_races(const struct nd_case *c, int i)
 {
 	const struct nd_op *op = i >= 1 && i <= c->nops ? &c->ops[i - 1] : NULL;
 	struct termios2 t = settings_at(c, i);
+	size_t line = line_bound(c, i);
 	bool sent = false;
 
 	if (!op || op->kind != ND_RX || !(t.c_lflag & ISIG) || (t.c_lflag & NOFLSH))
 		return false;
-	for (size_t k = 0; k < op->len; k++) {
+	for (size_t k = 0; k < op->len; k++, line++) {
 		uint8_t b = (t.c_iflag & ISTRIP) ? op->bytes[k] & 0x7f : op->bytes[k];
 
 		/* n_tty_receive_char_special() takes IXON's START and STOP first */
@@ -636,17 +655,48 @@ static bool flush_races(const struct nd_case *c, int i)
 			sent = true;
 		if (b && b == t.c_cc[VREPRINT] && (t.c_lflag & (ECHO | IEXTEN)) == (ECHO | IEXTEN))
 			sent = true;
+		/* a kill's or word erase's echo may pass the commit mark too */
+		if (b && (t.c_lflag & (ICANON | ECHO)) == (ICANON | ECHO) &&
+		    (b == t.c_cc[VKILL] || (b == t.c_cc[VWERASE] && (t.c_lflag & IEXTEN))) &&
+		    line * ERASE_ENTRIES >= ECHO_COMMIT_MARK)
+			sent = true;
+		if (b == '\n' || b == '\r')
+			line = 0;
 	}
 	return false;
 }
 
-static const char *classify(const struct nd_case *c, const struct nd_trace *port, int i)
+/*
+ * After an echo flood the echoes may differ, and what counts them (the
+ * output queue, POLLOUT's room); what the desktop reads may not.
+ */
+static bool flood_explains(const struct nd_case *c, const struct nd_trace *port,
+			   const struct nd_trace *pty, int i)
 {
-	if (flush_races(c, i))
-		return "timing_isig_flush";
+	const struct nd_op *op = i >= 1 && i <= c->nops ? &c->ops[i - 1] : NULL;
+	size_t a = 0, b = 0;
+	const char *la = line(port->text, i, &a), *lb = line(pty->text, i, &b);
+	const char *ha = la ? memmem(la, a, " H:", 3) : NULL, *hb = lb ? memmem(lb, b, " H:", 3) : NULL;
+	bool flooded = false;
+
 	for (int k = 0; k <= i && k < ND_OPS_MAX + 2; k++)
-		if (port->flood[k])
-			return "timing_echo_flood";
+		flooded |= port->flood[k];
+	if (!flooded || !ha || !hb)
+		return false;
+	if (ha - la == hb - lb && memcmp(la, lb, (size_t)(ha - la)) == 0)
+		return true; /* only what reached the handheld differs */
+	return op && (op->kind == ND_OUTQ || op->kind == ND_POLL);
+}
+
+static const char *classify(const struct nd_case *c, const struct nd_trace *port,
+			    const struct nd_trace *pty, int i)
+{
+	/* the race's echoes moved n_tty's column or not: later steps may differ */
+	for (int k = 1; k <= i; k++)
+		if (flush_races(c, k))
+			return "timing_isig_flush";
+	if (flood_explains(c, port, pty, i))
+		return "timing_echo_flood";
 	/*
 	 * A pty takes nothing while stopped; usb-serial and pilotd queue.  So
 	 * n_tty keeps echoes unprocessed then, and their columns count later
@@ -669,7 +719,7 @@ int nd_compare(const struct nd_case *c, const struct nd_trace *port, const struc
 		if (!la && !lb)
 			return -1;
 		if (!la || !lb || a != b || memcmp(la, lb, a) != 0) {
-			*name = classify(c, port, i);
+			*name = classify(c, port, pty, i);
 			return i;
 		}
 	}
