@@ -611,6 +611,13 @@ static struct termios2 settings_at(const struct nd_case *c, int i)
  * buffer past its commit mark): the pty's flush of the master's buffer
  * races with the master's worker, which may have taken them already.
  */
+/* Surely a line's end: a newline that INLCR leaves one, or a CR that ICRNL makes one. */
+static bool ends_line(const struct termios2 *t, uint8_t b)
+{
+	return (b == '\n' && !(t->c_iflag & INLCR)) ||
+	       (b == '\r' && (t->c_iflag & (ICRNL | IGNCR)) == ICRNL);
+}
+
 /*
  * At most how many bytes the line being edited holds before step i: those
  * received since the last newline, counted over every earlier batch.
@@ -619,9 +626,12 @@ static size_t line_bound(const struct nd_case *c, int i)
 {
 	size_t n = 0;
 
-	for (int k = 0; k < i - 1 && k < c->nops; k++)
+	for (int k = 0; k < i - 1 && k < c->nops; k++) {
+		struct termios2 t = settings_at(c, k + 1);
+
 		for (size_t j = 0; c->ops[k].kind == ND_RX && j < c->ops[k].len; j++)
-			n = c->ops[k].bytes[j] == '\n' || c->ops[k].bytes[j] == '\r' ? 0 : n + 1;
+			n = ends_line(&t, c->ops[k].bytes[j]) ? 0 : n + 1;
+	}
 	return n;
 }
 
@@ -660,7 +670,7 @@ static bool flush_races(const struct nd_case *c, int i)
 		    (b == t.c_cc[VKILL] || (b == t.c_cc[VWERASE] && (t.c_lflag & IEXTEN))) &&
 		    line * ERASE_ENTRIES >= ECHO_COMMIT_MARK)
 			sent = true;
-		if (b == '\n' || b == '\r')
+		if (ends_line(&t, b))
 			line = 0;
 	}
 	return false;
