@@ -346,11 +346,16 @@ static void on_device_disconnect(void *priv)
 	/* the parser acks it (usb_redir_cap_device_disconnect_ack) */
 	if (l->conn.drop)
 		return;
-	if (l->dev == DEV_NONE) {
-		/* no handheld left: not a departure, so no call at once (a
-		 * refused device's neither: the calls back off) */
-		redir_conn_drop(&l->conn, l->refused ? "the device it refused left"
-						     : "a device_disconnect with no device");
+	if (l->dev != DEV_RUNNING) {
+		/* no handheld set up: not a departure, so no call at once (a
+		 * refused device's, or one gone in its set-up: calls back off) */
+		const char *why = "a device_disconnect with no device";
+
+		if (l->dev == DEV_SETUP)
+			why = "the handheld left in its set-up";
+		else if (l->refused)
+			why = "the device it refused left";
+		redir_conn_drop(&l->conn, why);
 		return;
 	}
 	/* usbredirect serves no other device on this connection: the next

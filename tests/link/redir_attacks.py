@@ -48,7 +48,8 @@ each connection the client makes.
                     a device pilotd does not take (or of a Palm without bulk
                     endpoints), or 20000 hellos; the client logs a bounded
                     number of lines (10 per call at most), not one per packet
-  log-flood-refused-left  a refused device that leaves at once, on every
+  log-flood-refused-left, log-flood-setup-left  a refused device, or a
+                    handheld in its set-up, that leaves at once, on every
                     call: the calls back off (at most 12 in 6 s)
   relay             the relay alone, in front of palm-sim, until killed (the
                     silent-peer case runs it inside the server's namespace)
@@ -693,6 +694,9 @@ def case_log_flood(args, tmp, kind):
         # a refused device that leaves at once, on every call
         "refused-left": hello() + interface_info() + palm_ep_info() + foreign +
         packet(DEVICE_DISCONNECT, b""),
+        # a handheld taken, gone in its set-up, on every call
+        "setup-left": hello() + interface_info() + palm_ep_info() + palm_device_connect() +
+        packet(DEVICE_DISCONNECT, b""),
     }[kind]
     path = os.path.join(tmp, "server.sock")
     srv = unix_listener(path)
@@ -708,7 +712,7 @@ def case_log_flood(args, tmp, kind):
         if lines > 20 + 12 * calls:
             raise Fail(f"{lines} lines of output for {calls} calls: a log line per packet")
         if calls > 12:
-            raise Fail(f"{calls} calls in 6 s: a refused device's leaving was taken for a "
+            raise Fail(f"{calls} calls in 6 s: a device that never ran was taken for a "
                        f"handheld's departure, with no pause between calls")
         check_exit(client, rc, f"log flood ({kind})")
         print("ok: the log stays bounded")
@@ -876,6 +880,7 @@ CASES = {
     "log-flood-no-endpoints": lambda a, t: case_log_flood(a, t, "no-endpoints"),
     "log-flood-hello": lambda a, t: case_log_flood(a, t, "hello"),
     "log-flood-refused-left": lambda a, t: case_log_flood(a, t, "refused-left"),
+    "log-flood-setup-left": lambda a, t: case_log_flood(a, t, "setup-left"),
     "relay": case_relay,
 }
 
