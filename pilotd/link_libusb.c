@@ -40,6 +40,8 @@
  */
 #define OUT_TRANSFER_MAX (256u * 1024)
 #define CTRL_TIMEOUT_MS	 2000 /* also bounds a CLEAR_FEATURE the device does not answer */
+#define ARRIVE_RETRY_MS	 100u /* a device not configured yet is opened again after */
+#define ARRIVE_TRIES_MAX 50   /* so for 5 s at most */
 
 enum link_state {
 	LINK_IDLE,	/* no handheld */
@@ -58,6 +60,8 @@ struct usb_link {
 	struct usb_fds fds;
 
 	libusb_device *arrived; /* noted by hotplug, opened by the loop */
+	uint64_t arrived_retry_ms; /* not configured yet: open it again then */
+	unsigned int arrived_tries;
 	libusb_device *dev;
 	libusb_device_handle *handle;
 	char name[64];
@@ -125,6 +129,8 @@ static int on_hotplug(libusb_context *ctx, libusb_device *dev, libusb_hotplug_ev
 		return 0;
 	}
 	l->arrived = libusb_ref_device(dev);
+	l->arrived_tries = 0;
+	l->arrived_retry_ms = 0;
 	return 0;
 }
 
@@ -408,13 +414,23 @@ static void open_arrived(struct usb_link *l)
 		libusb_release_interface(l->handle, 0);
 		libusb_close(l->handle);
 	}
+	l->dev = NULL;
+	l->handle = r < 0 ? NULL : l->handle;
+	/* hotplug tells of a device before the kernel has chosen its
+	 * configuration: no interface 0 yet (EINVAL from usbfs) */
+	if ((r == LIBUSB_ERROR_INVALID_PARAM || r == LIBUSB_ERROR_NOT_FOUND) &&
+	    ++l->arrived_tries < ARRIVE_TRIES_MAX) {
+		log_debug("%s: not configured yet; again in %u ms", l->name, ARRIVE_RETRY_MS);
+		l->arrived = dev;
+		l->arrived_retry_ms = loop_now_ms() + ARRIVE_RETRY_MS;
+		return;
+	}
 	if (r < 0) {
 		log_err("%s: cannot take it: %s", l->name, libusb_strerror(r));
 		libusb_unref_device(dev);
-		l->dev = NULL;
-		l->handle = NULL;
 		return;
 	}
+	l->dev = dev;
 	log_info("%s arrived", l->name);
 	l->failure = NULL;
 	l->departed = false;
@@ -459,7 +475,7 @@ static void link_progress(struct usb_link *l)
 	act_on_notes(l);
 	if (l->state == LINK_CLOSING && busy_transfers(l) == 0)
 		finish_close(l, false);
-	if (l->state == LINK_IDLE && l->arrived)
+	if (l->state == LINK_IDLE && l->arrived && loop_now_ms() >= l->arrived_retry_ms)
 		open_arrived(l);
 }
 
@@ -483,11 +499,20 @@ static int timeout_ms(struct link *base)
 	struct usb_link *l = (struct usb_link *)base;
 	struct timeval tv;
 
+	int ms = -1;
+
 	if (notes_pending(l))
 		return 0; /* noted by a hook of the port at the end of the round */
-	if (libusb_pollfds_handle_timeouts(l->ctx) || libusb_get_next_timeout(l->ctx, &tv) != 1)
-		return -1;
-	return (int)(tv.tv_sec * 1000 + (tv.tv_usec + 999) / 1000);
+	if (!libusb_pollfds_handle_timeouts(l->ctx) && libusb_get_next_timeout(l->ctx, &tv) == 1)
+		ms = (int)(tv.tv_sec * 1000 + (tv.tv_usec + 999) / 1000);
+	if (l->state == LINK_IDLE && l->arrived) {
+		uint64_t now = loop_now_ms();
+		int wait = l->arrived_retry_ms > now ? (int)(l->arrived_retry_ms - now) : 0;
+
+		if (ms < 0 || wait < ms)
+			ms = wait;
+	}
+	return ms;
 }
 
 static void after_events(struct link *base, bool timed_out)
