@@ -55,6 +55,19 @@ bool port_read_ready(const struct port *p, const struct port_file *f, size_t siz
 }
 
 /*
+ * Under EXTPROC with ICANON n_tty queues bytes unedited, but a read that
+ * takes the only byte there, a VEOF, returns 0: the end of file the pty's
+ * server edited (c_cc[VEOF] compared as it is, disabled or not, as n_tty).
+ */
+static bool lone_eof_is_eof(const struct port *p)
+{
+	const struct termios2 *t = &p->tty.termios;
+
+	return (t->c_lflag & (ICANON | EXTPROC)) == (ICANON | EXTPROC) &&
+	       p->readbuf[0] == t->c_cc[VEOF];
+}
+
+/*
  * What f may read, up to size bytes: in canonical mode one line at most
  * (n_tty's canon_copy_from_read_buf(): the rest of a line that did not
  * fit comes with the next read; an end of file reads as 0).
@@ -65,7 +78,14 @@ void port_answer_read(struct port *p, void *req, const struct port_file *f, size
 	bool line_gone = false;
 
 	if (max && !canonical(p)) {
-		n = byteq_pop(&p->rxq, p->readbuf, min_size(max, port_rx_avail(p, f)));
+		size_t avail = port_rx_avail(p, f);
+
+		n = byteq_pop(&p->rxq, p->readbuf, min_size(max, avail));
+		/* n_tty's copy_from_read_buf(): under EXTPROC, a lone VEOF reads as 0 */
+		if (avail == 1 && n == 1 && lone_eof_is_eof(p)) {
+			n = 0;
+			line_gone = true;
+		}
 	} else if (max && readable(p, f)) {
 		uint32_t *len = &p->lines.len[p->lines.head];
 

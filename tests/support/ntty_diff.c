@@ -698,24 +698,9 @@ static bool flood_explains(const struct nd_case *c, const struct nd_trace *port,
 	return op && (op->kind == ND_OUTQ || op->kind == ND_POLL);
 }
 
-/*
- * n_tty's copy_from_read_buf() turns a lone VEOF into a zero-length read
- * under EXTPROC with ICANON; pilotd returns the byte (not matched yet).
- */
-static bool extproc_lone_eof(const struct nd_case *c, int i)
-{
-	const struct nd_op *op = i >= 1 && i <= c->nops ? &c->ops[i - 1] : NULL;
-	struct termios2 t = settings_at(c, i);
-
-	return op && (op->kind == ND_READ || op->kind == ND_DRAIN) &&
-	       (t.c_lflag & (ICANON | EXTPROC)) == (ICANON | EXTPROC);
-}
-
 static const char *classify(const struct nd_case *c, const struct nd_trace *port,
 			    const struct nd_trace *pty, int i)
 {
-	if (extproc_lone_eof(c, i))
-		return "extproc_lone_eof";
 	/* the race's echoes moved n_tty's column or not: later steps may differ */
 	for (int k = 1; k <= i; k++)
 		if (flush_races(c, k))
