@@ -306,13 +306,14 @@ static void h_data(struct req *q, const uint8_t *b, size_t len)
 	if (len == 0)
 		return;
 	FUZZ_CHECK(f->open && len <= cfg.read_max);
-	/* (but a NUL: a VEOF received in canonical mode reads as one once
-	 * it goes off, as in n_tty, whatever the VEOF character's tag) */
+	/* the input there is of the reader's session, NULs included */
+	FUZZ_CHECK(fz.rx_session == f->session);
+	/* (a NUL: a VEOF received in canonical mode reads as one once it
+	 * goes off, as in n_tty, whatever the VEOF character's tag) */
 	for (size_t i = 0; i < len; i++)
 		FUZZ_CHECK(b[i] == 0 || (b[i] & TAG) == tagged(0, f->session));
 	if (!fz.rx_exact)
 		return;
-	FUZZ_CHECK(fz.rx_session == f->session);
 	FUZZ_CHECK(len <= fz.rxm.len);
 	for (size_t i = 0; i < len; i++)
 		FUZZ_CHECK(b[i] == mq_at(&fz.rxm, i));
