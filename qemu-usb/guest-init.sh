@@ -36,15 +36,20 @@ if [ -d "/lib/modules/$(uname -r)" ]; then
 	done
 fi
 # Docked before boot: the handheld enumerates on its own time (USB, and
-# QEMU's usb-redir behind it), maybe after the settle above; wait for it
-# (20 s at most) and for udev's work on it.
+# QEMU's usb-redir behind it), maybe after the settle above, and udev
+# loads its driver (usbserial, visor) some seconds later on a loaded
+# machine; a settle may come before its event is queued.  Wait (20 s at
+# most) until an interface of a device other than a root hub (1-0:1.0)
+# has a driver: pilotd then starts as on a desktop that was up first.
 if [ -f /job/docked ]; then
 	i=0
-	while ! ls /sys/bus/usb/devices/ | grep '^[0-9]-[0-9]' >/dev/null && [ $i -lt 200 ]; do
+	while ! ls -d /sys/bus/usb/devices/[0-9]-[1-9]*:*/driver >/dev/null 2>&1 &&
+		[ $i -lt 200 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
 	udevadm settle --timeout=20
+	[ $i -lt 200 ] || echo "guest: no driver took the docked handheld within 20 s"
 fi
 echo "guest: devices and modules settled at $(cut -d' ' -f1 /proc/uptime) s"
 
