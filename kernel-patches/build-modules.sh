@@ -14,6 +14,7 @@
 # guest the stock image as shipped.
 #
 # Usage: build-modules.sh [--dkms DEB] [--install DIR] VERSION...
+#        build-modules.sh --fetch VERSION...
 # --install DIR writes, for each VERSION:
 #   vmlinuz-VERSION                  Debian's kernel image
 #   modules-VERSION.cpio.gz          its modules for the guest (USB host
@@ -28,6 +29,7 @@
 # for each VERSION instead (build only: nothing is installed or loaded
 # here) and writes modules-VERSION-dkms.cpio.gz, the guest's modules with
 # what DKMS built.
+# --fetch only downloads the packages and makes the build root (fetch()).
 # Everything is cached under keys hashed from what went into it.
 # Cache root: $PILOTD_CACHE (default /var/cache/pilotd).
 set -euo pipefail
@@ -336,7 +338,29 @@ install_if_changed() {
 	cmp -s "$1" "$2" || cp "$1" "$2"
 }
 
+# fetch VERSION...: Debian's packages of each kernel downloaded, and the
+# Debian 13 build root made, ahead of the builds that need them: run-tests
+# starts this beside the guest kernel's build, so that the network's time
+# and the kernel's CPU time overlap.  Downloads take their suite's lock,
+# the build root the cache's.
+fetch() {
+	local v
+	exec 9>"$cache/debian-kernel/lock"
+	for v in "$@"; do
+		use_version "$v"
+		flock 9
+		build_root
+		flock -u 9
+	done
+}
+
 install_dir= dkms_deb=
+if [ "${1:-}" = --fetch ]; then
+	shift
+	mkdir -p "$cache/debian-kernel"
+	fetch "$@"
+	exit 0
+fi
 if [ "${1:-}" = --dkms ]; then
 	dkms_deb=$(realpath "${2:?--dkms needs the DKMS package}")
 	shift 2

@@ -8,7 +8,7 @@
 demo_deps=(
 	build-essential gcc-multilib meson ninja-build pkg-config python3
 	libfuse3-dev libusb-1.0-0-dev libusbredirparser-dev libsystemd-dev
-	qemu-system-x86 busybox-static cpio kmod xz-utils
+	qemu-system-x86 busybox-static cpio kmod xz-utils zstd
 )
 pilotd_deps=(
 	"${demo_deps[@]}" debhelper dh-dkms lintian iproute2 dkms mmdebstrap
