@@ -243,13 +243,16 @@ static void end_step(struct nd_trace *tr, const struct side *s)
 	tr->lines++;
 }
 
+/* A drain's reads at most: canonical mode reads an empty line (VEOF) as 0. */
+#define DRAIN_READS 64
+
 /* Read until EAGAIN (or 0 when non-canonical: VMIN 0 reads 0 at once). */
 static void drain(struct nd_trace *tr, const struct side *s, const struct termios2 *t)
 {
 	uint8_t buf[4096];
 	long n;
 
-	for (int i = 0; i < 64; i++) {
+	for (int i = 0; i < DRAIN_READS; i++) {
 		n = s->read(s->ctx, buf, sizeof(buf));
 		say_ret(tr, n, buf);
 		say(tr, "|");
@@ -432,7 +435,9 @@ int nd_run_port(const struct nd_case *c, struct nd_trace *tr)
 	const struct side s = { &ps,	       port_rx_op,  port_write_op,  port_read_op,
 				port_poll_op,  port_query,  port_ioctl_arg, port_setattr,
 				port_handheld, port_stopped };
-	int err = ph_init(&ps.h, &ps.p, &ph_config_small, 256);
+	/* each step a request, a drain DRAIN_READS (a case of drains of empty
+	 * lines took more than 256); and the opens and the close */
+	int err = ph_init(&ps.h, &ps.p, &ph_config_small, ND_OPS_MAX * (DRAIN_READS + 1) + 16);
 
 	if (err)
 		return err;
