@@ -55,16 +55,22 @@ bool port_read_ready(const struct port *p, const struct port_file *f, size_t siz
 }
 
 /*
- * Under EXTPROC with ICANON n_tty queues bytes unedited, but a read that
- * takes the only byte there, a VEOF, returns 0: the end of file the pty's
- * server edited (c_cc[VEOF] compared as it is, disabled or not, as n_tty).
+ * Under EXTPROC with ICANON n_tty queues bytes unedited, but a read whose
+ * last piece is a lone VEOF, the last byte there, does not return that
+ * byte (the end of file the pty's server edited; c_cc[VEOF] compared as it
+ * is, disabled or not, as n_tty).  tty_read() calls n_tty's read in pieces
+ * of 64 bytes (iterate_tty_read()'s kernel_buf), each one
+ * copy_from_read_buf(): the last piece is lone when n bytes, all there
+ * were, are 1 more than a multiple of 64.  (A piece also ends at the end
+ * of n_tty's 4096-byte ring; not modelled: docs/tty-differences.md.)
  */
-static bool lone_eof_is_eof(const struct port *p)
+#define NTTY_READ_PIECE 64
+static bool lone_eof_ends(const struct port *p, size_t n, size_t avail)
 {
 	const struct termios2 *t = &p->tty.termios;
 
-	return (t->c_lflag & (ICANON | EXTPROC)) == (ICANON | EXTPROC) &&
-	       p->readbuf[0] == t->c_cc[VEOF];
+	return (t->c_lflag & (ICANON | EXTPROC)) == (ICANON | EXTPROC) && n == avail &&
+	       n % NTTY_READ_PIECE == 1 && p->readbuf[n - 1] == t->c_cc[VEOF];
 }
 
 /*
@@ -81,9 +87,9 @@ void port_answer_read(struct port *p, void *req, const struct port_file *f, size
 		size_t avail = port_rx_avail(p, f);
 
 		n = byteq_pop(&p->rxq, p->readbuf, min_size(max, avail));
-		/* n_tty's copy_from_read_buf(): under EXTPROC, a lone VEOF reads as 0 */
-		if (avail == 1 && n == 1 && lone_eof_is_eof(p)) {
-			n = 0;
+		/* n_tty's copy_from_read_buf(): under EXTPROC, a lone VEOF is not read */
+		if (n && lone_eof_ends(p, n, avail)) {
+			n--;
 			line_gone = true;
 		}
 	} else if (max && readable(p, f)) {

@@ -297,12 +297,28 @@ static int h_open(struct req *q, uint64_t fh)
 	return -ENOENT;
 }
 
+/*
+ * Under EXTPROC with ICANON a read whose last piece of 64 bytes is a lone
+ * VEOF, the last byte there, does not return it (n_tty's
+ * copy_from_read_buf()): the model drops it too.
+ */
+static void lone_eof_read(const struct file *f, size_t len)
+{
+	const struct termios2 *t = &fz.port.tty.termios;
+
+	if (fz.rx_exact && (t->c_lflag & (ICANON | EXTPROC)) == (ICANON | EXTPROC) &&
+	    fz.rx_session == f->session && fz.rxm.len == len + 1 && rx_held() == 0 &&
+	    (len + 1) % 64 == 1 && mq_at(&fz.rxm, len) == t->c_cc[VEOF])
+		fz.rxm.len--; /* the model's last byte */
+}
+
 /* A read of a file whose bytes the model cannot follow: each has its session's tag. */
 static void h_data(struct req *q, const uint8_t *b, size_t len)
 {
 	const struct file *f = &fz.files[q->file];
 
 	FUZZ_CHECK(q->kind == R_READ);
+	lone_eof_read(f, len);
 	if (len == 0)
 		return;
 	FUZZ_CHECK(f->open && len <= cfg.read_max);

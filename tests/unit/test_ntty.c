@@ -240,9 +240,12 @@ static void op_read(struct nd_case *c, unsigned int size)
 
 /*
  * Under EXTPROC with ICANON, n_tty's copy_from_read_buf() reads a lone
- * VEOF as 0 (the byte is gone), and a VEOF with anything beside it as a
- * byte; c_cc[VEOF] is compared even when 0.  Random cases seldom read a
- * lone VEOF in that mode, so these run every time.
+ * VEOF, the last byte there, as 0 (the byte is gone), and a VEOF with
+ * anything beside it as a byte; c_cc[VEOF] is compared even when 0.
+ * Random cases seldom read a lone VEOF in that mode, so these run every
+ * time.  (A VEOF alone in the last 64-byte piece of a longer read: the
+ * seed extproc-lone-veof-piece of fuzz_ntty; these cases' script drains
+ * before 65 bytes can wait.)
  */
 static int lone_eof_cases(void)
 {
