@@ -207,10 +207,11 @@ void redir_conn_hello(struct redir_conn *c, const char *version)
 /*
  * Not at the hello: a server that says hello and then nothing useful
  * (a device_disconnect with no device, say) would be called every 0.1 s.
+ * The stream's start; close_connection() judges how long it ran.
  */
 void redir_conn_useful(struct redir_conn *c)
 {
-	c->backoff_ms = REDIR_BACKOFF_FIRST_MS;
+	c->useful_ms = loop_now_ms();
 }
 
 void redir_conn_drop(struct redir_conn *c, const char *why)
@@ -253,7 +254,18 @@ static void tear_down(struct redir_conn *c, const char *why)
 static void close_connection(struct redir_conn *c, const char *why)
 {
 	bool was_up = c->state == REDIR_UP;
+	/*
+	 * Only a handheld whose stream ran a while resets the pause or has
+	 * the next called at once: a server can set one up and end it at
+	 * once, on every call (attacker round 6, R6-2).
+	 */
+	bool ran = c->useful_ms && loop_now_ms() - c->useful_ms >= REDIR_RUN_MIN_MS;
 
+	c->useful_ms = 0;
+	if (ran)
+		c->backoff_ms = REDIR_BACKOFF_FIRST_MS;
+	else
+		c->call_soon = false;
 	tear_down(c, why);
 	c->drop = NULL;
 	c->queued = false;

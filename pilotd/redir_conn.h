@@ -30,6 +30,8 @@
 #define REDIR_CONNECT_TIMEOUT_MS 5000	     /* TCP connect, then the server's hello */
 #define REDIR_BACKOFF_FIRST_MS 100
 #define REDIR_BACKOFF_MAX_MS   2000
+/* a handheld that ran this long left as one does: the next is called at once */
+#define REDIR_RUN_MIN_MS       REDIR_BACKOFF_MAX_MS
 
 struct usbredirparser;
 
@@ -68,6 +70,7 @@ struct redir_conn {
 	uint64_t deadline_ms; /* of connecting or the hello */
 	uint64_t retry_at_ms;
 	unsigned int backoff_ms;
+	uint64_t useful_ms; /* when its handheld's stream began, or 0 */
 	unsigned int failures; /* calls failed in a row */
 	const char *drop;      /* noted: settle() ends the connection */
 	char drop_buf[96];

@@ -51,6 +51,11 @@ each connection the client makes.
   log-flood-refused-left, log-flood-setup-left  a refused device, or a
                     handheld in its set-up, that leaves at once, on every
                     call: the calls back off (at most 12 in 6 s)
+  running-left, running-closed  a handheld set up whose stream, once it
+                    runs, ends at once (a device_disconnect, or the server
+                    hangs up), on every call: the calls back off (at most
+                    12 in 6 s; a stream that ran 2 s has the next called at
+                    once)
   relay             the relay alone, in front of palm-sim, until killed (the
                     silent-peer case runs it inside the server's namespace)
 
@@ -75,7 +80,7 @@ import threading
 import time
 
 from redir_peer import (BULK_PACKET, CONTROL_PACKET, DEVICE_CONNECT, DEVICE_DISCONNECT, EP_INFO,
-                        HELLO, ep_index, hello, interface_info, packet, run_sim)
+                        HELLO, ep_index, hello, interface_info, packet, requests, run_sim)
 
 INTERRUPT_PACKET = 103
 SO_SNDBUFFORCE = getattr(socket, "SO_SNDBUFFORCE", 32)
@@ -632,11 +637,11 @@ def case_oversized_packet(args, tmp):
         srv.close()
 
 
-def serve_calls(srv, burst, seconds, linger):
-    """Each call for seconds: burst sent, then read until the client hangs up
-    (linger seconds at most); how many calls came."""
+def serve_calls(srv, seconds, serve):
+    """Each call for seconds: serve(conn), a hung-up client's errors ignored;
+    how many calls came, and how many serve() counted."""
     srv.settimeout(5)
-    calls, end = 0, time.monotonic() + seconds
+    calls, counted, end = 0, 0, time.monotonic() + seconds
     while time.monotonic() < end:
         try:
             conn, _ = srv.accept()
@@ -644,14 +649,22 @@ def serve_calls(srv, burst, seconds, linger):
             break
         calls += 1
         with conn:
-            conn.settimeout(linger)
             try:
-                conn.sendall(burst)
-                while conn.recv(4096):
-                    pass
+                counted += bool(serve(conn))
             except (BrokenPipeError, ConnectionResetError, socket.timeout):
                 pass
-    return calls
+    return calls, counted
+
+
+def burst_server(burst, linger):
+    """serve_calls()'s serve: burst sent, then read until the client hangs
+    up (linger seconds at most)."""
+    def serve(conn):
+        conn.settimeout(linger)
+        conn.sendall(burst)
+        while conn.recv(4096):
+            pass
+    return serve
 
 
 def case_disconnect_no_device(args, tmp):
@@ -659,7 +672,7 @@ def case_disconnect_no_device(args, tmp):
     srv = unix_listener(path)
     client = Client(args.client, path, "--seconds", "60")
     try:
-        calls = serve_calls(srv, hello() + packet(DEVICE_DISCONNECT, b""), 6, 5)
+        calls, _ = serve_calls(srv, 6, burst_server(hello() + packet(DEVICE_DISCONNECT, b""), 5))
         rc = client.finish(timeout=30, terminate=True)
         args.out = client.output()
         print(f"hello and device_disconnect with no device: {calls} calls in 6 s")
@@ -702,7 +715,7 @@ def case_log_flood(args, tmp, kind):
     srv = unix_listener(path)
     client = Client(args.client, path, "--seconds", "60")
     try:
-        calls = serve_calls(srv, burst, 6, 3)
+        calls, _ = serve_calls(srv, 6, burst_server(burst, 3))
         rc = client.finish(timeout=30, terminate=True)
         args.out = client.output()
         lines = args.out.count("\n")
@@ -716,6 +729,63 @@ def case_log_flood(args, tmp, kind):
                        f"handheld's departure, with no pause between calls")
         check_exit(client, rc, f"log flood ({kind})")
         print("ok: the log stays bounded")
+    finally:
+        client.close()
+        srv.close()
+
+
+def serve_running_left(conn, close):
+    """One call: a handheld whose set-up is answered (every control request
+    stalls: pilotd falls back to the first bulk pair), then, once its stream
+    runs (pilotd's first bulk packet), leaves (device_disconnect) or the
+    server hangs up (close).  Whether the stream ran."""
+    conn.settimeout(1.0)
+    conn.sendall(hello() + interface_info() + palm_ep_info() + palm_device_connect())
+    buf, seen_hello = b"", False
+    while True:
+        data = conn.recv(65536)
+        if not data:
+            return False
+        buf += data
+        if not seen_hello:
+            if len(buf) < 12 or len(buf) < 12 + struct.unpack_from("<I", buf, 4)[0]:
+                continue
+            buf, seen_hello = buf[12 + struct.unpack_from("<I", buf, 4)[0]:], True
+        reqs, buf = requests(buf)
+        for ptype, ident, body in reqs:
+            if ptype == CONTROL_PACKET:
+                ep, req, rtype, _, value, index, _ = struct.unpack("<BBBBHHH", body[:10])
+                stall = struct.pack("<BBBBHHH", ep, req, rtype, 4, value, index, 0)
+                conn.sendall(packet(CONTROL_PACKET, stall, ident))
+            elif ptype == BULK_PACKET:
+                if not close:
+                    conn.sendall(packet(DEVICE_DISCONNECT, b""))
+                    while conn.recv(4096):
+                        pass
+                return True
+
+
+def case_running_left(args, tmp, close):
+    kind = "closed" if close else "left"
+    path = os.path.join(tmp, "server.sock")
+    srv = unix_listener(path)
+    client = Client(args.client, path, "--seconds", "60")
+    try:
+        calls, ran = serve_calls(srv, 6, lambda conn: serve_running_left(conn, close))
+        rc = client.finish(timeout=30, terminate=True)
+        args.out = client.output()
+        lines = args.out.count("\n")
+        print(f"running-{kind}: {calls} calls, the stream ran on {ran}; the client wrote "
+              f"{lines} lines")
+        if ran < 1:
+            raise Fail("no stream ever ran: the case did not test")
+        if calls > 12:
+            raise Fail(f"{calls} calls in 6 s: a handheld whose stream ended at once was "
+                       f"called again with no pause")
+        if lines > 20 + 12 * calls:
+            raise Fail(f"{lines} lines of output for {calls} calls")
+        check_exit(client, rc, f"running-{kind}")
+        print("ok: the calls back off")
     finally:
         client.close()
         srv.close()
@@ -881,6 +951,8 @@ CASES = {
     "log-flood-hello": lambda a, t: case_log_flood(a, t, "hello"),
     "log-flood-refused-left": lambda a, t: case_log_flood(a, t, "refused-left"),
     "log-flood-setup-left": lambda a, t: case_log_flood(a, t, "setup-left"),
+    "running-left": lambda a, t: case_running_left(a, t, False),
+    "running-closed": lambda a, t: case_running_left(a, t, True),
     "relay": case_relay,
 }
 
