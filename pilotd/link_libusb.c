@@ -62,6 +62,7 @@ struct usb_link {
 	libusb_device *arrived; /* noted by hotplug, opened by the loop */
 	uint64_t arrived_retry_ms; /* not configured yet: open it again then */
 	unsigned int arrived_tries;
+	bool waiting; /* a handheld came while another was in use or being opened */
 	libusb_device *dev;
 	libusb_device_handle *handle;
 	char name[64];
@@ -123,9 +124,10 @@ static int on_hotplug(libusb_context *ctx, libusb_device *dev, libusb_hotplug_ev
 		return 0;
 	/* One that is leaving does not count: its successor may come first. */
 	if ((l->dev && !l->departed && l->state != LINK_CLOSING) || l->arrived) {
-		log_warn("handheld %04x:%04x on bus %u address %u ignored: one is in use",
+		log_warn("handheld %04x:%04x on bus %u address %u waits: another is in use",
 			 d.idVendor, d.idProduct, libusb_get_bus_number(dev),
 			 libusb_get_device_address(dev));
+		l->waiting = true;
 		return 0;
 	}
 	l->arrived = libusb_ref_device(dev);
@@ -176,10 +178,13 @@ static void finish_close(struct usb_link *l, bool reattach)
 	l->state = LINK_IDLE;
 	log_info("%s released (%llu bytes in, %llu out)", l->name, l->pump.rx_bytes,
 		 l->pump.tx_bytes);
-	/* Another handheld may have been waiting behind this one.  Not after
-	 * giving up on a broken one: that would take it straight back. */
-	if (departed)
+	/* Another handheld may have been waiting behind this one: any after a
+	 * departure; one that came meanwhile after giving up on a broken one
+	 * (never that one: it would be taken straight back). */
+	if (departed || l->waiting) {
+		l->waiting = false;
 		scan_for_handheld(l, gone);
+	}
 }
 
 /* Only from link_progress() or stop(): never inside a callback. */
@@ -427,6 +432,10 @@ static void open_arrived(struct usb_link *l)
 	}
 	if (r < 0) {
 		log_err("%s: cannot take it: %s", l->name, libusb_strerror(r));
+		if (l->waiting) { /* one came while this one was opened again */
+			l->waiting = false;
+			scan_for_handheld(l, dev);
+		}
 		libusb_unref_device(dev);
 		return;
 	}
@@ -475,6 +484,11 @@ static void link_progress(struct usb_link *l)
 	act_on_notes(l);
 	if (l->state == LINK_CLOSING && busy_transfers(l) == 0)
 		finish_close(l, false);
+	/* the one being opened again left: one that waited behind it */
+	if (l->waiting && l->state == LINK_IDLE && !l->arrived) {
+		l->waiting = false;
+		scan_for_handheld(l, NULL);
+	}
 	if (l->state == LINK_IDLE && l->arrived && loop_now_ms() >= l->arrived_retry_ms)
 		open_arrived(l);
 }
