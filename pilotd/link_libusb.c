@@ -4,11 +4,16 @@
  * it up (core/setup.h), and pump bytes between its bulk endpoints and the
  * port's stream queues.
  *
- * Nothing here blocks the event loop: hotplug callbacks only note what
+ * Nothing here waits on the handheld: hotplug callbacks only note what
  * happened (libusb forbids most calls inside them), the connection-info
  * handshake runs as asynchronous control transfers, and the bulk pumps are
  * asynchronous transfers started by the pump (core/pump.h), which drives
  * the stream for both transports: this file carries out its I/O calls.
+ * One wait remains, on the kernel: opening and claiming a device take
+ * usbfs' device lock, which the kernel holds while it configures a new
+ * device and while drivers (visor) probe it; a device that leaves those
+ * requests unanswered holds libusb_open() or the claim, and the loop, for
+ * their timeouts (5 s each).  docs/design.md, "What the loop waits on".
  *
  * Teardown happens in one place, link_progress(), after each batch of
  * libusb events: callbacks and the port's hooks only note what happened
