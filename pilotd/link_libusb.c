@@ -15,6 +15,9 @@
  * requests unanswered holds libusb_open() or the claim, and the loop, for
  * their timeouts (5 s each).  docs/design.md, "What the loop waits on".
  *
+ * The transfers (the pump's I/O, the handshake's control requests) are in
+ * link_libusb_io.c; what both files share in link_libusb_impl.h.
+ *
  * Teardown happens in one place, link_progress(), after each batch of
  * libusb events: callbacks and the port's hooks only note what happened
  * (departed, failed, the pump's verdict), so nothing a caller still uses
@@ -32,61 +35,8 @@
 #include "core/pump.h"
 #include "core/setup.h"
 #include "link.h"
+#include "link_libusb_impl.h"
 #include "usb_fds.h"
-
-/*
- * IN transfers are one packet (wMaxPacketSize) each, with no timeout, as
- * the kernel's usb-serial drivers read: a transfer ends on every packet,
- * so bytes a handheld sent before it paused can never wait inside a
- * half-full transfer.  They are cancelled only when nobody listens (the
- * last close: what one brings then is discarded, core/pump.c) or at a
- * stop.  Many in flight keep the pipe full.  docs/design.md "IN
- * transfers" has the trade-off.
- */
-#define OUT_TRANSFER_MAX (256u * 1024)
-#define CTRL_TIMEOUT_MS	 2000 /* also bounds a CLEAR_FEATURE the device does not answer */
-#define ARRIVE_RETRY_MS	 100u /* a device not configured yet is opened again after */
-#define ARRIVE_TRIES_MAX 50   /* so for 5 s at most */
-
-enum link_state {
-	LINK_IDLE,	/* no handheld */
-	LINK_HANDSHAKE, /* asking where HotSync is */
-	LINK_RUNNING,	/* bytes flow */
-	LINK_CLOSING,	/* waiting for cancelled transfers */
-};
-
-struct usb_link {
-	struct link base;
-	struct link_match cfg;
-	struct loop *loop;
-	struct port *port;
-	libusb_context *ctx;
-	libusb_hotplug_callback_handle hotplug;
-	struct usb_fds fds;
-
-	libusb_device *arrived; /* noted by hotplug, opened by the loop */
-	uint64_t arrived_retry_ms; /* not configured yet: open it again then */
-	unsigned int arrived_tries;
-	bool waiting; /* a handheld came while another was in use or being opened */
-	libusb_device *dev;
-	libusb_device_handle *handle;
-	char name[64];
-	enum link_state state;
-	bool departed;	     /* noted by a callback: it left */
-	const char *failure; /* noted: a call failed, let it go */
-	struct palm_setup setup;
-	struct palm_hotsync hs;
-
-	struct libusb_transfer *ctrl;
-	uint8_t ctrl_buf[LIBUSB_CONTROL_SETUP_SIZE + 64];
-	bool ctrl_busy;
-	uint8_t halt_ep; /* of the CLEAR_FEATURE in flight, or 0 */
-
-	struct libusb_transfer *in[PUMP_IN_MAX];
-	struct libusb_transfer *out;
-	uint8_t *out_buf;
-	struct pump pump;
-};
 
 static bool at_port_path(libusb_device *dev, const char *want)
 {
@@ -206,170 +156,6 @@ static void begin_close(struct usb_link *l, const char *why)
 		libusb_cancel_transfer(l->ctrl);
 }
 
-/* A call failed: note it (link_progress() lets the handheld go); -errno. */
-static int submit_failed(struct usb_link *l, int r)
-{
-	if (r == LIBUSB_ERROR_NO_DEVICE) {
-		l->departed = true;
-		return -ENODEV;
-	}
-	if (!l->failure)
-		l->failure = libusb_strerror(r);
-	return -EIO;
-}
-
-static enum pump_status status_of(enum libusb_transfer_status st)
-{
-	switch (st) {
-	case LIBUSB_TRANSFER_COMPLETED: return PUMP_OK;
-	case LIBUSB_TRANSFER_CANCELLED: return PUMP_CANCELLED;
-	case LIBUSB_TRANSFER_TIMED_OUT: return PUMP_TIMEOUT;
-	case LIBUSB_TRANSFER_STALL: return PUMP_STALL;
-	case LIBUSB_TRANSFER_OVERFLOW: return PUMP_BABBLE;
-	case LIBUSB_TRANSFER_NO_DEVICE: return PUMP_GONE;
-	default: return PUMP_ERROR;
-	}
-}
-
-/* ---- the pump's I/O (core/pump.h): only what libusb does ---- */
-
-static void in_done(struct libusb_transfer *t)
-{
-	struct usb_link *l = t->user_data;
-	int i = 0;
-
-	while (l->in[i] != t)
-		i++;
-	pump_in_done(&l->pump, i, status_of(t->status), t->buffer,
-		     t->actual_length > 0 ? (size_t)t->actual_length : 0);
-}
-
-static void out_done(struct libusb_transfer *t)
-{
-	struct usb_link *l = t->user_data;
-
-	pump_out_done(&l->pump, status_of(t->status),
-		      t->actual_length > 0 ? (size_t)t->actual_length : 0);
-}
-
-static int io_submit_in(void *ctx, int slot, uint8_t *buf, size_t len)
-{
-	struct usb_link *l = ctx;
-	int r;
-
-	libusb_fill_bulk_transfer(l->in[slot], l->handle, l->hs.in_ep, buf, (int)len, in_done, l,
-				  0);
-	r = libusb_submit_transfer(l->in[slot]);
-	return r < 0 ? submit_failed(l, r) : 0;
-}
-
-static int io_submit_out(void *ctx, const uint8_t *buf, size_t len)
-{
-	struct usb_link *l = ctx;
-	int r;
-
-	libusb_fill_bulk_transfer(l->out, l->handle, l->hs.out_ep, (uint8_t *)buf, (int)len,
-				  out_done, l, 0);
-	r = libusb_submit_transfer(l->out);
-	return r < 0 ? submit_failed(l, r) : 0;
-}
-
-static void io_cancel_in(void *ctx, int slot)
-{
-	libusb_cancel_transfer(((struct usb_link *)ctx)->in[slot]);
-}
-
-static void io_cancel_out(void *ctx)
-{
-	libusb_cancel_transfer(((struct usb_link *)ctx)->out);
-}
-
-static int submit_ctrl(struct usb_link *l, const struct palm_ctrl *req);
-
-static int io_clear_halt(void *ctx, bool in)
-{
-	struct usb_link *l = ctx;
-	const struct palm_ctrl req = pump_clear_halt_request(in ? l->hs.in_ep : l->hs.out_ep);
-
-	l->halt_ep = (uint8_t)req.index;
-	return submit_ctrl(l, &req);
-}
-
-static int io_close_notification(void *ctx)
-{
-	struct usb_link *l = ctx;
-
-	l->halt_ep = 0;
-	return submit_ctrl(l, &palm_close_notification);
-}
-
-static const struct pump_io pump_io = {
-	.submit_in = io_submit_in,
-	.submit_out = io_submit_out,
-	.cancel_in = io_cancel_in,
-	.cancel_out = io_cancel_out,
-	.clear_halt = io_clear_halt,
-	.close_notification = io_close_notification,
-};
-
-/* ---- the connection-information handshake ---- */
-
-/* Inside a completion: the carrier goes up at the pump's next drive. */
-static void start_stream(struct usb_link *l)
-{
-	l->state = LINK_RUNNING;
-	l->hs = l->setup.hs;
-	pump_start(&l->pump, l->name, palm_setup_in_size(&l->setup, PUMP_IN_SIZE_MAX),
-		   OUT_TRANSFER_MAX);
-	log_info("%s: HotSync on bulk IN 0x%02x, OUT 0x%02x", l->name, l->hs.in_ep, l->hs.out_ep);
-}
-
-static int submit_ctrl(struct usb_link *l, const struct palm_ctrl *req)
-{
-	int r;
-
-	if (l->ctrl_busy)
-		return -EAGAIN;
-	libusb_fill_control_setup(l->ctrl_buf, req->reqtype, req->request, req->value, req->index,
-				  req->length);
-	libusb_fill_control_transfer(l->ctrl, l->handle, l->ctrl_buf, l->ctrl->callback, l,
-				     CTRL_TIMEOUT_MS);
-	r = libusb_submit_transfer(l->ctrl);
-	if (r < 0)
-		return submit_failed(l, r);
-	l->ctrl_busy = true;
-	return 0;
-}
-
-static void ctrl_done(struct libusb_transfer *t)
-{
-	struct usb_link *l = t->user_data;
-	struct palm_ctrl next;
-
-	l->ctrl_busy = false;
-	if (l->pump.ctrl != PUMP_CTRL_NONE) { /* the pump's: a clear, or the close */
-		if (t->status == LIBUSB_TRANSFER_COMPLETED && l->halt_ep &&
-		    usb_fds_reset_endpoint(&l->fds, l->dev, l->halt_ep) < 0)
-			log_warn("%s: cannot reset the host side of endpoint 0x%02x; its next "
-				 "packet may be lost",
-				 l->name, l->halt_ep);
-		pump_ctrl_done(&l->pump, status_of(t->status));
-		return;
-	}
-	if (l->state != LINK_HANDSHAKE)
-		return; /* a cancelled request */
-	if (t->status == LIBUSB_TRANSFER_NO_DEVICE) {
-		l->departed = true;
-		return;
-	}
-	if (palm_setup_reply(&l->setup, t->status == LIBUSB_TRANSFER_COMPLETED,
-			     libusb_control_transfer_get_data(t),
-			     t->actual_length > 0 ? (size_t)t->actual_length : 0, &next))
-		start_stream(l);
-	else
-		submit_ctrl(l, &next);
-}
-
 /* ---- opening and closing a handheld ---- */
 
 /*
@@ -450,7 +236,7 @@ static void open_arrived(struct usb_link *l)
 	l->departed = false;
 	l->state = LINK_HANDSHAKE;
 	palm_setup_start(&l->setup, l->name, d.idVendor, d.idProduct, &eps, &req);
-	submit_ctrl(l, &req);
+	usb_link_submit_ctrl(l, &req);
 }
 
 /* Let the handheld go if a callback or the pump said so. */
@@ -551,13 +337,13 @@ static int alloc_transfers(struct usb_link *l)
 	l->out_buf = malloc(OUT_TRANSFER_MAX);
 	if (!l->ctrl || !l->out || !l->out_buf)
 		return -ENOMEM;
-	l->ctrl->callback = ctrl_done;
+	l->ctrl->callback = usb_link_ctrl_done;
 	for (int i = 0; i < PUMP_IN_MAX; i++) {
 		l->in[i] = libusb_alloc_transfer(0);
 		if (!l->in[i])
 			return -ENOMEM;
 	}
-	pump_init(&l->pump, &pump_io, l, l->port, l->out_buf, OUT_TRANSFER_MAX);
+	pump_init(&l->pump, &usb_link_pump_io, l, l->port, l->out_buf, OUT_TRANSFER_MAX);
 	return 0;
 }
 
