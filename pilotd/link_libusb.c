@@ -58,6 +58,34 @@ static bool matches(struct usb_link *l, libusb_device *dev,
 	return link_match_device(&l->cfg, d->idVendor, d->idProduct);
 }
 
+static bool refused(const struct usb_link *l, const libusb_device *dev)
+{
+	for (int i = 0; i < REFUSED_MAX; i++)
+		if (l->refused[i] == dev)
+			return true;
+	return false;
+}
+
+/* Never take dev again while it is on the bus; false if the list is full. */
+static bool refuse(struct usb_link *l, libusb_device *dev)
+{
+	for (int i = 0; i < REFUSED_MAX; i++)
+		if (!l->refused[i]) {
+			l->refused[i] = libusb_ref_device(dev);
+			return true;
+		}
+	return false;
+}
+
+static void forget_refused(struct usb_link *l, const libusb_device *dev)
+{
+	for (int i = 0; i < REFUSED_MAX; i++)
+		if (l->refused[i] && (!dev || l->refused[i] == dev)) {
+			libusb_unref_device(l->refused[i]);
+			l->refused[i] = NULL;
+		}
+}
+
 static int on_hotplug(libusb_context *ctx, libusb_device *dev, libusb_hotplug_event event,
 		      void *user)
 {
@@ -71,9 +99,10 @@ static int on_hotplug(libusb_context *ctx, libusb_device *dev, libusb_hotplug_ev
 			libusb_unref_device(l->arrived);
 			l->arrived = NULL;
 		}
+		forget_refused(l, dev);
 		return 0;
 	}
-	if (dev == l->dev || dev == l->arrived)
+	if (dev == l->dev || dev == l->arrived || refused(l, dev))
 		return 0; /* told twice (the start-up scan and libusb's own) */
 	if (libusb_get_device_descriptor(dev, &d) < 0 || !matches(l, dev, &d))
 		return 0;
@@ -121,6 +150,8 @@ static void finish_close(struct usb_link *l, bool reattach)
 {
 	bool departed = l->departed;
 	const libusb_device *gone = l->dev;
+	/* given up on: kept out until plugged in again (refuse()) */
+	bool scan = !reattach && (departed || refuse(l, l->dev));
 
 	if (reattach)
 		libusb_set_auto_detach_kernel_driver(l->handle, 1);
@@ -133,10 +164,9 @@ static void finish_close(struct usb_link *l, bool reattach)
 	l->state = LINK_IDLE;
 	log_info("%s released (%llu bytes in, %llu out)", l->name, l->pump.rx_bytes,
 		 l->pump.tx_bytes);
-	/* Another handheld may have been waiting behind this one: any after a
-	 * departure; one that came meanwhile after giving up on a broken one
-	 * (never that one: it would be taken straight back). */
-	if (departed || l->waiting) {
+	/* Another handheld may be waiting behind this one (libusb lists the
+	 * newest first: each refused one is skipped, so each is tried once). */
+	if (scan) {
 		l->waiting = false;
 		scan_for_handheld(l, gone);
 	}
@@ -223,7 +253,8 @@ static void open_arrived(struct usb_link *l)
 	}
 	if (r < 0) {
 		log_err("%s: cannot take it: %s", l->name, libusb_strerror(r));
-		if (l->waiting) { /* one came while this one was opened again */
+		/* kept out until plugged in again; another that waits is tried */
+		if (refuse(l, dev)) {
 			l->waiting = false;
 			scan_for_handheld(l, dev);
 		}
@@ -418,6 +449,7 @@ static void stop(struct link *base)
 		libusb_hotplug_deregister_callback(l->ctx, l->hotplug);
 		if (l->arrived)
 			libusb_unref_device(l->arrived);
+		forget_refused(l, NULL);
 		usb_fds_unwatch(&l->fds, l->ctx);
 	}
 	for (int i = 0; i < PUMP_IN_MAX; i++)

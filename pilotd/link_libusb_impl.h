@@ -27,6 +27,7 @@
 #define CTRL_TIMEOUT_MS	 2000 /* also bounds a CLEAR_FEATURE the device does not answer */
 #define ARRIVE_RETRY_MS	 100u /* a device not configured yet is opened again after */
 #define ARRIVE_TRIES_MAX 50   /* so for 5 s at most */
+#define REFUSED_MAX	 8    /* handhelds given up on, or not taken, while on the bus */
 
 enum link_state {
 	LINK_IDLE,	/* no handheld */
@@ -48,6 +49,8 @@ struct usb_link {
 	uint64_t arrived_retry_ms; /* not configured yet: open it again then */
 	unsigned int arrived_tries;
 	bool waiting; /* a handheld came while another was in use or being opened */
+	/* given up on or could not be taken: not taken again until plugged in again */
+	libusb_device *refused[REFUSED_MAX];
 	libusb_device *dev;
 	libusb_device_handle *handle;
 	char name[64];
