@@ -102,8 +102,9 @@ static int on_hotplug(libusb_context *ctx, libusb_device *dev, libusb_hotplug_ev
 		forget_refused(l, dev);
 		return 0;
 	}
+	/* told twice (the start-up scan and libusb's own), or kept out */
 	if (dev == l->dev || dev == l->arrived || refused(l, dev))
-		return 0; /* told twice (the start-up scan and libusb's own) */
+		return 0;
 	if (libusb_get_device_descriptor(dev, &d) < 0 || !matches(l, dev, &d))
 		return 0;
 	/* One that is leaving does not count: its successor may come first. */
