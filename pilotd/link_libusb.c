@@ -9,11 +9,11 @@
  * handshake runs as asynchronous control transfers, and the bulk pumps are
  * asynchronous transfers started by the pump (core/pump.h), which drives
  * the stream for both transports: this file carries out its I/O calls.
- * One wait remains, on the kernel: opening and claiming a device take
- * usbfs' device lock, which the kernel holds while it configures a new
- * device and while drivers (visor) probe it; a device that leaves those
- * requests unanswered holds libusb_open() or the claim, and the loop, for
- * their timeouts (5 s each).  docs/design.md, "What the loop waits on".
+ * Opening and claiming a device wait on the kernel (usbfs' device lock,
+ * held while it configures a new device and while visor probes it, 5 s
+ * per request the device leaves unanswered), so they run on a thread of
+ * their own (take_device()), one handheld at a time, and the loop goes
+ * on.  docs/design.md, "What the loop waits on".
  *
  * The transfers (the pump's I/O, the handshake's control requests) are in
  * link_libusb_io.c; what both files share in link_libusb_impl.h.
@@ -28,7 +28,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include "core/log.h"
 #include "core/palm.h"
@@ -139,9 +141,17 @@ static void scan_for_handheld(struct usb_link *l, const libusb_device *gone)
 		libusb_free_device_list(list, 1);
 }
 
+static void unclaim(libusb_device_handle *h, bool reattach)
+{
+	if (reattach)
+		libusb_set_auto_detach_kernel_driver(h, 1);
+	libusb_release_interface(h, 0);
+	libusb_close(h);
+}
+
 /*
  * The interface goes back to the kernel's driver only when pilotd stops
- * (auto-detach is on only while open_arrived() claims it):
+ * (auto-detach is on only while take_device() claims it):
  * re-attaching probes the device synchronously (visor asks a handheld
  * for its connection information, 5 s per request it does not answer),
  * which inside the loop would hold every user's requests; and a handheld
@@ -154,10 +164,7 @@ static void finish_close(struct usb_link *l, bool reattach)
 	/* given up on: kept out until plugged in again (refuse()) */
 	bool scan = !reattach && (departed || refuse(l, l->dev));
 
-	if (reattach)
-		libusb_set_auto_detach_kernel_driver(l->handle, 1);
-	libusb_release_interface(l->handle, 0);
-	libusb_close(l->handle);
+	unclaim(l->handle, reattach);
 	libusb_unref_device(l->dev);
 	l->handle = NULL;
 	l->dev = NULL;
@@ -187,16 +194,16 @@ static void begin_close(struct usb_link *l, const char *why)
 		libusb_cancel_transfer(l->ctrl);
 }
 
-/* ---- opening and closing a handheld ---- */
+/* ---- opening a handheld, on a thread of its own ---- */
 
 /*
  * Note interface 0's bulk endpoints, and the first pair for the fallback.
  * The descriptor is read once, here, when the handheld is opened.
  */
-static int read_bulk_endpoints(struct usb_link *l, struct palm_endpoints *eps)
+static int read_bulk_endpoints(libusb_device *dev, struct palm_endpoints *eps)
 {
 	struct libusb_config_descriptor *cfg;
-	int r = libusb_get_active_config_descriptor(l->dev, &cfg);
+	int r = libusb_get_active_config_descriptor(dev, &cfg);
 
 	if (r < 0)
 		return r;
@@ -215,34 +222,93 @@ static int read_bulk_endpoints(struct usb_link *l, struct palm_endpoints *eps)
 	return eps->first_in && eps->first_out ? 0 : LIBUSB_ERROR_NOT_SUPPORTED;
 }
 
-static void open_arrived(struct usb_link *l)
+/*
+ * Open, claim (detaching visor, whose driver is given back only at a stop:
+ * finish_close()) and read the endpoints; on the opener's thread.  Each
+ * step waits on usbfs' device lock, which the kernel holds while it
+ * configures a new device and while drivers probe it (visor asks the
+ * handheld for its connection information, 5 s per request it leaves
+ * unanswered): the loop goes on meanwhile.
+ */
+static void *take_device(void *arg)
+{
+	struct opener *o = arg;
+	uint64_t one = 1;
+	int r = libusb_open(o->dev, &o->handle);
+
+	if (r == 0) {
+		libusb_set_auto_detach_kernel_driver(o->handle, 1);
+		r = libusb_claim_interface(o->handle, 0);
+		libusb_set_auto_detach_kernel_driver(o->handle, 0);
+		if (r == 0 && (r = read_bulk_endpoints(o->dev, &o->eps)) < 0)
+			libusb_release_interface(o->handle, 0);
+		if (r < 0)
+			libusb_close(o->handle);
+	}
+	if (r < 0)
+		o->handle = NULL;
+	o->r = r;
+	/* one write per thread: an eventfd counter that cannot overflow */
+	if (write(o->done.fd, &one, sizeof(one)) < 0)
+		abort();
+	return NULL;
+}
+
+static void start_open(struct usb_link *l)
 {
 	libusb_device *dev = l->arrived;
 	struct libusb_device_descriptor d;
-	struct palm_endpoints eps;
-	struct palm_ctrl req;
-	int r;
 
 	l->arrived = NULL;
 	libusb_get_device_descriptor(dev, &d);
 	snprintf(l->name, sizeof(l->name), "handheld %04x:%04x (bus %u address %u)", d.idVendor,
 		 d.idProduct, libusb_get_bus_number(dev), libusb_get_device_address(dev));
 	l->dev = dev;
-	r = libusb_open(dev, &l->handle);
-	if (r == 0) {
-		libusb_set_auto_detach_kernel_driver(l->handle, 1);
-		r = libusb_claim_interface(l->handle, 0);
-		/* detached: a release gives it back only at a stop (finish_close()) */
-		libusb_set_auto_detach_kernel_driver(l->handle, 0);
-		if (r < 0)
-			libusb_close(l->handle);
+	l->departed = false;
+	l->state = LINK_OPENING;
+	l->open.dev = dev;
+	l->open.handle = NULL;
+	l->open.busy = true;
+	if (pthread_create(&l->open.thread, NULL, take_device, &l->open) != 0) {
+		log_warn("%s: no thread to open it on: opened in the loop", l->name);
+		l->open.busy = false; /* nothing to join */
+		take_device(&l->open);
 	}
-	if (r == 0 && (r = read_bulk_endpoints(l, &eps)) < 0) {
-		libusb_release_interface(l->handle, 0);
-		libusb_close(l->handle);
-	}
+}
+
+/* Wait for the opener's thread, if it runs; its result is then in l->open. */
+static void join_opener(struct usb_link *l)
+{
+	uint64_t n;
+
+	if (l->open.busy)
+		pthread_join(l->open.thread, NULL);
+	l->open.busy = false;
+	if (read(l->open.done.fd, &n, sizeof(n)) < 0)
+		n = 0; /* nothing written: the thread ran inside start_open() */
+	usb_fds_sync(&l->fds, l->ctx); /* the fds it opened or closed */
+}
+
+/* The opener is done: the handshake starts, or the handheld is let go. */
+static void opened(struct usb_link *l)
+{
+	libusb_device *dev = l->dev;
+	struct libusb_device_descriptor d;
+	struct palm_ctrl req;
+	int r;
+
+	join_opener(l);
+	r = l->open.r;
 	l->dev = NULL;
-	l->handle = r < 0 ? NULL : l->handle;
+	l->state = LINK_IDLE;
+	if (l->departed) {
+		if (l->open.handle)
+			unclaim(l->open.handle, false);
+		l->departed = false;
+		log_info("%s left the bus while it was being opened", l->name);
+		libusb_unref_device(dev); /* one waiting behind it: link_progress() */
+		return;
+	}
 	/* hotplug tells of a device before the kernel has chosen its
 	 * configuration: no interface 0 yet (EINVAL from usbfs) */
 	if ((r == LIBUSB_ERROR_INVALID_PARAM || r == LIBUSB_ERROR_NOT_FOUND) &&
@@ -263,12 +329,21 @@ static void open_arrived(struct usb_link *l)
 		return;
 	}
 	l->dev = dev;
+	l->handle = l->open.handle;
 	log_info("%s arrived", l->name);
 	l->failure = NULL;
-	l->departed = false;
 	l->state = LINK_HANDSHAKE;
-	palm_setup_start(&l->setup, l->name, d.idVendor, d.idProduct, &eps, &req);
+	libusb_get_device_descriptor(dev, &d);
+	palm_setup_start(&l->setup, l->name, d.idVendor, d.idProduct, &l->open.eps, &req);
 	usb_link_submit_ctrl(l, &req);
+}
+
+static void opener_done(void *ctx, uint32_t events)
+{
+	struct usb_link *l = ctx;
+
+	if (l->state == LINK_OPENING)
+		opened(l);
 }
 
 /* Let the handheld go if a callback or the pump said so. */
@@ -313,7 +388,7 @@ static void link_progress(struct usb_link *l)
 		scan_for_handheld(l, NULL);
 	}
 	if (l->state == LINK_IDLE && l->arrived && loop_now_ms() >= l->arrived_retry_ms)
-		open_arrived(l);
+		start_open(l);
 }
 
 /* ---- event loop plumbing ---- */
@@ -408,6 +483,14 @@ int link_libusb_start(struct link **out, const struct link_match *cfg, struct lo
 	}
 	if (alloc_transfers(l) < 0)
 		return -ENOMEM;
+	r = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (r < 0) {
+		log_err("libusb transport: eventfd: %s", strerror(errno));
+		return -EIO;
+	}
+	l->open.done = (struct watch){ .fd = r, .ready = opener_done, .ctx = l };
+	if (loop_add(loop, &l->open.done, EPOLLIN) < 0)
+		return -EIO;
 	l->fds = (struct usb_fds){ .loop = loop, .ready = fds_ready, .ctx = l };
 	usb_fds_watch(&l->fds, l->ctx);
 	if (!libusb_has_capability(LIBUSB_CAP_HAS_HOTPLUG)) {
@@ -435,6 +518,15 @@ static void stop(struct link *base)
 
 	if (!l)
 		return;
+	if (l->state == LINK_OPENING) {
+		/* waits for the kernel, as the open would have in the loop */
+		join_opener(l);
+		if (l->open.handle)
+			unclaim(l->open.handle, true);
+		libusb_unref_device(l->dev);
+		l->dev = NULL;
+		l->state = LINK_IDLE;
+	}
 	if (l->ctx) {
 		/* Give queued bytes time to reach the handheld. */
 		for (int i = 0; i < PUMP_STOP_DRAIN_MS / 100 && l->state == LINK_RUNNING &&
@@ -458,6 +550,10 @@ static void stop(struct link *base)
 	libusb_free_transfer(l->out);
 	libusb_free_transfer(l->ctrl);
 	free(l->out_buf);
+	if (l->open.done.ready) {
+		loop_del(l->loop, &l->open.done);
+		close(l->open.done.fd);
+	}
 	if (l->ctx)
 		libusb_exit(l->ctx);
 	free(l);

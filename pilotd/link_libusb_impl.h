@@ -6,6 +6,7 @@
 #define PILOTD_LINK_LIBUSB_IMPL_H
 
 #include <libusb.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -31,9 +32,25 @@
 
 enum link_state {
 	LINK_IDLE,	/* no handheld */
+	LINK_OPENING,	/* being opened and claimed, on the opener's thread */
 	LINK_HANDSHAKE, /* asking where HotSync is */
 	LINK_RUNNING,	/* bytes flow */
 	LINK_CLOSING,	/* waiting for cancelled transfers */
+};
+
+/*
+ * Opening and claiming a handheld, on a thread of its own: both wait on
+ * usbfs' device lock (link_libusb.c).  The thread reads dev and fills in
+ * the rest; the loop reads them only after it ended (done is written).
+ */
+struct opener {
+	struct watch done; /* an eventfd: the thread has ended */
+	pthread_t thread;
+	bool busy; /* the thread runs, or has not been joined */
+	libusb_device *dev;
+	libusb_device_handle *handle; /* NULL unless r is 0 */
+	struct palm_endpoints eps;
+	int r; /* 0 or a LIBUSB_ERROR */
 };
 
 struct usb_link {
@@ -51,7 +68,8 @@ struct usb_link {
 	bool waiting; /* a handheld came while another was in use or being opened */
 	/* given up on or could not be taken: not taken again until plugged in again */
 	libusb_device *refused[REFUSED_MAX];
-	libusb_device *dev;
+	struct opener open;
+	libusb_device *dev; /* from LINK_OPENING on */
 	libusb_device_handle *handle;
 	char name[64];
 	enum link_state state;

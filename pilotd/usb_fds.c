@@ -26,10 +26,21 @@ static uint32_t epoll_events(short poll_events)
 	return (poll_events & POLLIN ? EPOLLIN : 0) | (poll_events & POLLOUT ? EPOLLOUT : 0);
 }
 
+/* Told on a thread that is not the loop's: noted, for usb_fds_sync(). */
+static bool elsewhere(struct usb_fds *f)
+{
+	if (pthread_equal(pthread_self(), f->loop_thread))
+		return false;
+	atomic_store(&f->changed, true);
+	return true;
+}
+
 static void fd_added(int fd, short events, void *user)
 {
 	struct usb_fds *f = user;
 
+	if (elsewhere(f))
+		return;
 	for (int i = 0; i < USB_FDS_MAX; i++) {
 		if (f->fds[i].ready)
 			continue;
@@ -45,6 +56,8 @@ static void fd_removed(int fd, void *user)
 {
 	struct usb_fds *f = user;
 
+	if (elsewhere(f))
+		return;
 	for (int i = 0; i < USB_FDS_MAX; i++) {
 		if (f->fds[i].ready && f->fds[i].fd == fd) {
 			loop_del(f->loop, &f->fds[i]); /* also from the batch in hand */
@@ -53,14 +66,38 @@ static void fd_removed(int fd, void *user)
 	}
 }
 
-void usb_fds_watch(struct usb_fds *f, libusb_context *usb)
+static void watch_all(struct usb_fds *f, libusb_context *usb)
 {
 	const struct libusb_pollfd **fds = libusb_get_pollfds(usb);
 
 	for (int i = 0; fds && fds[i]; i++)
 		fd_added(fds[i]->fd, fds[i]->events, f);
 	libusb_free_pollfds(fds);
+}
+
+void usb_fds_watch(struct usb_fds *f, libusb_context *usb)
+{
+	f->loop_thread = pthread_self();
+	atomic_init(&f->changed, false);
+	watch_all(f, usb);
 	libusb_set_pollfd_notifiers(usb, fd_added, fd_removed, f);
+}
+
+/*
+ * Every watch goes and libusb's list comes back: a number the other
+ * thread closed may since name another file (closing it took the old one
+ * out of epoll; the delete then fails harmlessly).
+ */
+void usb_fds_sync(struct usb_fds *f, libusb_context *usb)
+{
+	if (!atomic_exchange(&f->changed, false))
+		return;
+	for (int i = 0; i < USB_FDS_MAX; i++)
+		if (f->fds[i].ready) {
+			loop_del(f->loop, &f->fds[i]);
+			f->fds[i] = (struct watch){ 0 };
+		}
+	watch_all(f, usb);
 }
 
 void usb_fds_unwatch(struct usb_fds *f, libusb_context *usb)
