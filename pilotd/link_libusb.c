@@ -10,8 +10,8 @@
  * asynchronous transfers started by the pump (core/pump.h), which drives
  * the stream for both transports: this file carries out its I/O calls.
  * Opening and claiming a device wait on the kernel (usbfs' device lock,
- * held while it configures a new device and while visor probes it, 5 s
- * per request the device leaves unanswered), so they run on a thread of
+ * held while it configures a new device, 5 s per request the device leaves
+ * unanswered, and while visor probes it, 300 ms), so they run on a thread of
  * their own (take_device()), one handheld at a time, and the loop goes
  * on.  docs/design.md, "What the loop waits on".
  *
@@ -153,7 +153,7 @@ static void unclaim(libusb_device_handle *h, bool reattach)
  * The interface goes back to the kernel's driver only when pilotd stops
  * (auto-detach is on only while take_device() claims it):
  * re-attaching probes the device synchronously (visor asks a handheld
- * for its connection information, 5 s per request it does not answer),
+ * for its connection information: 300 ms if it does not answer),
  * which inside the loop would hold every user's requests; and a handheld
  * given up on is not handed to the visor driver either.
  */
@@ -226,9 +226,9 @@ static int read_bulk_endpoints(libusb_device *dev, struct palm_endpoints *eps)
  * Open, claim (detaching visor, whose driver is given back only at a stop:
  * finish_close()) and read the endpoints; on the opener's thread.  Each
  * step waits on usbfs' device lock, which the kernel holds while it
- * configures a new device and while drivers probe it (visor asks the
- * handheld for its connection information, 5 s per request it leaves
- * unanswered): the loop goes on meanwhile.
+ * configures a new device (5 s per request the device leaves unanswered)
+ * and while drivers probe it (visor asks the handheld for its connection
+ * information: 300 ms): the loop goes on meanwhile.
  */
 static void *take_device(void *arg)
 {

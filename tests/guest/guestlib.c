@@ -186,21 +186,27 @@ void write_full(int fd, const void *buf, size_t len)
 	}
 }
 
+char task_state(int pid, int tid)
+{
+	char path[64], buf[256];
+	FILE *f;
+	char *p = NULL;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	f = fopen(path, "r");
+	if (f && fgets(buf, sizeof(buf), f))
+		p = strrchr(buf, ')');
+	if (f)
+		fclose(f);
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
 void wait_sleeping(int pid, int tid)
 {
 	double deadline = now_s() + 10;
-	char path[64], buf[256];
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
 	while (now_s() < deadline) {
-		FILE *f = fopen(path, "r");
-		char *p = NULL;
-
-		if (f && fgets(buf, sizeof(buf), f))
-			p = strrchr(buf, ')');
-		if (f)
-			fclose(f);
-		if (p && p[1] == ' ' && p[2] == 'S')
+		if (task_state(pid, tid) == 'S')
 			return;
 		usleep(10000);
 	}

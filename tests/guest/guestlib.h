@@ -30,6 +30,8 @@ uint64_t palm_stat(const char *field);
 /* Wait until stats field reaches value; fails after timeout_s. */
 void palm_wait_stat(const char *field, uint64_t value, double timeout_s);
 
+/* The state letter of thread tid of process pid (R, S, D, ...), 0 if it is gone. */
+char task_state(int pid, int tid);
 /* Wait until thread tid of process pid sleeps in the kernel; fails after 10 s. */
 void wait_sleeping(int pid, int tid);
 
