@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Which handheld the libusb transport takes: pilotd/link_libusb.c and
+ * link_libusb_io.c, run by pilotd's loop as main.c runs them, over a fake
+ * libusb (fake_libusb.h) with handhelds plugged in and pulled out, a port
+ * behind the harness's fake front (port_harness.h) and a fake clock.
+ * Each scenario is what a user with more than one device on the bus sees:
+ * which handheld a desktop's bytes on /dev/pilot reach, that one that
+ * waited is taken, that one not configured yet is tried again for 5 s and
+ * no longer, that one that could not be taken or was given up on stays
+ * out until it is plugged in again, and that devices that all fail do
+ * not make pilotd list the bus over and over.
+ *
+ * The clock (loop_now_ms(), wrapped at link time: -Wl,--wrap) moves on
+ * only when the loop would sleep: nothing is ready, and no other thread
+ * of this process runs (a thread that opens a device posts its result
+ * before it ends), so the scenarios take a fraction of their time and
+ * happen in the same order on a loaded machine.
+ */
+#include <dirent.h>
+#include <libusb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "core/loop.h"
+#include "core/port.h"
+#include "fake_libusb.h"
+#include "link.h"
+#include "link_libusb_impl.h"
+#include "port_harness.h"
+
+#define TICK_MS	       100 /* the most the clock moves while the loop would sleep */
+#define THREAD_WAIT_MS 10  /* real time: for another thread's result */
+#define REAL_LIMIT_S   60  /* a scenario that takes longer is stuck */
+#define RETRIES_MS     ((ARRIVE_TRIES_MAX - 1) * ARRIVE_RETRY_MS)
+
+/* a handheld that answers as the fake's handhelds do, at a USB address of its own */
+#define HANDHELD(n, addr) .name = (n), .address = (addr)
+/* not configured yet: usbfs has no interface 0 to claim (EINVAL) */
+#define UNCONFIGURED(ms) .claim_error = LIBUSB_ERROR_INVALID_PARAM, .configured_ms = (ms)
+
+/* ---- the clock ---- */
+
+static uint64_t clock_ms = 1000000; /* loop_now_ms() is never 0 */
+
+uint64_t __wrap_loop_now_ms(void);
+uint64_t __wrap_loop_now_ms(void)
+{
+	return __atomic_load_n(&clock_ms, __ATOMIC_ACQUIRE);
+}
+
+static uint64_t now(void)
+{
+	return __wrap_loop_now_ms();
+}
+
+/* Does a thread besides this one run (one of pilotd's, opening a device)? */
+static bool other_thread_runs(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n > 1;
+}
+
+/* ---- pilotd: its loop, the port, the libusb transport ---- */
+
+static struct {
+	struct loop loop;
+	struct port port;
+	struct ph h; /* the front: a desktop's requests */
+	struct link *link;
+	time_t real_start;
+	bool stuck;
+} pd;
+
+static void start_pilotd(void)
+{
+	const struct link_match any_palm = { .any_palm = true };
+
+	pd.real_start = time(NULL);
+	pd.stuck = false;
+	CHECK_EQ(loop_init(&pd.loop), 0);
+	CHECK_EQ(ph_init(&pd.h, &pd.port, &ph_config_pilotd, 64), 0);
+	CHECK_EQ(link_libusb_start(&pd.link, &any_palm, &pd.loop, &pd.port), 0);
+	pd.h.pump = pd.link->pump; /* the port's hooks, as main.c wires them */
+	pd.h.clock = now;
+}
+
+/* One round of main.c's loop; the clock moves on if it would sleep. */
+static void loop_round(void)
+{
+	int timeout = pd.link->ops->timeout_ms(pd.link);
+	bool thread = other_thread_runs(); /* before the wait: its result is posted then */
+	int n = loop_run_once(&pd.loop, timeout != 0 && thread ? THREAD_WAIT_MS : 0);
+
+	if (n == 0 && timeout != 0 && !thread)
+		__atomic_add_fetch(&clock_ms, timeout < 0 || timeout > TICK_MS ? TICK_MS : timeout,
+				   __ATOMIC_ACQ_REL);
+	pd.link->ops->after_events(pd.link, n == 0);
+	port_after_events(&pd.port, now());
+	if (!pd.stuck && time(NULL) - pd.real_start > REAL_LIMIT_S) {
+		fprintf(stderr, "the scenario is stuck: the clock stood still for %d s\n",
+			REAL_LIMIT_S);
+		pd.stuck = true;
+		check_failures++;
+	}
+}
+
+static void run_for(uint64_t ms)
+{
+	uint64_t end = now() + ms;
+
+	while (now() < end && !pd.stuck)
+		loop_round();
+}
+
+/* Does a desktop on /dev/pilot talk to d: its interface held, the
+ * handshake answered, the carrier up? */
+static bool talks_to(const struct fake_dev *d)
+{
+	return d->claimed && d->handshake_done && pd.port.carrier;
+}
+
+/* Run until pilotd talks to d, for ms at most; true if it does. */
+static bool run_until_talks_to(const struct fake_dev *d, uint64_t ms)
+{
+	uint64_t end = now() + ms;
+
+	while (!talks_to(d) && now() < end && !pd.stuck)
+		loop_round();
+	return talks_to(d);
+}
+
+/* A desktop opens /dev/pilot, writes, closes: do its bytes reach d? */
+static bool desktop_reaches(const struct fake_dev *d)
+{
+	char msg[32];
+	uint64_t fh = ph_open(&pd.h, 1000, true, false);
+	int len = snprintf(msg, sizeof(msg), "to %s", d->name);
+	bool reached;
+
+	if (!fh)
+		return false;
+	ph_write(&pd.h, fh, msg, (size_t)len, true);
+	run_for(TICK_MS);
+	reached = d->out_len == (size_t)len && memcmp(d->out, msg, (size_t)len) == 0;
+	port_release(&pd.port, fh);
+	run_for(TICK_MS);
+	return reached;
+}
+
+/* pilotd stops: every device closed, every reference back to libusb. */
+static void stop_pilotd(void)
+{
+	pd.link->ops->stop(pd.link);
+	CHECK_EQ(fake_usb_open_handles(), 0);
+	CHECK_EQ(fake_usb_stray_refs(), 0);
+	ph_free(&pd.h);
+	loop_free(&pd.loop);
+	fake_usb_reset();
+}
+
+/* ---- the scenarios ---- */
+
+/* One handheld: taken at once, a desktop's bytes reach it. */
+static void test_one_handheld(void)
+{
+	struct fake_dev a = { HANDHELD("A", 5) };
+
+	fake_usb_plug(&a);
+	start_pilotd();
+	CHECK(run_until_talks_to(&a, 1000));
+	CHECK(desktop_reaches(&a));
+	CHECK_EQ(a.opens, 1);
+	stop_pilotd();
+}
+
+/* One arrives while another is in use: it waits, and is taken when the
+ * one in use leaves. */
+static void test_waits_for_departure(void)
+{
+	struct fake_dev a = { HANDHELD("A", 5) };
+	struct fake_dev b = { HANDHELD("B", 6) };
+
+	fake_usb_plug(&a);
+	start_pilotd();
+	CHECK(run_until_talks_to(&a, 1000));
+	fake_usb_plug(&b);
+	run_for(10000);
+	CHECK_EQ(b.opens, 0);
+	CHECK(desktop_reaches(&a)); /* the one in use is not disturbed */
+	fake_usb_pull(&a);
+	CHECK(run_until_talks_to(&b, 1000));
+	CHECK(desktop_reaches(&b));
+	CHECK_EQ(fake_usb_refs(&a), 0); /* nothing of it kept once it left */
+	stop_pilotd();
+}
+
+/* One that waited leaves before its turn: never opened, nothing of it
+ * kept; the next one to come is taken. */
+static void test_waiting_one_leaves(void)
+{
+	struct fake_dev a = { HANDHELD("A", 5) };
+	struct fake_dev b = { HANDHELD("B", 6) };
+	struct fake_dev c = { HANDHELD("C", 7) };
+
+	fake_usb_plug(&a);
+	start_pilotd();
+	CHECK(run_until_talks_to(&a, 1000));
+	fake_usb_plug(&b);
+	run_for(1000);
+	fake_usb_pull(&b);
+	run_for(1000);
+	fake_usb_pull(&a);
+	run_for(1000);
+	CHECK_EQ(b.opens, 0);
+	CHECK_EQ(fake_usb_refs(&b), 0);
+	CHECK(!pd.port.carrier);
+	fake_usb_plug(&c);
+	CHECK(run_until_talks_to(&c, 1000));
+	stop_pilotd();
+}
+
+/* Hotplug tells of a device before the kernel configured it: opened again
+ * every ARRIVE_RETRY_MS until it can be claimed (usbfs: EINVAL, or
+ * ENOENT while the interface is being set up). */
+static void test_configured_late(int claim_error)
+{
+	struct fake_dev a = { HANDHELD("A", 5), .claim_error = claim_error,
+			      .configured_ms = now() + 3 * ARRIVE_RETRY_MS };
+
+	fake_usb_plug(&a);
+	start_pilotd();
+	CHECK(run_until_talks_to(&a, 2000));
+	CHECK_EQ(a.opens, 4); /* at 0, 100, 200 and 300 ms */
+	CHECK_EQ(a.last_open_ms - a.first_open_ms, 3 * ARRIVE_RETRY_MS);
+	stop_pilotd();
+}
+
+/* One never configured: tried every 100 ms for 5 s, then left alone while
+ * it stays; plugged in again (configured), it is taken. */
+static void test_retries_end(void)
+{
+	struct fake_dev a = { HANDHELD("A", 5), UNCONFIGURED(FAKE_NEVER) };
+
+	fake_usb_plug(&a);
+	start_pilotd();
+	run_for(60000);
+	CHECK_EQ(a.opens, ARRIVE_TRIES_MAX);
+	CHECK(a.last_open_ms - a.first_open_ms >= RETRIES_MS);
+	CHECK(a.last_open_ms - a.first_open_ms <= 6000); /* pilotd.8: about 5 s */
+	CHECK_EQ(fake_usb_open_handles(), 0);
+	fake_usb_pull(&a);
+	run_for(1000);
+	CHECK_EQ(fake_usb_refs(&a), 0);
+	a.configured_ms = 0;
+	fake_usb_plug(&a);
+	CHECK(run_until_talks_to(&a, 1000));
+	stop_pilotd();
+}
+
+/* One that cannot be taken (another program holds it) is not tried again
+ * while it is on the bus, however often pilotd looks for a handheld; once
+ * plugged in again it is taken. */
+static void test_refused_kept_out(void)
+{
+	struct fake_dev a = { HANDHELD("A", 5), .claim_error = LIBUSB_ERROR_BUSY,
+			      .configured_ms = FAKE_NEVER };
+	struct fake_dev b = { HANDHELD("B", 6) };
+
+	fake_usb_plug(&a);
+	start_pilotd();
+	run_for(1000);
+	CHECK_EQ(a.opens, 1);
+	for (int i = 0; i < 3; i++) { /* each departure looks for one that waits */
+		fake_usb_plug(&b);
+		CHECK(run_until_talks_to(&b, 1000));
+		fake_usb_pull(&b);
+		run_for(1000);
+	}
+	CHECK_EQ(a.opens, 1);
+	CHECK(!pd.port.carrier);
+	fake_usb_pull(&a);
+	run_for(1000);
+	CHECK_EQ(fake_usb_refs(&a), 0); /* forgotten once it left */
+	a.claim_error = 0;
+	fake_usb_plug(&a);
+	CHECK(run_until_talks_to(&a, 1000));
+	stop_pilotd();
+}
+
+/* E in use; D, a handheld, and then G, whose set-up fails, wait (libusb
+ * lists G first).  E leaves: G is taken and given up on, D is taken.
+ * D leaves: G, still on the bus, is not taken again (attacker round 7,
+ * R7-1 and R7-2). */
+static void test_given_up_kept_out(void)
+{
+	struct fake_dev e = { HANDHELD("E", 4) };
+	struct fake_dev d = { HANDHELD("D", 5) };
+	struct fake_dev g = { HANDHELD("G", 6), .ctrl_error = LIBUSB_ERROR_IO };
+
+	fake_usb_plug(&e);
+	start_pilotd();
+	CHECK(run_until_talks_to(&e, 1000));
+	fake_usb_plug(&d);
+	run_for(300);
+	fake_usb_plug(&g);
+	run_for(300);
+	fake_usb_pull(&e);
+	CHECK(run_until_talks_to(&d, 2000));
+	CHECK_EQ(g.opens, 1);
+	CHECK(desktop_reaches(&d));
+	fake_usb_pull(&d);
+	run_for(10000);
+	CHECK_EQ(g.opens, 1);
+	CHECK(!pd.port.carrier);
+	stop_pilotd();
+}
+
+/* A, never configured, is being tried; B, a handheld, comes and waits;
+ * Z, never configured either, comes after it (libusb lists it first).
+ * A's tries end, Z's tries end, B is taken (R7-1, "shadow"); A and Z are
+ * each tried for 5 s once. */
+static void test_waits_behind_unconfigured(void)
+{
+	struct fake_dev a = { HANDHELD("A", 5), UNCONFIGURED(FAKE_NEVER) };
+	struct fake_dev b = { HANDHELD("B", 6) };
+	struct fake_dev z = { HANDHELD("Z", 7), UNCONFIGURED(FAKE_NEVER) };
+
+	fake_usb_plug(&a);
+	start_pilotd();
+	run_for(500);
+	fake_usb_plug(&b);
+	run_for(500);
+	fake_usb_plug(&z);
+	CHECK(run_until_talks_to(&b, 2 * RETRIES_MS + 2000));
+	CHECK_EQ(a.opens, ARRIVE_TRIES_MAX);
+	CHECK_EQ(z.opens, ARRIVE_TRIES_MAX);
+	run_for(20000);
+	CHECK_EQ(a.opens, ARRIVE_TRIES_MAX);
+	CHECK_EQ(z.opens, ARRIVE_TRIES_MAX);
+	CHECK(talks_to(&b));
+	stop_pilotd();
+}
+
+/* The one being tried leaves while B waits: B is taken at once (R6-4,
+ * "left"; R7-1, "shadow-left"). */
+static void test_retried_one_leaves(void)
+{
+	struct fake_dev a = { HANDHELD("A", 5), UNCONFIGURED(FAKE_NEVER) };
+	struct fake_dev b = { HANDHELD("B", 6) };
+
+	fake_usb_plug(&a);
+	start_pilotd();
+	run_for(500);
+	fake_usb_plug(&b);
+	run_for(1500);
+	CHECK_EQ(b.opens, 0);
+	fake_usb_pull(&a);
+	CHECK(run_until_talks_to(&b, 1000));
+	CHECK(a.opens < ARRIVE_TRIES_MAX);
+	stop_pilotd();
+}
+
+/* n devices on the bus that all fail to open: each is tried once, and
+ * pilotd lists the bus once after each failure at most, never in a loop
+ * (with more than REFUSED_MAX, it stops looking rather than loop). */
+static void test_all_fail(int n)
+{
+	struct fake_dev devs[REFUSED_MAX + 2];
+	char names[REFUSED_MAX + 2][8];
+	int tried = 0;
+
+	for (int i = 0; i < n; i++) {
+		snprintf(names[i], sizeof(names[i]), "X%d", i);
+		devs[i] = (struct fake_dev){ HANDHELD(names[i], (uint8_t)(10 + i)),
+					     .open_error = LIBUSB_ERROR_ACCESS };
+		fake_usb_plug(&devs[i]);
+	}
+	start_pilotd();
+	run_for(20000);
+	for (int i = 0; i < n; i++) {
+		CHECK(devs[i].opens <= 1);
+		tried += devs[i].opens;
+	}
+	CHECK_EQ(tried, n < REFUSED_MAX ? n : REFUSED_MAX + 1);
+	CHECK(fake_usb_device_lists() <= tried);
+	stop_pilotd();
+}
+
+int main(void)
+{
+	fake_usb_reset();
+	test_one_handheld();
+	test_waits_for_departure();
+	test_waiting_one_leaves();
+	test_configured_late(LIBUSB_ERROR_INVALID_PARAM);
+	test_configured_late(LIBUSB_ERROR_NOT_FOUND);
+	test_retries_end();
+	test_refused_kept_out();
+	test_given_up_kept_out();
+	test_waits_behind_unconfigured();
+	test_retried_one_leaves();
+	test_all_fail(2);
+	test_all_fail(REFUSED_MAX + 2);
+	fake_usb_free();
+	return check_result("test_link_libusb");
+}
