@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -61,6 +62,7 @@ struct flight {
 
 static struct fake {
 	pthread_mutex_t lock;
+	pthread_cond_t pulled;
 	struct libusb_context ctx;
 	struct libusb_device *devs[DEVICES_MAX]; /* every one made since the reset */
 	int ndevs;
@@ -77,7 +79,9 @@ static struct fake {
 	libusb_pollfd_removed_cb fd_removed;
 	void *fd_user;
 	int lists, misuses;
-} fk = { .lock = PTHREAD_MUTEX_INITIALIZER, .ctx = { .fd = -1 } };
+} fk = { .lock = PTHREAD_MUTEX_INITIALIZER,
+	 .pulled = PTHREAD_COND_INITIALIZER,
+	 .ctx = { .fd = -1 } };
 
 static void lock(void)
 {
@@ -157,6 +161,7 @@ void fake_usb_pull(struct fake_dev *d)
 					       .status = LIBUSB_TRANSFER_NO_DEVICE };
 	}
 	queue_event(d->dev, LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT);
+	pthread_cond_broadcast(&fk.pulled);
 	unlock();
 }
 
@@ -533,6 +538,17 @@ void libusb_free_config_descriptor(struct libusb_config_descriptor *config)
 	free(config);
 }
 
+/* Under the lock: until dev is pulled out, FAKE_OPEN_WAIT_MS at most. */
+static void wait_while_present(const struct libusb_device *dev)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until); /* the condition's clock */
+	until.tv_sec += FAKE_OPEN_WAIT_MS / 1000;
+	while (dev->present && pthread_cond_timedwait(&fk.pulled, &fk.lock, &until) == 0)
+		;
+}
+
 int libusb_open(libusb_device *dev, libusb_device_handle **dev_handle)
 {
 	struct fake_dev *f = dev->f;
@@ -542,6 +558,8 @@ int libusb_open(libusb_device *dev, libusb_device_handle **dev_handle)
 	int pipe[2];
 
 	lock();
+	if (f->open_waits)
+		wait_while_present(dev);
 	if (!dev->present) {
 		unlock();
 		return LIBUSB_ERROR_NO_DEVICE;

@@ -21,9 +21,9 @@
  *     comes; everything in flight completes with LIBUSB_TRANSFER_NO_DEVICE
  *     once its device left, or CANCELLED once cancelled.
  *
- * Open, claim, release, close, the configuration descriptor, the device
- * references and the pollfd notifiers may be called from any thread (a
- * lock); callbacks run without it held.
+ * Open may wait (open_waits, below).  Open, claim, release, close, the configuration descriptor,
+ * the device references and the pollfd notifiers may be called from any thread (a lock); callbacks
+ * run without it held.
  */
 #ifndef PILOTD_TEST_FAKE_LIBUSB_H
 #define PILOTD_TEST_FAKE_LIBUSB_H
@@ -32,8 +32,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FAKE_NEVER    UINT64_MAX
-#define FAKE_OUT_KEPT 64
+#define FAKE_NEVER	  UINT64_MAX
+#define FAKE_OPEN_WAIT_MS 5000 /* usbfs: USB_CTRL_SET_TIMEOUT */
+#define FAKE_OUT_KEPT	  64
 
 /* One handheld (or a device that says it is one), plugged in or not. */
 struct fake_dev {
@@ -44,6 +45,10 @@ struct fake_dev {
 	int claim_error;	/* the claim's result until configured_ms (0: none) */
 	uint64_t configured_ms; /* from then on the claim succeeds; FAKE_NEVER */
 	int ctrl_error;		/* every control submission fails with it (0: none) */
+	/* libusb_open() waits, as on usbfs' device lock while the kernel
+	 * probes a device that does not answer, until the device is pulled
+	 * out or FAKE_OPEN_WAIT_MS of real time passed */
+	bool open_waits;
 
 	/* what pilotd did to it */
 	int opens; /* libusb_open() calls while it was there */

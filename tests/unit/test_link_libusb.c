@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "check.h"
 #include "core/loop.h"
@@ -32,9 +31,9 @@
 #include "link_libusb_impl.h"
 #include "port_harness.h"
 
-#define TICK_MS	       100 /* the most the clock moves while the loop would sleep */
-#define THREAD_WAIT_MS 10  /* real time: for another thread's result */
-#define REAL_LIMIT_S   60  /* a scenario that takes longer is stuck */
+#define TICK_MS	       100   /* the most the clock moves while the loop would sleep */
+#define THREAD_WAIT_MS 10    /* real time: for another thread's result */
+#define REAL_LIMIT_MS  60000 /* a scenario that takes longer is stuck */
 #define RETRIES_MS     ((ARRIVE_TRIES_MAX - 1) * ARRIVE_RETRY_MS)
 
 /* a handheld that answers as the fake's handhelds do, at a USB address of its own */
@@ -47,6 +46,8 @@
 static uint64_t clock_ms = 1000000; /* loop_now_ms() is never 0 */
 
 uint64_t __wrap_loop_now_ms(void);
+uint64_t __real_loop_now_ms(void); /* the monotonic clock */
+
 uint64_t __wrap_loop_now_ms(void)
 {
 	return __atomic_load_n(&clock_ms, __ATOMIC_ACQUIRE);
@@ -78,7 +79,7 @@ static struct {
 	struct port port;
 	struct ph h; /* the front: a desktop's requests */
 	struct link *link;
-	time_t real_start;
+	uint64_t real_start;
 	bool stuck;
 } pd;
 
@@ -86,7 +87,7 @@ static void start_pilotd(void)
 {
 	const struct link_match any_palm = { .any_palm = true };
 
-	pd.real_start = time(NULL);
+	pd.real_start = __real_loop_now_ms();
 	pd.stuck = false;
 	CHECK_EQ(loop_init(&pd.loop), 0);
 	CHECK_EQ(ph_init(&pd.h, &pd.port, &ph_config_pilotd, 64), 0);
@@ -107,12 +108,22 @@ static void loop_round(void)
 				   __ATOMIC_ACQ_REL);
 	pd.link->ops->after_events(pd.link, n == 0);
 	port_after_events(&pd.port, now());
-	if (!pd.stuck && time(NULL) - pd.real_start > REAL_LIMIT_S) {
-		fprintf(stderr, "the scenario is stuck: the clock stood still for %d s\n",
-			REAL_LIMIT_S);
+	if (!pd.stuck && __real_loop_now_ms() - pd.real_start > REAL_LIMIT_MS) {
+		fprintf(stderr, "the scenario is stuck: %d ms of real time\n", REAL_LIMIT_MS);
 		pd.stuck = true;
 		check_failures++;
 	}
+}
+
+/*
+ * Rounds until no opener's thread runs and the loop took its result (it
+ * joined the thread): what the fake noted is then the test's to read.
+ */
+static void settle(void)
+{
+	while (other_thread_runs() && !pd.stuck)
+		loop_round();
+	loop_round();
 }
 
 static void run_for(uint64_t ms)
@@ -121,6 +132,7 @@ static void run_for(uint64_t ms)
 
 	while (now() < end && !pd.stuck)
 		loop_round();
+	settle();
 }
 
 /* Does a desktop on /dev/pilot talk to d: its interface held, the
@@ -135,8 +147,9 @@ static bool run_until_talks_to(const struct fake_dev *d, uint64_t ms)
 {
 	uint64_t end = now() + ms;
 
-	while (!talks_to(d) && now() < end && !pd.stuck)
+	while (now() < end && !pd.stuck && (other_thread_runs() || !talks_to(d)))
 		loop_round();
+	settle();
 	return talks_to(d);
 }
 
@@ -371,6 +384,29 @@ static void test_retried_one_leaves(void)
 	stop_pilotd();
 }
 
+/* A's open waits on the kernel (a probe it does not answer): the loop
+ * goes on meanwhile, B's arrival is noted, and when A leaves before its
+ * open returned, B is taken and nothing of A is kept (R6-6). */
+static void test_open_waits(void)
+{
+	struct fake_dev a = { HANDHELD("A", 5), .open_waits = true };
+	struct fake_dev b = { HANDHELD("B", 6) };
+	uint64_t begin = __real_loop_now_ms();
+
+	fake_usb_plug(&a);
+	start_pilotd();
+	fake_usb_plug(&b);
+	for (int i = 0; i < 20; i++)
+		loop_round();
+	/* 20 rounds of at most THREAD_WAIT_MS, not FAKE_OPEN_WAIT_MS */
+	CHECK(__real_loop_now_ms() - begin < FAKE_OPEN_WAIT_MS / 2);
+	CHECK_EQ(b.opens, 0);
+	fake_usb_pull(&a);
+	CHECK(run_until_talks_to(&b, 1000));
+	CHECK_EQ(fake_usb_refs(&a), 0);
+	stop_pilotd();
+}
+
 /* n devices on the bus that all fail to open: each is tried once, and
  * pilotd lists the bus once after each failure at most, never in a loop
  * (with more than REFUSED_MAX, it stops looking rather than loop). */
@@ -410,6 +446,7 @@ int main(void)
 	test_given_up_kept_out();
 	test_waits_behind_unconfigured();
 	test_retried_one_leaves();
+	test_open_waits();
 	test_all_fail(2);
 	test_all_fail(REFUSED_MAX + 2);
 	fake_usb_free();
