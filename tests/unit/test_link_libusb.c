@@ -8,8 +8,9 @@
  * which handheld a desktop's bytes on /dev/pilot reach, that one that
  * waited is taken, that one not configured yet is tried again for 5 s and
  * no longer, that one that could not be taken or was given up on stays
- * out until it is plugged in again, and that devices that all fail do
- * not make pilotd list the bus over and over.
+ * out until it is plugged in again, that devices that all fail do not
+ * make pilotd list the bus over and over, and that the loop goes on while
+ * a device's open waits on the kernel (it runs on the opener's thread).
  *
  * The clock (loop_now_ms(), wrapped at link time: -Wl,--wrap) moves on
  * only when the loop would sleep: nothing is ready, and no other thread
