@@ -11,8 +11,9 @@
  *   - the device list names the newest device first (libusb adds each
  *     new device at the head of its list), and a device only once its
  *     arrival was handled;
- *   - opening a device adds its usbfs file to libusb's pollfds (an
- *     eventfd here), closing removes it, through the pollfd notifiers;
+ *   - opening a device adds its usbfs file to libusb's pollfds (a pipe
+ *     here, never ready), closing removes it, through the pollfd
+ *     notifiers, on the thread that opens or closes;
  *   - open and claim answer as each device is set to (fake_dev below),
  *     the active configuration has bulk endpoints 0x82 and 0x02;
  *   - the connection-information handshake is answered as a Palm OS 4
@@ -21,9 +22,11 @@
  *     comes; everything in flight completes with LIBUSB_TRANSFER_NO_DEVICE
  *     once its device left, or CANCELLED once cancelled.
  *
- * Open may wait (open_waits, below).  Open, claim, release, close, the configuration descriptor,
- * the device references and the pollfd notifiers may be called from any thread (a lock); callbacks
- * run without it held.
+ * Open may wait (open_waits, below).  Open, claim, release, close, the
+ * configuration descriptor and the device references may be called from
+ * any thread (a lock); callbacks and notifiers run without it held.  The
+ * test reads what pilotd did to a device (below) once no other thread
+ * runs.
  */
 #ifndef PILOTD_TEST_FAKE_LIBUSB_H
 #define PILOTD_TEST_FAKE_LIBUSB_H
@@ -46,8 +49,9 @@ struct fake_dev {
 	uint64_t configured_ms; /* from then on the claim succeeds; FAKE_NEVER */
 	int ctrl_error;		/* every control submission fails with it (0: none) */
 	/* libusb_open() waits, as on usbfs' device lock while the kernel
-	 * probes a device that does not answer, until the device is pulled
-	 * out or FAKE_OPEN_WAIT_MS of real time passed */
+	 * configures (or a driver probes) a device that does not answer,
+	 * until the device is pulled out or FAKE_OPEN_WAIT_MS of real time
+	 * passed; then it opens */
 	bool open_waits;
 
 	/* what pilotd did to it */
