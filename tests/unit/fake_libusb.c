@@ -19,8 +19,6 @@
 #include "core/palm.h"
 #include "fake_libusb.h"
 
-#define FAKE_VID     0x0830 /* a Palm handheld: pilotd's --any-palm list has it */
-#define FAKE_PID     0x0060
 #define HOTSYNC_PORT 2 /* bulk endpoints 0x82 and 0x02 */
 #define EVENTS_MAX   64
 #define FLIGHT_MAX   64
@@ -481,8 +479,8 @@ int libusb_get_device_descriptor(libusb_device *dev, struct libusb_device_descri
 {
 	*desc = (struct libusb_device_descriptor){ .bLength = LIBUSB_DT_DEVICE_SIZE,
 						   .bDescriptorType = LIBUSB_DT_DEVICE,
-						   .idVendor = FAKE_VID,
-						   .idProduct = FAKE_PID,
+						   .idVendor = dev->f->vid,
+						   .idProduct = dev->f->pid,
 						   .bNumConfigurations = 1 };
 	return 0;
 }

@@ -15,7 +15,8 @@
  *     here, never ready), closing removes it, through the pollfd
  *     notifiers, on the thread that opens or closes;
  *   - open and claim answer as each device is set to (fake_dev below),
- *     the active configuration has bulk endpoints 0x82 and 0x02;
+ *     its device descriptor has its ids, its active configuration bulk
+ *     endpoints 0x82 and 0x02;
  *   - the connection-information handshake is answered as a Palm OS 4
  *     handheld answers it (HotSync on endpoints 2), bulk OUT transfers
  *     take all their bytes, bulk IN transfers wait for data that never
@@ -42,6 +43,7 @@
 /* One handheld (or a device that says it is one), plugged in or not. */
 struct fake_dev {
 	const char *name;
+	uint16_t vid, pid; /* its device descriptor's */
 	uint8_t address;
 	/* how it answers */
 	int open_error;		/* libusb_open()'s result: 0, or a LIBUSB_ERROR_* */

@@ -37,8 +37,8 @@
 #define REAL_LIMIT_MS  60000 /* a scenario that takes longer is stuck */
 #define RETRIES_MS     ((ARRIVE_TRIES_MAX - 1) * ARRIVE_RETRY_MS)
 
-/* a handheld that answers as the fake's handhelds do, at a USB address of its own */
-#define HANDHELD(n, addr) .name = (n), .address = (addr)
+/* a Palm Tungsten T, answering as the fake's handhelds do, at an address of its own */
+#define HANDHELD(n, addr) .name = (n), .vid = 0x0830, .pid = 0x0060, .address = (addr)
 /* not configured yet: usbfs has no interface 0 to claim (EINVAL) */
 #define UNCONFIGURED(ms) .claim_error = LIBUSB_ERROR_INVALID_PARAM, .configured_ms = (ms)
 
@@ -195,6 +195,25 @@ static void test_one_handheld(void)
 	CHECK(run_until_talks_to(&a, 1000));
 	CHECK(desktop_reaches(&a));
 	CHECK_EQ(a.opens, 1);
+	stop_pilotd();
+}
+
+/* A device that is no Palm handheld is never opened, whenever it comes
+ * (pilotd --any-palm: the known models only). */
+static void test_not_a_handheld(void)
+{
+	struct fake_dev m = { .name = "mouse", .vid = 0x046d, .pid = 0xc077, .address = 4 };
+	struct fake_dev a = { HANDHELD("A", 5) };
+
+	fake_usb_plug(&m);
+	start_pilotd();
+	run_for(1000);
+	fake_usb_plug(&a);
+	CHECK(run_until_talks_to(&a, 1000));
+	fake_usb_pull(&a);
+	run_for(1000);
+	CHECK_EQ(m.opens, 0);
+	CHECK(!pd.port.carrier);
 	stop_pilotd();
 }
 
@@ -438,6 +457,7 @@ int main(void)
 {
 	fake_usb_reset();
 	test_one_handheld();
+	test_not_a_handheld();
 	test_waits_for_departure();
 	test_waiting_one_leaves();
 	test_configured_late(LIBUSB_ERROR_INVALID_PARAM);
