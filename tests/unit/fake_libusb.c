@@ -671,6 +671,15 @@ static void answer_control(struct flight *fl)
 
 	fl->done = true;
 	fl->status = LIBUSB_TRANSFER_COMPLETED;
+	if (s->bmRequestType == LIBUSB_RECIPIENT_ENDPOINT &&
+	    s->bRequest == LIBUSB_REQUEST_CLEAR_FEATURE) {
+		t->dev_handle->dev->f->clears++; /* cleared, if only until the next transfer */
+		return;
+	}
+	if (s->bmRequestType != PALM_REQTYPE_VENDOR_IN) {
+		fl->status = LIBUSB_TRANSFER_STALL; /* no other request is asked */
+		return;
+	}
 	switch (s->bRequest) {
 	case PALM_GET_EXT_CONNECTION_INFORMATION:
 		/* one port, the same endpoint number both ways: HotSync ("cnys") */
@@ -725,7 +734,11 @@ int libusb_submit_transfer(struct libusb_transfer *transfer)
 			answer_control(fl);
 		else if (!(transfer->endpoint & LIBUSB_ENDPOINT_IN))
 			take_out(fl);
-		/* an IN transfer waits: the handheld has nothing to say */
+		else if (dev->f->in_halts)
+			*fl = (struct flight){ .t = transfer,
+					       .done = true,
+					       .status = LIBUSB_TRANSFER_STALL };
+		/* else an IN transfer waits: the handheld has nothing to say */
 		if (fl->done)
 			wake();
 	}

@@ -55,12 +55,14 @@ struct fake_dev {
 	 * until the device is pulled out or FAKE_OPEN_WAIT_MS of real time
 	 * passed; then it opens */
 	bool open_waits;
+	bool in_halts; /* its bulk IN endpoint halts: every transfer stalls, after a clear too */
 
 	/* what pilotd did to it */
 	int opens; /* libusb_open() calls while it was there */
 	uint64_t first_open_ms, last_open_ms;
 	bool claimed;		    /* interface 0 held now */
 	bool handshake_done;	    /* asked where HotSync is, and told */
+	int clears;		    /* CLEAR_FEATURE(ENDPOINT_HALT) requests */
 	uint8_t out[FAKE_OUT_KEPT]; /* what its bulk OUT endpoint took */
 	size_t out_len;
 

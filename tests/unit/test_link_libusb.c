@@ -359,6 +359,33 @@ static void test_given_up_kept_out(void)
 	stop_pilotd();
 }
 
+/* A's bulk IN endpoint halts again after every clear.  Once a desktop
+ * listens, A is given up on within PUMP_HALTS_MAX halts, B (waiting) is
+ * taken; B leaves, and A is not taken again while it stays on the bus. */
+static void test_halting_given_up(void)
+{
+	struct fake_dev a = { HANDHELD("A", 5), .in_halts = true };
+	struct fake_dev b = { HANDHELD("B", 6) };
+	uint64_t fh;
+
+	fake_usb_plug(&a);
+	start_pilotd();
+	CHECK(run_until_talks_to(&a, 1000));
+	fake_usb_plug(&b);
+	run_for(1000);
+	CHECK_EQ(a.clears, 0); /* nobody listens: nothing is read from A */
+	fh = ph_open(&pd.h, 1000, true, true);
+	CHECK(run_until_talks_to(&b, 10000));
+	CHECK(a.clears >= 1);
+	CHECK(a.clears <= PUMP_HALTS_MAX);
+	fake_usb_pull(&b);
+	run_for(10000);
+	CHECK_EQ(a.opens, 1);
+	CHECK(!pd.port.carrier);
+	port_release(&pd.port, fh);
+	stop_pilotd();
+}
+
 /* A, never configured, is being tried; B, a handheld, comes and waits;
  * Z, never configured either, comes after it (libusb lists it first).
  * A's tries end, Z's tries end, B is taken (R7-1, "shadow"); A and Z are
@@ -465,6 +492,7 @@ int main(void)
 	test_retries_end();
 	test_refused_kept_out();
 	test_given_up_kept_out();
+	test_halting_given_up();
 	test_waits_behind_unconfigured();
 	test_retried_one_leaves();
 	test_open_waits();
