@@ -88,6 +88,14 @@ static void forget_refused(struct usb_link *l, const libusb_device *dev)
 		}
 }
 
+/* A handheld to take: told twice (the start-up scan and libusb's own), or kept out, is not. */
+static bool wanted(struct usb_link *l, libusb_device *dev, struct libusb_device_descriptor *d)
+{
+	if (dev == l->dev || dev == l->arrived || refused(l, dev))
+		return false;
+	return libusb_get_device_descriptor(dev, d) == 0 && matches(l, dev, d);
+}
+
 static int on_hotplug(libusb_context *ctx, libusb_device *dev, libusb_hotplug_event event,
 		      void *user)
 {
@@ -104,10 +112,7 @@ static int on_hotplug(libusb_context *ctx, libusb_device *dev, libusb_hotplug_ev
 		forget_refused(l, dev);
 		return 0;
 	}
-	/* told twice (the start-up scan and libusb's own), or kept out */
-	if (dev == l->dev || dev == l->arrived || refused(l, dev))
-		return 0;
-	if (libusb_get_device_descriptor(dev, &d) < 0 || !matches(l, dev, &d))
+	if (!wanted(l, dev, &d))
 		return 0;
 	/* One that is leaving does not count: its successor may come first. */
 	if ((l->dev && !l->departed && l->state != LINK_CLOSING) || l->arrived) {
@@ -128,15 +133,22 @@ static unsigned int busy_transfers(const struct usb_link *l)
 	return l->ctrl_busy + pump_busy(&l->pump);
 }
 
-/* Note the first handheld already on the bus, as if it had just arrived. */
+/* Note the first handheld already on the bus, as if it had just arrived,
+ * and whether others wait behind it. */
 static void scan_for_handheld(struct usb_link *l, const libusb_device *gone)
 {
+	struct libusb_device_descriptor d;
 	libusb_device **list;
 	ssize_t n = libusb_get_device_list(l->ctx, &list);
 
-	for (ssize_t i = 0; i < n && !l->arrived; i++)
-		if (list[i] != gone) /* libusb may not have noticed it left */
+	for (ssize_t i = 0; i < n; i++) {
+		if (list[i] == gone) /* libusb may not have noticed it left */
+			continue;
+		if (!l->arrived)
 			on_hotplug(l->ctx, list[i], LIBUSB_HOTPLUG_EVENT_DEVICE_ARRIVED, l);
+		else if (wanted(l, list[i], &d))
+			l->waiting = true; /* behind the one noted: it may leave before it is taken */
+	}
 	if (n >= 0)
 		libusb_free_device_list(list, 1);
 }
@@ -173,11 +185,12 @@ static void finish_close(struct usb_link *l, bool reattach)
 	log_info("%s released (%llu bytes in, %llu out)", l->name, l->pump.rx_bytes,
 		 l->pump.tx_bytes);
 	/* Another handheld may be waiting behind this one (libusb lists the
-	 * newest first: each refused one is skipped, so each is tried once). */
-	if (scan) {
-		l->waiting = false;
+	 * newest first: each refused one is skipped, so each is tried once).
+	 * With REFUSED_MAX kept out, none is looked for until one leaves:
+	 * the one given up on would be the first found again. */
+	l->waiting = false;
+	if (scan)
 		scan_for_handheld(l, gone);
-	}
 }
 
 /* Only from link_progress() or stop(): never inside a callback. */
@@ -269,6 +282,7 @@ static void start_open(struct usb_link *l)
 	l->open.dev = dev;
 	l->open.handle = NULL;
 	l->open.busy = true;
+	usb_fds_pause(&l->fds); /* until join_opener(): usb_fds.c */
 	if (pthread_create(&l->open.thread, NULL, take_device, &l->open) != 0) {
 		log_warn("%s: no thread to open it on: opened in the loop", l->name);
 		l->open.busy = false; /* nothing to join */
@@ -321,10 +335,9 @@ static void opened(struct usb_link *l)
 	if (r < 0) {
 		log_err("%s: cannot take it: %s", l->name, libusb_strerror(r));
 		/* kept out until plugged in again; another that waits is tried */
-		if (refuse(l, dev)) {
-			l->waiting = false;
+		l->waiting = false;
+		if (refuse(l, dev))
 			scan_for_handheld(l, dev);
-		}
 		libusb_unref_device(dev);
 		return;
 	}

@@ -83,6 +83,29 @@ void usb_fds_watch(struct usb_fds *f, libusb_context *usb)
 	libusb_set_pollfd_notifiers(usb, fd_added, fd_removed, f);
 }
 
+static void unwatch_all(struct usb_fds *f)
+{
+	for (int i = 0; i < USB_FDS_MAX; i++)
+		if (f->fds[i].ready) {
+			loop_del(f->loop, &f->fds[i]);
+			f->fds[i] = (struct watch){ 0 };
+		}
+}
+
+/*
+ * While another thread opens or closes a device, libusb's event fd stays
+ * readable (libusb_close() signals it and holds the event lock through the
+ * close, which waits on usbfs' device lock) and libusb cannot handle
+ * events here: watched, it would wake the loop at once, round after round.
+ * Nothing of libusb's needs the loop then (one handheld at a time, no
+ * transfer in flight): its fds are watched again at usb_fds_sync().
+ */
+void usb_fds_pause(struct usb_fds *f)
+{
+	unwatch_all(f);
+	atomic_store(&f->changed, true);
+}
+
 /*
  * Every watch goes and libusb's list comes back: a number the other
  * thread closed may since name another file (closing it took the old one
@@ -92,11 +115,7 @@ void usb_fds_sync(struct usb_fds *f, libusb_context *usb)
 {
 	if (!atomic_exchange(&f->changed, false))
 		return;
-	for (int i = 0; i < USB_FDS_MAX; i++)
-		if (f->fds[i].ready) {
-			loop_del(f->loop, &f->fds[i]);
-			f->fds[i] = (struct watch){ 0 };
-		}
+	unwatch_all(f);
 	watch_all(f, usb);
 }
 

@@ -33,6 +33,9 @@ struct usb_fds {
 /* Watch libusb's fds from now on (f->loop, ready and ctx set). */
 void usb_fds_watch(struct usb_fds *f, libusb_context *usb);
 void usb_fds_unwatch(struct usb_fds *f, libusb_context *usb);
+/* On the loop's thread: watch none of libusb's fds until usb_fds_sync()
+ * (while another thread opens a device). */
+void usb_fds_pause(struct usb_fds *f);
 /* On the loop's thread: watch what libusb has now, if another thread
  * opened or closed an fd since the last call. */
 void usb_fds_sync(struct usb_fds *f, libusb_context *usb);

@@ -183,6 +183,11 @@ int fake_usb_open_handles(void)
 	return read_locked(&fk.nhandles);
 }
 
+int fake_usb_opens(const struct fake_dev *d)
+{
+	return read_locked(&d->opens);
+}
+
 int fake_usb_refs(const struct fake_dev *d)
 {
 	int n;

@@ -78,6 +78,8 @@ void fake_usb_pull(struct fake_dev *d);
 int fake_usb_device_lists(void);
 /* Handles open now. */
 int fake_usb_open_handles(void);
+/* d's opens so far, while an opener's thread may run. */
+int fake_usb_opens(const struct fake_dev *d);
 /* pilotd's references on d's libusb_device (the last plugged in). */
 int fake_usb_refs(const struct fake_dev *d);
 /* Every device's references not libusb's own (0 after pilotd let go),

@@ -463,6 +463,50 @@ static void test_open_waits(void)
 	stop_pilotd();
 }
 
+/*
+ * X is in use, Y waits, Z comes last (libusb lists it first).  X leaves:
+ * the scan notes Z, and Z leaves before it is taken, while its open waits
+ * on the kernel or while it waits to be opened again.  Y, which waited
+ * behind it, is taken (R8-1: the scan stopped at Z and nothing scanned
+ * again, so Y waited until it was plugged in again).
+ */
+static void test_scanned_one_leaves(bool while_opening)
+{
+	struct fake_dev x = { HANDHELD("X", 5) };
+	struct fake_dev y = { HANDHELD("Y", 6) };
+	struct fake_dev z = { HANDHELD("Z", 7) };
+
+	if (while_opening)
+		z.open_waits = true;
+	else
+		z = (struct fake_dev){ HANDHELD("Z", 7), UNCONFIGURED(FAKE_NEVER) };
+	fake_usb_plug(&x);
+	start_pilotd();
+	CHECK(run_until_talks_to(&x, 1000));
+	fake_usb_plug(&y);
+	fake_usb_plug(&z);
+	run_for(500);
+	fake_usb_pull(&x);
+	/* Z is being opened (its open waits), or was tried once and waits
+	 * to be tried again */
+	if (while_opening) {
+		for (int i = 0; i < 20 && !other_thread_runs(); i++)
+			loop_round();
+		CHECK(other_thread_runs());
+	} else {
+		/* pulled while it waits to be opened again: its first open
+		 * ended (the thread is gone), the next is ARRIVE_RETRY_MS away */
+		for (int i = 0; i < 20 && (fake_usb_opens(&z) == 0 || other_thread_runs()); i++)
+			loop_round();
+		CHECK_EQ(fake_usb_opens(&z), 1);
+	}
+	CHECK_EQ(y.opens, 0);
+	fake_usb_pull(&z);
+	CHECK(run_until_talks_to(&y, 2000));
+	CHECK(desktop_reaches(&y));
+	stop_pilotd();
+}
+
 /* n devices on the bus that all fail to open: each is tried once, and
  * pilotd lists the bus once after each failure at most, never in a loop
  * (with more than REFUSED_MAX, it stops looking rather than loop). */
@@ -505,6 +549,8 @@ int main(void)
 	test_waits_behind_unconfigured();
 	test_retried_one_leaves();
 	test_open_waits();
+	test_scanned_one_leaves(true);
+	test_scanned_one_leaves(false);
 	test_all_fail(2);
 	test_all_fail(REFUSED_MAX + 2);
 	fake_usb_free();
