@@ -4,12 +4,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+
+#include <linux/tty.h>
 
 #include "ntty_diff.h"
 #include "port_harness.h"
@@ -455,7 +458,14 @@ int nd_run_port(const struct nd_case *c, struct nd_trace *tr)
 struct pty_side {
 	int m, s;
 	struct termios2 t;
+	int err; /* the harness's own first failure (-errno): the run shows nothing */
 };
+
+static void pty_failed(struct pty_side *ps, int err)
+{
+	if (!ps->err)
+		ps->err = err;
+}
 
 /*
  * The master's bytes are in its read buffer once its worker ran; a poll
@@ -468,11 +478,17 @@ static size_t pty_handheld(void *ctx, uint8_t *b, size_t size)
 	struct pty_side *ps = ctx;
 	struct pollfd pfd = { .fd = ps->m, .events = POLLIN };
 	size_t n = 0;
-	ssize_t k;
+	ssize_t k = 0;
+	int ready;
 
-	while (n < size && poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN))
+	while (n < size && (ready = poll(&pfd, 1, 0)) == 1 && (pfd.revents & POLLIN)) {
 		while (n < size && (k = read(ps->m, b + n, size - n)) > 0)
 			n += (size_t)k;
+		if (k < 0 && errno != EAGAIN)
+			pty_failed(ps, -errno);
+	}
+	if (ready < 0)
+		pty_failed(ps, -errno);
 	return n;
 }
 
@@ -481,7 +497,8 @@ static int pty_poll_op(void *ctx)
 	struct pty_side *ps = ctx;
 	struct pollfd pfd = { .fd = ps->s, .events = POLLIN | POLLOUT };
 
-	poll(&pfd, 1, 0);
+	if (poll(&pfd, 1, 0) < 0)
+		pty_failed(ps, -errno);
 	return pfd.revents & (POLLIN | POLLOUT);
 }
 
@@ -493,34 +510,63 @@ static long pty_setattr(void *ctx, const struct termios2 *t)
 	return ioctl(ps->s, TCSETS2, t) < 0 ? -errno : 0;
 }
 
+/* The sync's own ioctls: a failure is the harness's. */
+static void pty_sync_ioctl(struct pty_side *ps, unsigned long cmd, const void *arg)
+{
+	if (ioctl(ps->s, cmd, arg) < 0)
+		pty_failed(ps, -errno);
+}
+
+/* Non-canonical: with VMIN 255 n_tty sees no input, so poll waits for the worker. */
+static void pty_rx_sync_raw(struct pty_side *ps)
+{
+	struct termios2 wait = ps->t;
+
+	wait.c_cc[VMIN] = 255;
+	wait.c_cc[VTIME] = 0;
+	pty_sync_ioctl(ps, TCSETS2, &wait);
+	/* POLLIN: 255 bytes unread (the script's count is wrong), poll waited for nothing */
+	if (pty_poll_op(ps) & POLLIN)
+		pty_failed(ps, -EPROTO);
+	pty_sync_ioctl(ps, TCSETS2, &ps->t);
+}
+
+/*
+ * Canonical: no complete line is unread before the batch (the script read
+ * them all; checked), so poll waits for the worker unless the worker has
+ * already completed a line of this batch.  Then it is inside the one
+ * receive_buf() call that takes the whole batch (one write of at most
+ * 32 bytes fills one flip buffer, whose bytes flush_to_ldisc() hands over
+ * at once, and n_tty has room for them), or past it: TIOCSETD (N_TTY, no
+ * change) takes the ldisc lock for writing, which waits for that call's
+ * reference to the ldisc.
+ */
+static void pty_rx_sync_canon(struct pty_side *ps)
+{
+	if (!(pty_poll_op(ps) & POLLIN))
+		return;
+	pty_sync_ioctl(ps, TIOCSETD, &(int){ N_TTY });
+}
+
 static int pty_rx(void *ctx, const uint8_t *b, size_t n, bool canonical_sync)
 {
 	struct pty_side *ps = ctx;
-	struct termios2 wait = ps->t;
+	ssize_t k;
 
-	if (write(ps->m, b, n) != (ssize_t)n)
+	if (canonical_sync && (pty_poll_op(ps) & POLLIN)) {
+		pty_failed(ps, -EPROTO); /* a line unread: the sync below would not wait */
+		return -EPROTO;
+	}
+	k = write(ps->m, b, n);
+	if (k != (ssize_t)n) {
+		pty_failed(ps, k < 0 ? -errno : -EIO);
 		return -EIO;
-	/* n_tty_poll() waits for the worker only while poll sees no input */
-	if (!canonical_sync) {
-		wait.c_cc[VMIN] = 255;
-		wait.c_cc[VTIME] = 0;
-		ioctl(ps->s, TCSETS2, &wait);
 	}
-	pty_poll_op(ps);
-	if (!canonical_sync) {
-		ioctl(ps->s, TCSETS2, &ps->t);
-		return 0;
-	}
-	/*
-	 * Canonical: the worker may complete a line while poll looks, and poll
-	 * then does not wait for it.  TIOCSETD (N_TTY, no change) takes the
-	 * ldisc lock, which the worker holds while it processes the batch (or,
-	 * not yet started, then skips it); the worker restarted after it runs
-	 * to its end within the next poll, as no line is readable yet.
-	 */
-	ioctl(ps->s, TIOCSETD, &(int){ 0 });
-	pty_poll_op(ps);
-	return 0;
+	if (canonical_sync)
+		pty_rx_sync_canon(ps);
+	else
+		pty_rx_sync_raw(ps);
+	return ps->err;
 }
 
 static long pty_write(void *ctx, const uint8_t *b, size_t n)
@@ -555,28 +601,61 @@ static bool pty_stopped(void *ctx)
 	return false; /* not asked: the classifier looks at pilotd's */
 }
 
+/*
+ * No signal may reach the pty's side: n_tty_write() gives up with
+ * -ERESTARTSYS before writing a byte when one is pending, and a handler
+ * without SA_RESTART (libFuzzer's SIGALRM, every -timeout/2 + 1 seconds)
+ * makes that EINTR: a batch the handheld never sent, or a desktop's write
+ * failed.  Blocked, they wait for the end of the run; faults keep theirs.
+ */
+static void block_signals(sigset_t *old)
+{
+	static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS };
+	sigset_t set;
+
+	sigfillset(&set);
+	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+		sigdelset(&set, faults[i]);
+	pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+static int pty_open_pair(struct pty_side *ps)
+{
+	int unlock = 0;
+
+	ps->m = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (ps->m < 0)
+		return -errno;
+	if (ioctl(ps->m, TIOCSPTLCK, &unlock) < 0 ||
+	    (ps->s = ioctl(ps->m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+		int err = -errno;
+
+		close(ps->m);
+		return err;
+	}
+	return 0;
+}
+
 int nd_run_pty(const struct nd_case *c, struct nd_trace *tr)
 {
 	const struct side s = { NULL,	   pty_rx,	  pty_write,   pty_read,     pty_poll_op,
 				pty_query, pty_ioctl_arg, pty_setattr, pty_handheld, pty_stopped };
-	struct pty_side ps = { .m = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC) };
+	struct pty_side ps = { 0 };
 	struct side sd = s;
-	int unlock = 0;
+	sigset_t old;
+	int err;
 
-	if (ps.m < 0)
-		return -errno;
-	if (ioctl(ps.m, TIOCSPTLCK, &unlock) < 0 ||
-	    (ps.s = ioctl(ps.m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) < 0) {
-		int err = -errno;
-
+	block_signals(&old);
+	err = pty_open_pair(&ps);
+	if (!err) {
+		sd.ctx = &ps;
+		run(c, tr, &sd);
+		close(ps.s);
 		close(ps.m);
-		return err;
+		err = ps.err;
 	}
-	sd.ctx = &ps;
-	run(c, tr, &sd);
-	close(ps.s);
-	close(ps.m);
-	return 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return err;
 }
 
 /* ---- comparing ---- */

@@ -9,13 +9,20 @@
  * queue ioctls answered and what reached the handheld after each step.
  *
  * Synchronising with the pty without sleeping: bytes written to the master
- * are processed by a worker (flush_to_ldisc); n_tty_poll() waits for that
- * worker (tty_buffer_flush_work()) when no input is available for poll.
- * So after the handheld's bytes the slave is polled with VMIN raised to
- * 255 (non-canonical) or with every complete line read first (canonical:
- * the script reads them, on both sides); the echo and the output then sit
- * in the master's flip buffer, and the master, read empty after every
- * step, waits for its own worker when polled.
+ * are processed by a worker (flush_to_ldisc) that the write queues; only
+ * poll and read on the slave wait for it (tty_buffer_flush_work()), and
+ * only when n_tty has no input for them.  FIONREAD reads n_tty's counts
+ * without waiting; TIOCOUTQ is 0 on either end of a pty and tcdrain on the
+ * master waits for that 0.  So after the handheld's bytes the slave is
+ * polled with VMIN raised to 255 (non-canonical; the script reads before
+ * 255 bytes can wait, and a POLLIN there fails the run) or with every
+ * complete line read first (canonical: the script reads them, on both
+ * sides, and the run fails if one is left), and TIOCSETD waits for a worker
+ * that completed a line of the batch while poll looked (ntty_diff.c).  The
+ * echo and the output then sit in the master's flip buffer, and the master,
+ * read empty after every step, waits for its own worker when polled.
+ * Signals are blocked for the pty's run: one caught without SA_RESTART
+ * makes a write to the master fail with EINTR (libFuzzer's SIGALRM did).
  *
  * The differences pilotd may have are listed, with their reason, in
  * docs/tty-differences.md as lines `` - `ntty:NAME`: reason ``; a case
@@ -77,7 +84,10 @@ void nd_case_from_bytes(struct nd_case *c, const uint8_t *data, size_t len);
 void nd_case_print(const struct nd_case *c, char *out, size_t size);
 
 int nd_run_port(const struct nd_case *c, struct nd_trace *tr);
-/* Returns -errno when no pty could be made. */
+/*
+ * Returns -errno when no pty could be made or the harness failed (a write to
+ * the master fell short, a sync's ioctl failed or its condition did not hold).
+ */
 int nd_run_pty(const struct nd_case *c, struct nd_trace *tr);
 
 /*

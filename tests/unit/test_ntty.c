@@ -5,14 +5,17 @@
  * and through a pty pair of this host, compared step by step.  Fails on a
  * difference docs/tty-differences.md does not list as `ntty:NAME`, on a
  * listed one no case showed, and when the cases did not cover every flag,
- * every special character and every byte value.
+ * every special character and every byte value.  The random cases run under
+ * a signal every 100 us (alarms_every()), which the pty's side must not feel.
  *
  * test_ntty DOC [CASES [SEED]]; CASES 1 and a case's printed line replay
  * are not needed: the seed and the index reproduce a case.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 
 #include "check.h"
@@ -277,6 +280,29 @@ static int lone_eof_cases(void)
 	return bad;
 }
 
+static volatile sig_atomic_t alarms;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
+/*
+ * SIGALRM every usec microseconds (0: no more), caught without SA_RESTART
+ * as libFuzzer catches its own: the pty's side must lose no step to a
+ * signal.  fuzz_ntty's 10-minute run lost a batch of the handheld's so, a
+ * write to the master failed with EINTR (issue 26).
+ */
+static void alarms_every(long usec)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval it = { { 0, usec }, { 0, usec } };
+
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	static char listed[ND_LISTED_MAX][64];
@@ -294,20 +320,23 @@ int main(int argc, char **argv)
 	}
 	check_failures += fixed_cases();
 	check_failures += lone_eof_cases();
+	alarms_every(100);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < cases; i++) {
 		uint8_t bytes[1024];
 		struct nd_case c;
 		const char *name;
-		int at, k;
+		int at, k, err;
 
 		for (size_t j = 0; j < sizeof(bytes); j++)
 			bytes[j] = next_byte();
 		nd_case_from_bytes(&c, bytes, sizeof(bytes));
 		cover(&cv, &c);
 		CHECK_EQ(nd_run_port(&c, &port_tr), 0);
-		if (nd_run_pty(&c, &pty_tr) < 0) {
-			perror("test_ntty: a pty");
+		err = nd_run_pty(&c, &pty_tr);
+		if (err < 0) {
+			fprintf(stderr, "test_ntty: case %d: the pty side failed: %s\n", i,
+				strerror(-err));
 			return 1;
 		}
 		at = nd_compare(&c, &port_tr, &pty_tr, &name);
@@ -330,9 +359,11 @@ int main(int argc, char **argv)
 			report(i, &c, &port_tr, &pty_tr, at, name);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	printf("%d cases in %.1f s: %d the same, %d unexplained\n", cases,
-	       (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, same,
-	       unexplained);
+	alarms_every(0);
+	printf("%d cases in %.1f s: %d the same, %d unexplained (%d signals caught)\n", cases,
+	       (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, same, unexplained,
+	       (int)alarms);
+	CHECK(alarms > 0);
 	for (int k = 0; k < nlisted; k++) {
 		printf("  ntty:%s: %d cases\n", listed[k], hits[k]);
 		/* a timing of the pty's may or may not show in a run */
