@@ -110,6 +110,9 @@ static int on_hotplug(libusb_context *ctx, libusb_device *dev, libusb_hotplug_ev
 			l->arrived = NULL;
 		}
 		forget_refused(l, dev);
+		/* one that waited when a failure could not be kept out: look again */
+		l->waiting |= l->waiting_full;
+		l->waiting_full = false;
 		return 0;
 	}
 	if (!wanted(l, dev, &d))
@@ -188,6 +191,8 @@ static void finish_close(struct usb_link *l, bool reattach)
 	 * newest first: each refused one is skipped, so each is tried once).
 	 * With REFUSED_MAX kept out, none is looked for until one leaves:
 	 * the one given up on would be the first found again. */
+	if (!scan && !departed)
+		l->waiting_full |= l->waiting;
 	l->waiting = false;
 	if (scan)
 		scan_for_handheld(l, gone);
@@ -335,9 +340,13 @@ static void opened(struct usb_link *l)
 	if (r < 0) {
 		log_err("%s: cannot take it: %s", l->name, libusb_strerror(r));
 		/* kept out until plugged in again; another that waits is tried */
-		l->waiting = false;
-		if (refuse(l, dev))
+		if (refuse(l, dev)) {
+			l->waiting = false;
 			scan_for_handheld(l, dev);
+		} else {
+			l->waiting_full |= l->waiting; /* until one leaves */
+			l->waiting = false;
+		}
 		libusb_unref_device(dev);
 		return;
 	}

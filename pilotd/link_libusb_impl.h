@@ -66,6 +66,9 @@ struct usb_link {
 	uint64_t arrived_retry_ms; /* not configured yet: open it again then */
 	unsigned int arrived_tries;
 	bool waiting; /* a handheld came while another was in use or being opened */
+	/* one waited when a failure could not be kept out (REFUSED_MAX): at
+	 * the next departure, look again (one scan a departure, no loop) */
+	bool waiting_full;
 	/* given up on or could not be taken: not taken again until plugged in again */
 	libusb_device *refused[REFUSED_MAX];
 	struct opener open;

@@ -507,6 +507,70 @@ static void test_scanned_one_leaves(bool while_opening)
 	stop_pilotd();
 }
 
+/* REFUSED_MAX devices another program holds: each tried once, kept out. */
+static void plug_kept_out(struct fake_dev *devs, char (*names)[8])
+{
+	for (int i = 0; i < REFUSED_MAX; i++) {
+		snprintf(names[i], sizeof(names[i]), "R%d", i);
+		devs[i] = (struct fake_dev){ HANDHELD(names[i], (uint8_t)(20 + i)),
+					     .open_error = LIBUSB_ERROR_ACCESS };
+		fake_usb_plug(&devs[i]);
+	}
+}
+
+/*
+ * With REFUSED_MAX kept out, X (whose set-up fails: given up on) is taken
+ * and Y waits.  X cannot be kept out too: Y is taken at the next
+ * departure, that of a kept-out one, and X is not taken again (R9-1: Y
+ * waited until it was plugged in again).
+ */
+static void test_full_give_up(void)
+{
+	struct fake_dev kept[REFUSED_MAX];
+	char names[REFUSED_MAX][8];
+	struct fake_dev x = { HANDHELD("X", 5), .ctrl_error = LIBUSB_ERROR_IO };
+	struct fake_dev y = { HANDHELD("Y", 6) };
+
+	plug_kept_out(kept, names);
+	start_pilotd();
+	run_for(2000);
+	fake_usb_plug(&x);
+	fake_usb_plug(&y);
+	run_for(5000);
+	CHECK_EQ(fake_usb_opens(&x), 1);
+	fake_usb_pull(&kept[0]);
+	CHECK(run_until_talks_to(&y, 20000));
+	CHECK(x.opens <= 2);
+	stop_pilotd();
+}
+
+/*
+ * With REFUSED_MAX kept out, X's open waits on the kernel and Y comes
+ * meanwhile; X leaves, its open fails before its departure is heard, and
+ * X cannot be kept out: Y is taken when the departure is heard (R9-1).
+ */
+static void test_full_left_while_opening(void)
+{
+	struct fake_dev kept[REFUSED_MAX];
+	char names[REFUSED_MAX][8];
+	struct fake_dev x = { HANDHELD("X", 5), .open_waits = true };
+	struct fake_dev y = { HANDHELD("Y", 6) };
+
+	plug_kept_out(kept, names);
+	start_pilotd();
+	run_for(2000);
+	fake_usb_plug(&x);
+	for (int i = 0; i < 20 && !other_thread_runs(); i++)
+		loop_round();
+	fake_usb_plug(&y);
+	for (int i = 0; i < 5; i++)
+		loop_round();
+	CHECK(other_thread_runs());
+	fake_usb_pull(&x);
+	CHECK(run_until_talks_to(&y, 5000));
+	stop_pilotd();
+}
+
 /* n devices on the bus that all fail to open: each is tried once, and
  * pilotd lists the bus once after each failure at most, never in a loop
  * (with more than REFUSED_MAX, it stops looking rather than loop). */
@@ -551,6 +615,8 @@ int main(void)
 	test_open_waits();
 	test_scanned_one_leaves(true);
 	test_scanned_one_leaves(false);
+	test_full_give_up();
+	test_full_left_while_opening();
 	test_all_fail(2);
 	test_all_fail(REFUSED_MAX + 2);
 	fake_usb_free();
