@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """bench/per-packet's report: per 64-byte packet moved, the median over the
-rounds of each counter of each pilotd and operation, pilotd's task-clock
-(ns; instructions under -icount shift=0), the guest's busy ticks, MB/s."""
+rounds of each counter of each pilotd and operation, pilotd's and the
+reader's (pilot-bench) task-clock (ns; instructions under -icount shift=0),
+the guest's busy ticks, MB/s."""
 import re
 import statistics
 import sys
@@ -20,11 +21,12 @@ for line in open(sys.argv[1], errors='replace'):
             ([y - x for x, y in zip(a, b)], int(m.group(5)) - int(m.group(3))))
         continue
     m = re.match(r'RESULT bin=(\S+) round=\d+ op=(\S+) .*mib=(\d+) .*mbps=(\S+)', line)
-    t = re.search(r'task_ns=(\d+) cs=(\d+)', line)
+    t = re.search(r'task_ns=(\d+) cs=(\d+) command_ns=(\d+)', line)
     if m and t:
         packets = int(m.group(3)) * 16384
         runs.setdefault(m.group(1, 2), []).append(
-            (float(m.group(4)), int(t.group(1)) / packets, int(t.group(2)) / packets, packets))
+            (float(m.group(4)), int(t.group(1)) / packets, int(t.group(2)) / packets, packets,
+             int(t.group(3)) / packets))
 keys = sorted(runs, key=lambda k: (k[1], k[0]))
 if not keys:
     sys.exit('per-packet: no results')
@@ -59,11 +61,12 @@ row('left at its end', [hist(k, 'left')[0] for k in keys], 'd')
 row('dry (none left)', ['%.1f%%' % (100 * hist(k, 'left')[1]) for k in keys], 's')
 print('per 64 B packet')
 row('pilotd task ns', [statistics.median(r[1] for r in runs[k]) for k in keys], '.0f')
+row('reader task ns', [statistics.median(r[4] for r in runs[k]) for k in keys], '.0f')
 row('pilotd switches', [statistics.median(r[2] for r in runs[k]) for k in keys], '.4f')
 row('guest busy ticks', [statistics.median(c[1] / r[3] for c, r in zip(counts[k], runs[k]))
                          for k in keys], '.5f')
 row('MB/s (median)', [statistics.median(r[0] for r in runs[k]) for k in keys], '.3f')
-print('each run, task ns per packet / MB/s:')
+print('each run, pilotd / reader task ns per packet, MB/s:')
 for k in keys:
     print('  %-16s %s' % ('%s %s' % (k[1], k[0]),
-                          '  '.join('%.0f/%.2f' % (r[1], r[0]) for r in runs[k])))
+                          '  '.join('%.0f/%.0f %.2f' % (r[1], r[4], r[0]) for r in runs[k])))
