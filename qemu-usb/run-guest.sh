@@ -10,7 +10,7 @@
 #                     [--profile NAME] [--sim-arg ARG]... [--no-pilotd]
 #                     [--extra-device PROFILE]...
 #                     [--pilotd-args "ARGS"] [--sanitized] [--add FILE[:DEST]]...
-#                     [--usbredir VID:PID] [--docked]
+#                     [--usbredir VID:PID] [--docked] [--icount SHIFT]
 #                     [--timeout SECONDS] [--keep-logs DIR] -- COMMAND [ARG]...
 set -euo pipefail
 
@@ -18,7 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 kernel= initramfs= modules= sim= timeout=300 keep= pilotd=1 pilotd_args= pilotd_bin= usbredir=
-docked=
+docked= icount=()
 sim_args=() adds=() extras=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -41,6 +41,9 @@ while [ $# -gt 0 ]; do
 	# docked before boot: pilotd starts once the handheld is on the bus
 	# and udev has loaded and bound its drivers, as on a desktop
 	--docked) docked=1; shift ;;
+	# QEMU's -icount shift=SHIFT: while the guest runs, its clock advances
+	# 2^SHIFT ns per instruction (CPU times count instructions)
+	--icount) icount=(-icount "shift=$2"); shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--keep-logs) keep=$2; shift 2 ;;
 	--) shift; break ;;
@@ -128,7 +131,7 @@ khz=$(host_tsc_khz)
 [ -n "$khz" ] && clock="$clock tsc_early_khz=$khz" ||
 	log "cannot measure this host's TSC rate: the guest calibrates its own"
 timeout --kill-after=5 "$timeout" qemu-system-x86_64 \
-	-nodefaults -display none -no-reboot -m 512 \
+	-nodefaults -display none -no-reboot -m 512 "${icount[@]}" \
 	-kernel "$kernel" -initrd "$work/initrd" \
 	-append "console=ttyS0 panic=-1 loglevel=4 no_timer_check $clock" \
 	-chardev file,id=con,path="$work/console.log" -serial chardev:con \

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: MIT
+/*
+ * count-calls.so: preloaded into pilotd (LD_PRELOAD) inside the guest, it
+ * counts the calls that make up pilotd's work per packet, by type, into a
+ * shared file /tmp/count-calls.PID that bench/per-packet reads while pilotd
+ * runs: the first NAMES_SIZE bytes name the counters (one line), 64-bit
+ * counters follow.  A count does not depend on how loaded the host is, a
+ * time does.
+ *
+ * usbfs ioctls (SUBMITURB, REAPURBNDELAY ok / EAGAIN, DISCARDURB), poll
+ * (libusb's), epoll_wait (pilotd's loop; returns and events), read and
+ * writev (CUSE requests and answers), timerfd_settime, clock_gettime, and
+ * libusb's handle_events, get_next_timeout, submit and cancel.  Two
+ * histograms: the URBs out at each of libusb's polls ("depth"), and the
+ * URBs submitted before a round still out when its reaping ends with
+ * EAGAIN ("left": 0 means the device had nothing queued, the pipe ran dry).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libusb.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/timerfd.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/usbdevice_fs.h>
+
+#define NAMES_SIZE 2048
+#define HIST	   33 /* 0 .. 32 URBs out, the last also counts more */
+
+enum {
+	C_SUBMIT,
+	C_REAP,
+	C_REAP_EAGAIN,
+	C_DISCARD,
+	C_IOCTL,
+	C_POLL,
+	C_EPOLL,
+	C_EPOLL_EVENTS,
+	C_READ,
+	C_WRITEV,
+	C_WRITE,
+	C_TIMERFD,
+	C_CLOCK,
+	C_HANDLE_EVENTS,
+	C_NEXT_TIMEOUT,
+	C_SUBMIT_TRANSFER,
+	C_CANCEL_TRANSFER,
+	C_DEPTH,
+	C_LEFT = C_DEPTH + HIST,
+	C_COUNT = C_LEFT + HIST,
+};
+
+static const char *const names[C_DEPTH] = {
+	[C_SUBMIT] = "submiturb",
+	[C_REAP] = "reap",
+	[C_REAP_EAGAIN] = "reap_eagain",
+	[C_DISCARD] = "discardurb",
+	[C_IOCTL] = "ioctl_other",
+	[C_POLL] = "poll",
+	[C_EPOLL] = "epoll_wait",
+	[C_EPOLL_EVENTS] = "epoll_events",
+	[C_READ] = "read",
+	[C_WRITEV] = "writev",
+	[C_WRITE] = "write",
+	[C_TIMERFD] = "timerfd_settime",
+	[C_CLOCK] = "clock_gettime",
+	[C_HANDLE_EVENTS] = "handle_events",
+	[C_NEXT_TIMEOUT] = "get_next_timeout",
+	[C_SUBMIT_TRANSFER] = "submit_transfer",
+	[C_CANCEL_TRANSFER] = "cancel_transfer",
+};
+
+static uint64_t spare[C_COUNT];
+static uint64_t *c = spare;
+static uint64_t round_start; /* C_SUBMIT at libusb's latest poll */
+
+static void write_names(char *to)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < C_DEPTH; i++)
+		n += (size_t)snprintf(to + n, NAMES_SIZE - n, "%s ", names[i]);
+	for (int i = 0; i < HIST; i++)
+		n += (size_t)snprintf(to + n, NAMES_SIZE - n, "depth%d ", i);
+	for (int i = 0; i < HIST; i++)
+		n += (size_t)snprintf(to + n, NAMES_SIZE - n, "left%d ", i);
+	to[n - 1] = '\n';
+}
+
+__attribute__((constructor)) static void init(void)
+{
+	size_t size = NAMES_SIZE + sizeof(spare);
+	char path[64];
+	char *map;
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/count-calls.%d", (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	if (ftruncate(fd, (off_t)size) == 0) {
+		map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (map != MAP_FAILED) {
+			write_names(map);
+			c = (uint64_t *)(map + NAMES_SIZE);
+		}
+	}
+	close(fd);
+}
+
+static void count(int i)
+{
+	__atomic_fetch_add(&c[i], 1, __ATOMIC_RELAXED);
+}
+
+static int hist(uint64_t n)
+{
+	return n < HIST ? (int)n : HIST - 1;
+}
+
+#define REAL(name) ((__typeof__(&name))real(#name))
+
+static void *real(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	static __typeof__(&ioctl) next;
+	va_list ap;
+	void *arg;
+	int r;
+
+	if (!next)
+		next = REAL(ioctl);
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	r = next(fd, req, arg);
+	if (req == USBDEVFS_SUBMITURB) {
+		count(C_SUBMIT);
+	} else if (req == USBDEVFS_REAPURBNDELAY && r < 0 && errno == EAGAIN) {
+		count(C_REAP_EAGAIN);
+		count(C_LEFT + hist(round_start > c[C_REAP] ? round_start - c[C_REAP] : 0));
+	} else if (req == USBDEVFS_REAPURBNDELAY) {
+		count(C_REAP);
+	} else {
+		count(req == USBDEVFS_DISCARDURB ? C_DISCARD : C_IOCTL);
+	}
+	return r;
+}
+
+int poll(struct pollfd *fds, nfds_t n, int ms)
+{
+	static __typeof__(&poll) next;
+
+	if (!next)
+		next = REAL(poll);
+	count(C_POLL);
+	count(C_DEPTH + hist(c[C_SUBMIT] - c[C_REAP]));
+	round_start = c[C_SUBMIT];
+	return next(fds, n, ms);
+}
+
+int epoll_wait(int ep, struct epoll_event *ev, int max, int ms)
+{
+	static __typeof__(&epoll_wait) next;
+	int r;
+
+	if (!next)
+		next = REAL(epoll_wait);
+	r = next(ep, ev, max, ms);
+	count(C_EPOLL);
+	if (r > 0)
+		__atomic_fetch_add(&c[C_EPOLL_EVENTS], (uint64_t)r, __ATOMIC_RELAXED);
+	return r;
+}
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+	static __typeof__(&read) next;
+
+	if (!next)
+		next = REAL(read);
+	count(C_READ);
+	return next(fd, buf, n);
+}
+
+ssize_t writev(int fd, const struct iovec *iov, int n)
+{
+	static __typeof__(&writev) next;
+
+	if (!next)
+		next = REAL(writev);
+	count(C_WRITEV);
+	return next(fd, iov, n);
+}
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	static __typeof__(&write) next;
+
+	if (!next)
+		next = REAL(write);
+	count(C_WRITE);
+	return next(fd, buf, n);
+}
+
+int timerfd_settime(int fd, int flags, const struct itimerspec *to, struct itimerspec *old)
+{
+	static __typeof__(&timerfd_settime) next;
+
+	if (!next)
+		next = REAL(timerfd_settime);
+	count(C_TIMERFD);
+	return next(fd, flags, to, old);
+}
+
+int clock_gettime(clockid_t id, struct timespec *ts)
+{
+	static __typeof__(&clock_gettime) next;
+
+	if (!next)
+		next = REAL(clock_gettime);
+	count(C_CLOCK);
+	return next(id, ts);
+}
+
+int libusb_handle_events_timeout_completed(libusb_context *ctx, struct timeval *tv, int *done)
+{
+	static __typeof__(&libusb_handle_events_timeout_completed) next;
+
+	if (!next)
+		next = REAL(libusb_handle_events_timeout_completed);
+	count(C_HANDLE_EVENTS);
+	return next(ctx, tv, done);
+}
+
+int libusb_get_next_timeout(libusb_context *ctx, struct timeval *tv)
+{
+	static __typeof__(&libusb_get_next_timeout) next;
+
+	if (!next)
+		next = REAL(libusb_get_next_timeout);
+	count(C_NEXT_TIMEOUT);
+	return next(ctx, tv);
+}
+
+int libusb_submit_transfer(struct libusb_transfer *t)
+{
+	static __typeof__(&libusb_submit_transfer) next;
+
+	if (!next)
+		next = REAL(libusb_submit_transfer);
+	count(C_SUBMIT_TRANSFER);
+	return next(t);
+}
+
+int libusb_cancel_transfer(struct libusb_transfer *t)
+{
+	static __typeof__(&libusb_cancel_transfer) next;
+
+	if (!next)
+		next = REAL(libusb_cancel_transfer);
+	count(C_CANCEL_TRANSFER);
+	return next(t);
+}
