@@ -527,9 +527,15 @@ int link_libusb_start(struct link **out, const struct link_match *cfg, struct lo
 		log_err("libusb hotplug: %s", libusb_strerror(r));
 		return -EIO;
 	}
+	/*
+	 * One already on the bus is opened in the loop's first round, after
+	 * the CUSE device is set up and privileges are dropped: an opener
+	 * thread beside the kernel's CUSE set-up (which adds /dev/pilot
+	 * before it can be opened: ENXIO) widened that window, and setuid()
+	 * would wait for it (glibc changes every thread's ids).
+	 */
 	if (!l->arrived)
 		log_info("waiting for a handheld");
-	link_progress(l);
 	return 0;
 }
 
