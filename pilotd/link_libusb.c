@@ -303,8 +303,9 @@ static void join_opener(struct usb_link *l)
 	if (l->open.busy)
 		pthread_join(l->open.thread, NULL);
 	l->open.busy = false;
-	if (read(l->open.done.fd, &n, sizeof(n)) < 0)
-		n = 0; /* nothing written: the thread ran inside start_open() */
+	/* take_device()'s one write, also when it ran inside start_open() */
+	if (read(l->open.done.fd, &n, sizeof(n)) != sizeof(n))
+		log_warn("%s: the opener's news was not there", l->name);
 	usb_fds_sync(&l->fds, l->ctx); /* the fds it opened or closed */
 }
 

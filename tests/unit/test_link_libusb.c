@@ -507,8 +507,9 @@ static void test_scanned_one_leaves(bool while_opening)
 	stop_pilotd();
 }
 
-/* REFUSED_MAX devices another program holds: each tried once, kept out. */
-static void plug_kept_out(struct fake_dev *devs, char (*names)[8])
+/* REFUSED_MAX devices another program holds, then pilotd: each is tried
+ * once and kept out. */
+static void start_with_kept_out(struct fake_dev *devs, char (*names)[8])
 {
 	for (int i = 0; i < REFUSED_MAX; i++) {
 		snprintf(names[i], sizeof(names[i]), "R%d", i);
@@ -516,6 +517,8 @@ static void plug_kept_out(struct fake_dev *devs, char (*names)[8])
 					     .open_error = LIBUSB_ERROR_ACCESS };
 		fake_usb_plug(&devs[i]);
 	}
+	start_pilotd();
+	run_for(2000);
 }
 
 /*
@@ -531,9 +534,7 @@ static void test_full_give_up(void)
 	struct fake_dev x = { HANDHELD("X", 5), .ctrl_error = LIBUSB_ERROR_IO };
 	struct fake_dev y = { HANDHELD("Y", 6) };
 
-	plug_kept_out(kept, names);
-	start_pilotd();
-	run_for(2000);
+	start_with_kept_out(kept, names);
 	fake_usb_plug(&x);
 	fake_usb_plug(&y);
 	run_for(5000);
@@ -556,9 +557,7 @@ static void test_full_left_while_opening(void)
 	struct fake_dev x = { HANDHELD("X", 5), .open_waits = true };
 	struct fake_dev y = { HANDHELD("Y", 6) };
 
-	plug_kept_out(kept, names);
-	start_pilotd();
-	run_for(2000);
+	start_with_kept_out(kept, names);
 	fake_usb_plug(&x);
 	for (int i = 0; i < 20 && !other_thread_runs(); i++)
 		loop_round();
