@@ -14,6 +14,14 @@
  * histograms: the URBs out at each of libusb's polls ("depth"), and the
  * URBs submitted before a round still out when its reaping ends with
  * EAGAIN ("left": 0 means the device had nothing queued, the pipe ran dry).
+ *
+ * With TRACE_CALLS=N in the environment it also records the first N system
+ * calls it wraps (bench/echo-trace): into /tmp/trace-calls.PID, four
+ * 64-bit words each, the CLOCK_MONOTONIC nanoseconds at entry and at
+ * return, what (call << 56 | fd << 24 | an ioctl's type and number, with
+ * a submit's endpoint in bits 16-23), the result
+ * (-errno on failure).  Preloaded into two processes of one guest, their
+ * records line up on one clock.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -23,6 +31,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
@@ -79,6 +88,17 @@ static const char *const names[C_DEPTH] = {
 	[C_CANCEL_TRANSFER] = "cancel_transfer",
 };
 
+enum { T_READ = 1, T_WRITE, T_WRITEV, T_IOCTL, T_POLL, T_EPOLL, T_TIMERFD };
+
+struct trace_rec {
+	uint64_t t0, t1, what;
+	int64_t ret;
+};
+
+static struct trace_rec *trace_buf;
+static uint64_t trace_max, trace_n;
+static __typeof__(&clock_gettime) real_clock;
+
 static uint64_t spare[C_COUNT];
 static uint64_t *c = spare;
 static uint64_t round_start; /* C_SUBMIT at libusb's latest poll */
@@ -94,6 +114,65 @@ static void write_names(char *to)
 	for (int i = 0; i < HIST; i++)
 		n += (size_t)snprintf(to + n, NAMES_SIZE - n, "left%d ", i);
 	to[n - 1] = '\n';
+}
+
+#define REAL(name) ((__typeof__(&name))real(#name))
+
+static void *real(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+static void trace_init(void)
+{
+	const char *n = getenv("TRACE_CALLS");
+	char path[64];
+	size_t size;
+	void *map;
+	int fd;
+
+	real_clock = REAL(clock_gettime);
+	trace_max = n ? strtoull(n, NULL, 10) : 0;
+	if (!trace_max || !real_clock)
+		return;
+	size = (size_t)trace_max * sizeof(struct trace_rec);
+	snprintf(path, sizeof(path), "/tmp/trace-calls.%d", (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	if (ftruncate(fd, (off_t)size) == 0) {
+		map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (map != MAP_FAILED)
+			trace_buf = map;
+	}
+	close(fd);
+}
+
+static uint64_t trace_now(void)
+{
+	struct timespec ts;
+
+	if (!trace_buf)
+		return 0;
+	real_clock(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* One call into the trace; r is the call's result, errno its error. */
+static void trace(int call, int fd, unsigned long req, uint64_t t0, long r)
+{
+	uint64_t i;
+	int e = errno;
+
+	if (!trace_buf)
+		return;
+	i = __atomic_fetch_add(&trace_n, 1, __ATOMIC_RELAXED);
+	if (i < trace_max)
+		trace_buf[i] = (struct trace_rec){ t0, trace_now(),
+						   ((uint64_t)call << 56) | ((uint64_t)(unsigned)fd << 24) |
+							   (req & 0xffffff),
+						   r < 0 ? -e : r };
+	errno = e;
 }
 
 __attribute__((constructor)) static void init(void)
@@ -115,6 +194,7 @@ __attribute__((constructor)) static void init(void)
 		}
 	}
 	close(fd);
+	trace_init();
 }
 
 static void count(int i)
@@ -127,18 +207,12 @@ static int hist(uint64_t n)
 	return n < HIST ? (int)n : HIST - 1;
 }
 
-#define REAL(name) ((__typeof__(&name))real(#name))
-
-static void *real(const char *name)
-{
-	return dlsym(RTLD_NEXT, name);
-}
-
 int ioctl(int fd, unsigned long req, ...)
 {
 	static __typeof__(&ioctl) next;
 	va_list ap;
 	void *arg;
+	uint64_t t0;
 	int r;
 
 	if (!next)
@@ -146,7 +220,13 @@ int ioctl(int fd, unsigned long req, ...)
 	va_start(ap, req);
 	arg = va_arg(ap, void *);
 	va_end(ap);
+	t0 = trace_now();
 	r = next(fd, req, arg);
+	/* a submit's endpoint in bits 16-23 (the request's size is known) */
+	trace(T_IOCTL, fd,
+	      req == USBDEVFS_SUBMITURB ? (req & 0xffff) | (unsigned long)((struct usbdevfs_urb *)arg)->endpoint << 16
+					: req & 0xffff,
+	      t0, r);
 	if (req == USBDEVFS_SUBMITURB) {
 		count(C_SUBMIT);
 	} else if (req == USBDEVFS_REAPURBNDELAY && r < 0 && errno == EAGAIN) {
@@ -163,23 +243,29 @@ int ioctl(int fd, unsigned long req, ...)
 int poll(struct pollfd *fds, nfds_t n, int ms)
 {
 	static __typeof__(&poll) next;
+	uint64_t t0 = trace_now();
+	int r;
 
 	if (!next)
 		next = REAL(poll);
 	count(C_POLL);
 	count(C_DEPTH + hist(c[C_SUBMIT] - c[C_REAP]));
 	round_start = c[C_SUBMIT];
-	return next(fds, n, ms);
+	r = next(fds, n, ms);
+	trace(T_POLL, n > 0 ? fds[0].fd : -1, (unsigned long)n, t0, r);
+	return r;
 }
 
 int epoll_wait(int ep, struct epoll_event *ev, int max, int ms)
 {
 	static __typeof__(&epoll_wait) next;
+	uint64_t t0 = trace_now();
 	int r;
 
 	if (!next)
 		next = REAL(epoll_wait);
 	r = next(ep, ev, max, ms);
+	trace(T_EPOLL, ep, (unsigned long)ms, t0, r);
 	count(C_EPOLL);
 	if (r > 0)
 		__atomic_fetch_add(&c[C_EPOLL_EVENTS], (uint64_t)r, __ATOMIC_RELAXED);
@@ -189,41 +275,57 @@ int epoll_wait(int ep, struct epoll_event *ev, int max, int ms)
 ssize_t read(int fd, void *buf, size_t n)
 {
 	static __typeof__(&read) next;
+	uint64_t t0 = trace_now();
+	ssize_t r;
 
 	if (!next)
 		next = REAL(read);
 	count(C_READ);
-	return next(fd, buf, n);
+	r = next(fd, buf, n);
+	trace(T_READ, fd, 0, t0, r);
+	return r;
 }
 
 ssize_t writev(int fd, const struct iovec *iov, int n)
 {
 	static __typeof__(&writev) next;
+	uint64_t t0 = trace_now();
+	ssize_t r;
 
 	if (!next)
 		next = REAL(writev);
 	count(C_WRITEV);
-	return next(fd, iov, n);
+	r = next(fd, iov, n);
+	trace(T_WRITEV, fd, 0, t0, r);
+	return r;
 }
 
 ssize_t write(int fd, const void *buf, size_t n)
 {
 	static __typeof__(&write) next;
+	uint64_t t0 = trace_now();
+	ssize_t r;
 
 	if (!next)
 		next = REAL(write);
 	count(C_WRITE);
-	return next(fd, buf, n);
+	r = next(fd, buf, n);
+	trace(T_WRITE, fd, 0, t0, r);
+	return r;
 }
 
 int timerfd_settime(int fd, int flags, const struct itimerspec *to, struct itimerspec *old)
 {
 	static __typeof__(&timerfd_settime) next;
+	uint64_t t0 = trace_now();
+	int r;
 
 	if (!next)
 		next = REAL(timerfd_settime);
 	count(C_TIMERFD);
-	return next(fd, flags, to, old);
+	r = next(fd, flags, to, old);
+	trace(T_TIMERFD, fd, 0, t0, r);
+	return r;
 }
 
 int clock_gettime(clockid_t id, struct timespec *ts)

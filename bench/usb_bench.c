@@ -7,6 +7,7 @@
  *
  *   usb-bench write|read VID:PID SIZE INFLIGHT MIB
  *   usb-bench echo VID:PID BYTES ROUNDS [IN]
+ *   usb-bench echo-ipc VID:PID BYTES ROUNDS IN
  *
  * Prints one "RESULT op=... dev=libusb-SIZExINFLIGHT ..." line; echo, the
  * round trip of BYTES through palm-sim's echo with IN (default 1) 64-byte
@@ -14,7 +15,19 @@
  * dev=raw-libusb" (with IN > 1: dev=raw-libusb-inIN).
  * That is a driver's round trip in user space without CUSE: the floor of
  * pilotd's, with two CUSE requests (bench/report.py).
+ *
+ * echo-ipc: the same echo with the driver in another process, as pilotd
+ * is: the caller asks it over a socket to send (it submits the OUT
+ * transfer, then answers) and to receive (it answers with the echo once
+ * the IN transfer brought it, resubmitted), so the USB work runs after
+ * a switch from the caller's process, as in pilotd.  Then ROUNDS requests
+ * the driver answers at once.  "RESULT op=latency dev=ipc-libusb" and
+ * "RESULT op=nbread dev=ipc-floor".
  */
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <libusb.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -68,10 +81,40 @@ static void on_echo(struct libusb_transfer *t)
 	submit_in_s += mono_s() - t0;
 }
 
+/* The echo's transfers: OUT of BYTES, NIN 64-byte IN ones submitted. */
+static struct libusb_transfer *start_echo(libusb_device_handle *h, struct libusb_transfer **in,
+					  uint8_t (*inbuf)[64], int nin, uint8_t *obuf, size_t bytes)
+{
+	struct libusb_transfer *out = libusb_alloc_transfer(0);
+
+	libusb_fill_bulk_transfer(out, h, EP_OUT, obuf, (int)bytes, on_echo, NULL, 0);
+	for (int i = 0; i < nin; i++) {
+		in[i] = libusb_alloc_transfer(0);
+		libusb_fill_bulk_transfer(in[i], h, EP_IN, inbuf[i], 64, on_echo, NULL, 0);
+		if (libusb_submit_transfer(in[i]) < 0)
+			fail("IN submit failed");
+	}
+	return out;
+}
+
+static void end_echo(struct libusb_transfer **in, int nin, struct libusb_transfer *out,
+		     uint8_t *obuf)
+{
+	for (int i = 0; i < nin; i++) {
+		in_cancelled = false;
+		libusb_cancel_transfer(in[i]);
+		while (!in_cancelled)
+			libusb_handle_events(NULL);
+		libusb_free_transfer(in[i]);
+	}
+	libusb_free_transfer(out);
+	free(obuf);
+}
+
 /* The echo's round trips: OUT submitted, then events until all came back. */
 static void echo(libusb_device_handle *h, size_t bytes, int rounds, int nin)
 {
-	struct libusb_transfer *in[32], *out = libusb_alloc_transfer(0);
+	struct libusb_transfer *in[32], *out;
 	uint8_t *obuf = calloc(1, bytes), inbuf[32][64];
 	double *us = calloc((size_t)rounds, sizeof(double)), start;
 	char dev[32] = "raw-libusb";
@@ -81,14 +124,7 @@ static void echo(libusb_device_handle *h, size_t bytes, int rounds, int nin)
 	if (nin > 1)
 		snprintf(dev, sizeof(dev), "raw-libusb-in%d", nin);
 	palm("mode echo");
-	libusb_fill_bulk_transfer(out, h, EP_OUT, obuf, (int)bytes, on_echo, NULL, 0);
-	for (int i = 0; i < nin; i++) {
-		in[i] = libusb_alloc_transfer(0);
-		libusb_fill_bulk_transfer(in[i], h, EP_IN, inbuf[i], sizeof(inbuf[i]), on_echo,
-					  NULL, 0);
-		if (libusb_submit_transfer(in[i]) < 0)
-			fail("IN submit failed");
-	}
+	out = start_echo(h, in, inbuf, nin, obuf, bytes);
 	start = mono_s();
 	for (int i = 0; i < rounds; i++) {
 		double t0 = mono_s();
@@ -110,15 +146,66 @@ static void echo(libusb_device_handle *h, size_t bytes, int rounds, int nin)
 	       "median_us=%.1f p90_us=%.1f p99_us=%.1f submit_out_us=%.1f submit_in_us=%.1f\n",
 	       dev, bytes, rounds, start, us[0], us[rounds / 2], us[rounds * 9 / 10],
 	       us[rounds * 99 / 100], submit_out_s * 1e6 / rounds, submit_in_s * 1e6 / rounds);
-	for (int i = 0; i < nin; i++) {
-		in_cancelled = false;
-		libusb_cancel_transfer(in[i]);
-		while (!in_cancelled)
+	end_echo(in, nin, out, obuf);
+	free(us);
+}
+
+/* echo-ipc's driver: answers the caller's requests on socket sk. */
+static void ipc_driver(libusb_device_handle *h, int sk, size_t bytes, int nin)
+{
+	struct libusb_transfer *in[32], *out;
+	uint8_t *obuf = calloc(1, bytes), inbuf[32][64], req;
+
+	if (nin < 1 || nin > 32)
+		fail("IN: 1 to 32");
+	out = start_echo(h, in, inbuf, nin, obuf, bytes);
+	while (read(sk, &req, 1) == 1 && req != 'q') {
+		if (req == 's') { /* send: the OUT transfer, then the answer */
+			echoed = 0;
+			busy = 1;
+			if (libusb_submit_transfer(out) < 0)
+				fail("OUT submit failed");
+		}
+		while (req == 'r' && (echoed < bytes || busy > 0)) /* receive */
 			libusb_handle_events(NULL);
-		libusb_free_transfer(in[i]);
+		if (write(sk, &req, 1) != 1)
+			fail("answer: %m");
 	}
-	libusb_free_transfer(out);
-	free(obuf);
+	end_echo(in, nin, out, obuf);
+}
+
+/* A request of echo-ipc's caller: sent, and answered. */
+static void ipc_call(int sk, uint8_t req)
+{
+	if (write(sk, &req, 1) != 1 || read(sk, &req, 1) != 1)
+		fail("the driver process: %m");
+}
+
+static void ipc_caller(int sk, size_t bytes, int rounds)
+{
+	double *us = calloc((size_t)rounds, sizeof(double)), start;
+
+	palm("mode echo");
+	for (int pass = 0; pass < 2; pass++) { /* the echo, then requests answered at once */
+		start = mono_s();
+		for (int i = 0; i < rounds; i++) {
+			double t0 = mono_s();
+
+			ipc_call(sk, pass ? 'p' : 's');
+			if (!pass)
+				ipc_call(sk, 'r');
+			us[i] = (mono_s() - t0) * 1e6;
+		}
+		start = (mono_s() - start) * 1e6 / rounds;
+		qsort(us, (size_t)rounds, sizeof(double), cmp_double);
+		if (pass)
+			printf("RESULT op=nbread dev=ipc-floor rounds=%d ", rounds);
+		else
+			printf("RESULT op=latency dev=ipc-libusb bytes=%zu rounds=%d ", bytes, rounds);
+		printf("mean_us=%.1f min_us=%.1f median_us=%.1f p90_us=%.1f p99_us=%.1f\n", start,
+		       us[0], us[rounds / 2], us[rounds * 9 / 10], us[rounds * 99 / 100]);
+	}
+	ipc_call(sk, 'q');
 	free(us);
 }
 
@@ -160,18 +247,35 @@ int main(int argc, char **argv)
 	libusb_device_handle *h;
 	unsigned int vid, pid;
 	bool is_echo = (argc == 5 || argc == 6) && strcmp(argv[1], "echo") == 0;
+	bool is_ipc = argc == 6 && strcmp(argv[1], "echo-ipc") == 0;
+	int sk[2] = { -1, -1 };
+	pid_t child = -1;
 
 	guest_test_name("usb-bench");
 	if ((argc != 6 && !is_echo) || sscanf(argv[2], "%x:%x", &vid, &pid) != 2)
 		fail("usage: usb-bench write|read VID:PID SIZE INFLIGHT MIB, "
-		     "usb-bench echo VID:PID BYTES ROUNDS [IN]");
+		     "usb-bench echo VID:PID BYTES ROUNDS [IN], "
+		     "usb-bench echo-ipc VID:PID BYTES ROUNDS IN");
+	if (is_ipc) { /* the caller here, the driver (libusb's only user) in a child */
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sk) < 0 || (child = fork()) < 0)
+			fail("socketpair, fork: %m");
+		if (child > 0) {
+			close(sk[1]);
+			ipc_caller(sk[0], strtoul(argv[3], NULL, 0), (int)strtol(argv[4], NULL, 0));
+			waitpid(child, NULL, 0);
+			return 0;
+		}
+		close(sk[0]);
+	}
 	if (libusb_init(NULL) < 0 ||
 	    !(h = libusb_open_device_with_vid_pid(NULL, (uint16_t)vid, (uint16_t)pid)))
 		fail("cannot open %04x:%04x", vid, pid);
 	libusb_set_auto_detach_kernel_driver(h, 1);
 	if (libusb_claim_interface(h, 0) < 0)
 		fail("cannot claim interface 0");
-	if (is_echo) {
+	if (is_ipc) {
+		ipc_driver(h, sk[1], strtoul(argv[3], NULL, 0), (int)strtol(argv[5], NULL, 0));
+	} else if (is_echo) {
 		echo(h, strtoul(argv[3], NULL, 0), (int)strtol(argv[4], NULL, 0),
 		     argc == 6 ? (int)strtol(argv[5], NULL, 0) : 1);
 	} else {
