@@ -4,7 +4,9 @@
 # guest's /init), then cuse-floor (a CUSE server that answers at once),
 # then the visor driver's tty, then raw libusb, on the same simulated Palm
 # in one boot.  Argument "hotsync" runs only the HotSync timings (the host
-# boots once per stack for those), "usbredir" pilotd through usbredirect
+# boots once per stack for those; the installs alternate between pilotd's
+# /dev/pilot and palm-sync's own libusb path, BENCH_INSTALLS times each,
+# default 3), "usbredir" pilotd through usbredirect
 # and then on the local bus (a boot of its own).  Every boot first records
 # its clock (clockcheck): without microsecond steps the report leaves out
 # the per-call figures.
@@ -15,21 +17,60 @@ CALLS=$((ROUNDS * 4)) # calls answered at once: short, so more of them
 
 echo "RESULT op=clock boot=${1:-main} $(clockcheck)"
 
+INSTALLS=${BENCH_INSTALLS:-3}
+
+# The handheld leaves the bus after a sync; the next one starts here.
+next_sync() {
+	while palmctl hotsync | grep -q 'syncing=1 '; do sleep 0.1; done
+	palmctl sync > /dev/null
+}
+
+# With the handheld off the bus: pilotd stopped (the desktop then takes the
+# handheld itself over libusb, from the visor driver), or started again.
+pilotd_stop() {
+	pid=$(pidof pilotd) || return 0
+	kill -TERM "$pid"
+	while kill -0 "$pid" 2> /dev/null; do sleep 0.1; done
+}
+pilotd_start() {
+	pidof pilotd > /dev/null && return 0
+	pilotd 2>> /tmp/pilotd-bench.log &
+	while [ ! -e /dev/pilot ]; do sleep 0.1; done
+}
+
+# One sync of palm-sync OP on PATH (pilotd: /dev/pilot, libusb: --port usb:)
+timed_sync() { # STACK PATH OP [RUN]
+	port=/dev/pilot
+	[ "$2" = libusb ] && port=usb:
+	rm -rf /tmp/b && mkdir -p /tmp/b
+	case $3 in
+	list) palm-sync --port $port list > /dev/null 2> /tmp/err ;;
+	backup) palm-sync --port $port backup /tmp/b > /dev/null 2> /tmp/err ;;
+	install) palm-sync --port $port install /usr/share/palm-db/Big2MiB.pdb > /dev/null \
+		2> /tmp/err ;;
+	esac
+	secs=$(sed -n 's/^palm-sync: .* done in \([0-9.]*\) s .*/\1/p' /tmp/err)
+	out=$(sed -n 's/^palm-sync: .* done in .* bytes in, \([0-9]*\) out)$/\1/p' /tmp/err)
+	[ -n "$secs" ] || sed 's/^/bench: /' /tmp/err
+	echo "RESULT op=hotsync-$3 stack=$1 path=$2 run=${4:-1} secs=${secs:-failed}" \
+		"bytes_out=${out:-0}"
+}
+
+# list and backup through /dev/pilot, then INSTALLS installs of the 2 MiB
+# database on each path, alternating: /dev/pilot, libusb, /dev/pilot, ...
 hotsync() { # STACK
-	for op in list backup install; do
-		if [ $op != list ]; then # the first sync is the one started at boot
+	timed_sync "$1" pilotd list # the first sync is the one started at boot
+	next_sync
+	timed_sync "$1" pilotd backup
+	for run in $(seq "$INSTALLS"); do
+		for path in pilotd libusb; do
 			while palmctl hotsync | grep -q 'syncing=1 '; do sleep 0.1; done
+			if [ $path = libusb ]; then pilotd_stop; else pilotd_start; fi
 			palmctl sync > /dev/null
-		fi
-		rm -rf /tmp/b && mkdir -p /tmp/b
-		case $op in
-		list) palm-sync list > /dev/null 2> /tmp/err ;;
-		backup) palm-sync backup /tmp/b > /dev/null 2> /tmp/err ;;
-		install) palm-sync install /usr/share/palm-db/Big2MiB.pdb > /dev/null 2> /tmp/err ;;
-		esac
-		secs=$(sed -n 's/^palm-sync: .* in \([0-9.]*\) s .*/\1/p' /tmp/err)
-		echo "RESULT op=hotsync-$op stack=$1 secs=${secs:-failed}"
+			timed_sync "$1" $path install "$run"
+		done
 	done
+	pilotd_stop # the one started here, or /init's
 }
 
 # Until pilotd has a handheld: with CLOCAL clear an open waits for one.

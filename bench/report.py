@@ -31,13 +31,17 @@ def ratio(a, b):
     return f"{a / b:.2f}x" if a is not None and b else "-"
 
 
-def clock_ok(rows):
-    """Print each boot's clock; True when the main boot's moves in microsecond steps."""
+def print_clocks(rows):
     print("== the guest's clock, per boot (bench/bench-guest.sh, clockcheck)")
     clocks = [r for r in rows if r.get("op") == "clock"]
     for c in clocks:
         print(f"{c.get('boot', '?'):9} {c.get('source', '?'):16} smallest step "
               f"{c.get('step_ns', '?')} ns, clock_getres {c.get('getres_ns', '?')} ns")
+
+
+def clock_ok(rows):
+    """Print each boot's clock; True when the main boot's moves in microsecond steps."""
+    print_clocks(rows)
     main_clock = find(rows, op="clock", boot="main")
     if main_clock and main_clock.get("microsecond") == "yes":
         return True
@@ -107,8 +111,43 @@ def round_trips(rows, lat):
     floors(rows)
 
 
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return None if n == 0 else xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def hotsync(rows):
+    """palm-sync's syncs; the 2 MiB installs on both paths of one boot, and their ratio."""
+    print("\n== HotSync with palm-sync, seconds (list and backup through /dev/pilot)")
+    for stack in ("net", "slp"):
+        cells = [find(rows, op=f"hotsync-{op}", stack=stack) for op in ("list", "backup")]
+        print(f"{stack:4} list {cells[0]['secs'] if cells[0] else '-':>7}  backup "
+              f"{cells[1]['secs'] if cells[1] else '-':>7}")
+    print("\n== the 2 MiB install, alternating in one boot per stack: pilotd's /dev/pilot and\n"
+          "   palm-sync's own libusb path (--port usb:, no driver); median of the runs, seconds")
+    for stack in ("net", "slp"):
+        med = {}
+        for path in ("pilotd", "libusb"):
+            # rows of before the libusb path carry no path: they are /dev/pilot's
+            runs = [r for r in rows if r.get("op") == "hotsync-install" and
+                    r.get("stack") == stack and r.get("path", "pilotd") == path]
+            secs = [num(r, "secs") for r in runs]
+            ok = [x for x in secs if x is not None]
+            med[path] = median(ok)
+            shown = " ".join(f"{x:.2f}" if x is not None else "failed" for x in secs) or "-"
+            print(f"{stack:4} {path:7} median {med[path] or 0:7.2f} of {len(ok)} runs ({shown})"
+                  if ok else f"{stack:4} {path:7} - ({shown})")
+        print(f"{stack:4} /dev/pilot / libusb: {ratio(med['pilotd'], med['libusb'])}"
+              + ("   (target <= 1.2, issue 29)" if stack == "slp" else ""))
+
+
 def main():
     rows = parse(sys.argv[1])
+    if not find(rows, op="clock", boot="main") and find(rows, op="hotsync-install"):
+        print_clocks(rows)  # only the HotSync boots (run-bench --hotsync-only)
+        hotsync(rows)
+        return
     per_call = clock_ok(rows)
     print("\n== throughput (MB/s) and guest CPU seconds per MB")
     print(f"{'path':32} {'write':>8} {'read':>8} {'cpu w':>8} {'cpu r':>8}")
@@ -137,12 +176,7 @@ def main():
     if idle:
         print(f"\npilotd idle with a parked reader: {idle.get('wakeups_per_s')} wakeups/s, "
               f"RSS {idle.get('rss_kb')} kB")
-    print("\n== HotSync with palm-sync, seconds")
-    for stack in ("net", "slp"):
-        cells = [find(rows, op=f"hotsync-{op}", stack=stack) for op in ("list", "backup", "install")]
-        print(f"{stack:4} list {cells[0]['secs'] if cells[0] else '-':>7}  backup "
-              f"{cells[1]['secs'] if cells[1] else '-':>7}  install 2 MiB "
-              f"{cells[2]['secs'] if cells[2] else '-':>7}")
+    hotsync(rows)
     print("\n== the handheld through usbredir (usbredirect on loopback) beside the local bus,")
     print("   one boot: MB/s" + (", and round-trip means in microseconds" if per_call else ""))
     redir = {}
