@@ -224,7 +224,7 @@ static void pilot_write(fuse_req_t req, const char *buf, size_t size, off_t off,
 
 static void pilot_poll(fuse_req_t req, struct fuse_file_info *fi, struct fuse_pollhandle *ph)
 {
-	fuse_reply_poll(req, port_poll(port_of(req), fi->fh, ph));
+	fuse_reply_poll(req, port_poll(port_of(req), fi->fh, ph, fi->poll_events));
 }
 
 static void pilot_ioctl(fuse_req_t req, int cmd, void *arg, struct fuse_file_info *fi,

@@ -124,8 +124,11 @@ uint64_t port_after_events(struct port *p, uint64_t now)
 	for (struct port_file *f = p->files; f; f = f->next) {
 		unsigned int ev = port_current_events(p, f);
 
-		if (ev != f->polled_events && f->poll_handle)
+		/* what went away, or came unasked for, wakes nobody */
+		if (f->poll_handle && (ev & ~f->polled_events & f->poll_wanted)) {
 			p->h.notify_poll(p->h.ctx, f->poll_handle);
+			f->poll_wanted = 0; /* the woken poll again, saying what they want */
+		}
 		f->polled_events = ev;
 	}
 	port_run_due_hooks(p);

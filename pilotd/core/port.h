@@ -115,6 +115,10 @@ struct port_file {
 	uint64_t fh;
 	void *poll_handle; /* the front's latest, to notify */
 	unsigned int polled_events;
+	/* what its pollers since the last notification wait for: only one of
+	 * these appearing wakes them (a notification costs the front a write,
+	 * a woken poller another request) */
+	unsigned int poll_wanted;
 	bool hung_up;	  /* its handheld left: EOF, EIO, POLLHUP */
 	uint64_t session; /* the handheld session whose bytes it may read */
 	uint32_t uid;	  /* its opener's */
@@ -249,8 +253,12 @@ void port_release(struct port *p, uint64_t fh);
 void port_read(struct port *p, void *req, uint64_t fh, size_t size, bool nonblock, uint64_t now);
 void port_write(struct port *p, void *req, uint64_t fh, const void *buf, size_t size,
 		bool nonblock);
-/* The events to report; poll_handle (may be NULL) replaces the file's. */
-unsigned int port_poll(struct port *p, uint64_t fh, void *poll_handle);
+/*
+ * The events to report; poll_handle (may be NULL) replaces the file's, to
+ * be notified once one of wanted (0: not said, any) or a hangup or error
+ * appears.
+ */
+unsigned int port_poll(struct port *p, uint64_t fh, void *poll_handle, unsigned int wanted);
 void port_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_ioctl *io);
 /* Mark only: the answer comes from port_after_events(). */
 void port_interrupt(struct port *p, void *req);

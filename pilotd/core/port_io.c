@@ -313,7 +313,7 @@ unsigned int port_current_events(const struct port *p, const struct port_file *f
 	return ev;
 }
 
-unsigned int port_poll(struct port *p, uint64_t fh, void *poll_handle)
+unsigned int port_poll(struct port *p, uint64_t fh, void *poll_handle, unsigned int wanted)
 {
 	struct port_file *f = port_file_find(p, fh);
 	unsigned int ev;
@@ -323,6 +323,7 @@ unsigned int port_poll(struct port *p, uint64_t fh, void *poll_handle)
 			if (f->poll_handle)
 				p->h.drop_poll_handle(p->h.ctx, f->poll_handle);
 			f->poll_handle = poll_handle;
+			f->poll_wanted |= (wanted ? wanted : ~0u) | POLLERR | POLLHUP;
 		} else {
 			p->h.drop_poll_handle(p->h.ctx, poll_handle);
 		}

@@ -1073,7 +1073,7 @@ static void step(uint8_t op)
 		break;
 	case 6:
 		if ((f = pick_file()) >= 0)
-			port_poll(&fz.port, fz.files[f].fh, NULL);
+			port_poll(&fz.port, fz.files[f].fh, NULL, 0);
 		break;
 	case 7:
 	case 8:

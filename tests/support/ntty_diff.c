@@ -387,7 +387,7 @@ static int port_poll_op(void *ctx)
 {
 	struct port_side *ps = ctx;
 
-	return (int)port_poll(&ps->p, ps->fh, NULL) & (POLLIN | POLLOUT);
+	return (int)port_poll(&ps->p, ps->fh, NULL, 0) & (POLLIN | POLLOUT);
 }
 
 static long port_query(void *ctx, unsigned int cmd)

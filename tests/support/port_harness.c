@@ -340,7 +340,7 @@ uint64_t ph_open(struct ph *h, uint32_t uid, bool nonblock, bool listen)
 	if (an->count != 1 || an->kind != PH_OPEN)
 		return 0;
 	if (listen)
-		port_poll(h->port, an->fh, NULL);
+		port_poll(h->port, an->fh, NULL, 0);
 	return an->fh;
 }
 

@@ -167,10 +167,10 @@ static void test_hung_up_poll(void)
 	port_carrier_up(&p);
 	port_rx(&p, "bye", 3, 0);
 	port_carrier_down(&p);
-	CHECK_EQ(port_poll(&p, fh, NULL),
+	CHECK_EQ(port_poll(&p, fh, NULL, 0),
 		 POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM | POLLHUP);
 	CHECK(is_data(ph_read(&h, fh, 64, false, 1), "bye"));
-	CHECK(port_poll(&p, fh, NULL) & POLLERR);
+	CHECK(port_poll(&p, fh, NULL, 0) & POLLERR);
 	port_release(&p, fh);
 	check_all_answered_once();
 	teardown();
@@ -191,7 +191,7 @@ static void test_tx_without_handheld(void)
 	port_write(&p, w, fh, kick, 6, false);
 	CHECK(ans(w)->kind == PH_WRITTEN && ans(w)->len == 6); /* accepted, not parked */
 	CHECK_EQ(h.parked, 0);
-	CHECK(port_poll(&p, fh, NULL) & POLLOUT);
+	CHECK(port_poll(&p, fh, NULL, 0) & POLLOUT);
 	q = do_ioctl(fh, TIOCOUTQ, NULL, 0, 4);
 	CHECK(ans(q)->kind == PH_IOCTL && ans(q)->len == 4 && ans(q)->data[0] == 0);
 	CHECK_EQ(p.stats.tx_discarded, 6);
@@ -236,12 +236,12 @@ static void test_hangup(void)
 	CHECK_EQ(port_rx_room(&p), 0);
 	CHECK(is_err(do_write(old, "x", false), EIO));
 	CHECK(is_err(do_ioctl(old, TCGETS, NULL, 0, 36), EIO));
-	CHECK(port_poll(&p, old, NULL) & POLLHUP);
+	CHECK(port_poll(&p, old, NULL, 0) & POLLHUP);
 	CHECK(is_data(ph_read(&h, old, 64, false, 1), ""));
 
 	/* a file opened after the departure waits for the next handheld */
 	fresh = do_open(false);
-	CHECK(!(port_poll(&p, fresh, NULL) & POLLHUP));
+	CHECK(!(port_poll(&p, fresh, NULL, 0) & POLLHUP));
 	r = ph_read(&h, fresh, 64, false, 2);
 	CHECK_EQ(ans(r)->count, 0);
 	port_carrier_up(&p);
@@ -465,7 +465,7 @@ static void test_backpressure_and_drain(void)
 	w = do_write(fh, "more", false);
 	CHECK(ans(w)->count == 0);
 	CHECK(is_err(do_write(fh, "nb", true), EAGAIN));
-	CHECK(!(port_poll(&p, fh, NULL) & POLLOUT));
+	CHECK(!(port_poll(&p, fh, NULL, 0) & POLLOUT));
 	d = do_ioctl(fh, TCSBRK, NULL, 0, 0);
 	CHECK_EQ(port_tx_take(&p, buf, 1000), 1000);
 	port_tx_done(&p, 600); /* a short transfer: 400 bytes are sent again */
@@ -587,19 +587,74 @@ static void test_poll_notify(void)
 	setup(&p);
 	fh = do_open(false);
 	port_carrier_up(&p);
-	CHECK_EQ(port_poll(&p, fh, &handle1), POLLOUT | POLLWRNORM);
+	CHECK_EQ(port_poll(&p, fh, &handle1, 0), POLLOUT | POLLWRNORM);
 	port_after_events(&p, 0);
 	CHECK_EQ(h.notified, 0);
 	port_rx(&p, "x", 1, 1);
 	port_after_events(&p, 1);
 	CHECK_EQ(h.notified, 1);
-	CHECK_EQ(port_poll(&p, fh, &handle2), POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM);
+	CHECK_EQ(port_poll(&p, fh, &handle2, 0), POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM);
 	CHECK_EQ(h.dropped_handles, 1); /* the first one */
 	port_carrier_down(&p);
 	port_after_events(&p, 2);
 	CHECK_EQ(h.notified, 2);
 	port_release(&p, fh);
 	CHECK_EQ(h.dropped_handles, 2);
+	teardown();
+}
+
+/*
+ * A notification wakes a poller only for what it waits for (and hangups):
+ * select() for reading is not woken by its own write filling txq and the
+ * handheld emptying it, nor by the byte it read going away.  Each such
+ * notification cost a write to /dev/cuse, 2 per PADP fragment of an SLP
+ * install (docs/performance.md).
+ */
+static void test_poll_notify_wanted(void)
+{
+	char big[PORT_WAKEUP_CHARS + 50], buf[512];
+	int handle1, handle2, handle3;
+	struct port p;
+	uint64_t fh;
+
+	memset(big, 'w', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	setup(&p);
+	fh = do_open(false);
+	port_carrier_up(&p);
+	CHECK_EQ(port_poll(&p, fh, &handle1, POLLIN), POLLOUT | POLLWRNORM);
+	do_write(fh, big, false); /* POLLOUT goes */
+	CHECK(!(port_poll(&p, fh, NULL, 0) & POLLOUT));
+	port_after_events(&p, 0);
+	while (port_tx_queued(&p)) /* and comes back */
+		ph_handheld_takes_into(&h, buf, sizeof(buf));
+	port_after_events(&p, 1);
+	CHECK_EQ(h.notified, 0);
+	port_rx(&p, "x", 1, 2); /* what it waits for */
+	port_after_events(&p, 2);
+	CHECK_EQ(h.notified, 1);
+	ph_read(&h, fh, 1, false, 3); /* nobody polled since: nobody to wake */
+	port_after_events(&p, 3);
+	port_rx(&p, "y", 1, 4);
+	port_after_events(&p, 4);
+	CHECK_EQ(h.notified, 1);
+	/* a poller for writing is woken when room comes back */
+	CHECK(port_poll(&p, fh, &handle2, POLLOUT) & POLLOUT);
+	do_write(fh, big, false);
+	port_after_events(&p, 5);
+	CHECK_EQ(h.notified, 1);
+	while (port_tx_queued(&p))
+		ph_handheld_takes_into(&h, buf, sizeof(buf));
+	port_after_events(&p, 6);
+	CHECK_EQ(h.notified, 2);
+	/* a hangup wakes whatever it waits for; 0 says nothing: anything */
+	port_poll(&p, fh, &handle3, POLLPRI);
+	port_carrier_down(&p);
+	port_after_events(&p, 7);
+	CHECK_EQ(h.notified, 3);
+	port_release(&p, fh);
+	CHECK_EQ(h.dropped_handles, 3);
+	check_all_answered_once();
 	teardown();
 }
 
@@ -745,7 +800,7 @@ static void test_departed_bytes_stay_with_their_session(void)
 	port_carrier_down(&p);
 	fresh = do_open(false); /* another user, between two handhelds */
 	CHECK(is_err(ph_read(&h, fresh, 64, true, 1), EAGAIN));
-	CHECK(!(port_poll(&p, fresh, NULL) & POLLIN));
+	CHECK(!(port_poll(&p, fresh, NULL, 0) & POLLIN));
 	q = do_ioctl(fresh, FIONREAD, NULL, 0, 4);
 	CHECK(ans(q)->kind == PH_IOCTL && ans(q)->data[0] == 0);
 	r = ph_read(&h, fresh, 64, false, 1);
@@ -1045,12 +1100,12 @@ static void test_canonical_lines(void)
 	set_flags(&p, fh, 0, 0, ICANON);
 	port_rx(&p, "ab\ncd\nef", 8, 1);
 	CHECK_EQ(fionread(&p, fh), 6); /* "ef" is not a line yet */
-	CHECK(port_poll(&p, fh, NULL) & POLLIN);
+	CHECK(port_poll(&p, fh, NULL, 0) & POLLIN);
 	CHECK(is_data(ph_read(&h, fh, 64, true, 1), "ab\n"));
 	CHECK(is_data(ph_read(&h, fh, 2, true, 1), "cd")); /* the rest comes next */
 	CHECK(is_data(ph_read(&h, fh, 64, true, 1), "\n"));
 	CHECK(is_err(ph_read(&h, fh, 64, true, 1), EAGAIN));
-	CHECK(!(port_poll(&p, fh, NULL) & POLLIN));
+	CHECK(!(port_poll(&p, fh, NULL, 0) & POLLIN));
 	r = ph_read(&h, fh, 64, false, 2); /* a blocking read waits for the end */
 	port_rx(&p, "gh", 2, 3);
 	port_after_events(&p, 3);
@@ -1166,7 +1221,7 @@ static void test_mode_switch_keeps_bytes(void)
 	set_flags(&p, fh, 0, 0, ICANON);
 	port_rx(&p, "last", 4, 3);
 	port_carrier_down(&p);
-	CHECK(port_poll(&p, fh, NULL) & POLLIN);
+	CHECK(port_poll(&p, fh, NULL, 0) & POLLIN);
 	CHECK(is_data(ph_read(&h, fh, 64, true, 3), "last"));
 	CHECK(is_data(ph_read(&h, fh, 64, true, 3), ""));
 	port_release(&p, fh);
@@ -1339,10 +1394,10 @@ static void test_ldisc_edges(void)
 	port_rx(&p, big, 200, 1); /* past the room: a transfer already in flight */
 	port_carrier_down(&p);
 	CHECK(lines_add_up(&p));
-	while (port_poll(&p, fh, NULL) & POLLIN && !(port_poll(&p, fh, NULL) & POLLERR) &&
+	while (port_poll(&p, fh, NULL, 0) & POLLIN && !(port_poll(&p, fh, NULL, 0) & POLLERR) &&
 	       h.nreq < NREQ - 8)
 		ph_read(&h, fh, 1024, true, 2);
-	CHECK(port_poll(&p, fh, NULL) & POLLERR);
+	CHECK(port_poll(&p, fh, NULL, 0) & POLLERR);
 	port_release(&p, fh);
 	teardown();
 
@@ -1372,17 +1427,17 @@ static void test_ldisc_edges(void)
 	memset(nl, 'a', sizeof(nl));
 	nl[4093] = '\0';
 	do_write(fh, nl, true); /* 4093 of 4096 */
-	CHECK(!(port_poll(&p, fh, NULL) & POLLOUT));
+	CHECK(!(port_poll(&p, fh, NULL, 0) & POLLOUT));
 	/* and, as n_tty_poll(), only once fewer than WAKEUP_CHARS wait to go */
 	while (port_tx_queued(&p) > PORT_WAKEUP_CHARS) {
 		size_t want = port_tx_queued(&p) - PORT_WAKEUP_CHARS;
 
 		port_tx_done(&p, port_tx_take(&p, buf, want < sizeof(buf) ? want : sizeof(buf)));
 	}
-	CHECK(!(port_poll(&p, fh, NULL) & POLLOUT));
+	CHECK(!(port_poll(&p, fh, NULL, 0) & POLLOUT));
 	CHECK_EQ(port_tx_queued(&p), PORT_WAKEUP_CHARS);
 	port_tx_done(&p, port_tx_take(&p, buf, 1));
-	CHECK(port_poll(&p, fh, NULL) & POLLOUT);
+	CHECK(port_poll(&p, fh, NULL, 0) & POLLOUT);
 
 	/* a STOP of a closed session never reaches the next one */
 	while (port_tx_queued(&p))
@@ -1501,7 +1556,7 @@ static void test_random_settings(void)
 				break;
 			case 6:
 				if (fh)
-					port_poll(&p, fh, NULL);
+					port_poll(&p, fh, NULL, 0);
 				break;
 			case 7:
 				if (fh)
@@ -1991,12 +2046,12 @@ static void test_poll_vmin(void)
 	fh = do_open(false);
 	p.tty.termios.c_cc[VMIN] = 5;
 	port_rx(&p, "x", 1, 0);
-	CHECK(!(port_poll(&p, fh, NULL) & POLLIN));
+	CHECK(!(port_poll(&p, fh, NULL, 0) & POLLIN));
 	port_rx(&p, "yzvw", 4, 0);
-	CHECK(port_poll(&p, fh, NULL) & POLLIN);
+	CHECK(port_poll(&p, fh, NULL, 0) & POLLIN);
 	p.tty.termios.c_cc[VTIME] = 1; /* with a timer one byte is news */
 	CHECK(is_data(ph_read(&h, fh, 4, true, 0), "xyzv"));
-	CHECK(port_poll(&p, fh, NULL) & POLLIN);
+	CHECK(port_poll(&p, fh, NULL, 0) & POLLIN);
 	port_release(&p, fh);
 	check_all_answered_once();
 	teardown();
@@ -2095,13 +2150,13 @@ static void test_last_close_in_flight_unheard(void)
 
 	/* a hung-up file kept open across the departure holds nothing of the next session */
 	kept = open_unheard(&p, 1002, false, &o);
-	port_poll(&p, kept, NULL);
+	port_poll(&p, kept, NULL, 0);
 	port_carrier_down(&p);
 	CHECK_EQ(h.rx_stop, 3);
 	port_carrier_up(&p);
 	b = open_unheard(&p, 0, false, &o); /* uid 0 without CAP_SYS_ADMIN */
 	CHECK_EQ(port_rx_room(&p), 0);
-	port_poll(&p, b, NULL);
+	port_poll(&p, b, NULL, 0);
 	CHECK(port_rx_room(&p) > 0);
 	port_release(&p, b);
 	CHECK(h.rx_stop == 4 && h.last_close == 3 && port_rx_room(&p) == 0);
@@ -2278,7 +2333,7 @@ static void test_random_read_back(void)
 				break;
 			case 5:
 				if (f->open)
-					port_poll(&p, f->fh, NULL);
+					port_poll(&p, f->fh, NULL, 0);
 				break;
 			case 6:
 				if (live) {
@@ -2429,6 +2484,7 @@ int main(void)
 	test_flush_ends_drain();
 	test_release_and_shutdown();
 	test_poll_notify();
+	test_poll_notify_wanted();
 	test_bounds();
 	test_stopped_output_dropped_at_last_close();
 	test_departed_bytes_stay_with_their_session();
