@@ -14,7 +14,7 @@
 set -u
 ECHOES=${ECHOES:-1000}
 ROUNDS=${ROUNDS:-2}
-MIB=${MIB:-16} # moved by the 1 KiB writes whose CPU per MB is compared
+MIB=${MIB:-16} # moved by the 1 KiB writes whose CPU per MB is compared; 0: none
 echo "RESULT op=clock $(clockcheck)"
 
 dump() { # LABEL PROCESS PID
@@ -44,7 +44,8 @@ for r in $(seq "$ROUNDS"); do
 			sed "s/^RESULT /RESULT run=$b.$r /"
 		traced "$b.$r.req" /dev/pilot pilot-bench nbread /dev/pilot 0 "$ECHOES" |
 			sed "s/^RESULT /RESULT run=$b.$r.req /"
-		pilot-bench write /dev/pilot 1024 "$MIB" | sed "s/^RESULT /RESULT run=$b.$r.write /"
+		[ "$MIB" = 0 ] ||
+			pilot-bench write /dev/pilot 1024 "$MIB" | sed "s/^RESULT /RESULT run=$b.$r.write /"
 		kill -TERM "$pid"
 		wait "$pid"
 		dump "$b.$r" pilotd "$pid"
@@ -71,7 +72,7 @@ palmctl plug > /dev/null
 i=0
 while [ ! -e /dev/ttyUSB1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 pilot-bench latency /dev/ttyUSB1 1 100 > /dev/null
-pilot-bench write /dev/ttyUSB1 1024 "$MIB" | sed "s/^RESULT /RESULT run=tty.write /"
+[ "$MIB" = 0 ] || pilot-bench write /dev/ttyUSB1 1024 "$MIB" | sed "s/^RESULT /RESULT run=tty.write /"
 traced tty /dev/ttyUSB1 pilot-bench latency /dev/ttyUSB1 1 "$ECHOES" |
 	sed "s/^RESULT /RESULT run=tty /"
 usb-bench echo 0830:0060 1 100 32 > /dev/null
