@@ -114,6 +114,7 @@ struct port_file {
 	struct port_file *next;
 	uint64_t fh;
 	void *poll_handle; /* the front's latest, to notify */
+	/* its events at the round's end, less what an answer since said absent */
 	unsigned int polled_events;
 	/* what its pollers since the last notification wait for: only one of
 	 * these appearing wakes them (a notification costs the front a write,

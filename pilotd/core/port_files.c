@@ -250,6 +250,7 @@ void port_open_now(struct port *p, void *req, struct port_cred who)
 	f->admin = who.admin;
 	/* opened with no handheld: it belongs to the next one */
 	f->session = p->carrier ? p->session : p->session + 1;
+	f->polled_events = ~0u; /* no round saw it yet: its first answer says */
 	f->next = p->files;
 	p->files = f;
 	p->nfiles++;

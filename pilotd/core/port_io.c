@@ -330,8 +330,13 @@ unsigned int port_poll(struct port *p, uint64_t fh, void *poll_handle, unsigned 
 	}
 	port_start_listening(p, f);
 	ev = port_current_events(p, f);
+	/*
+	 * An event some answer since the last round said was absent is news
+	 * at the round's end, although a later answer (another poller of the
+	 * same open file) had it: only the later one's poller saw it.
+	 */
 	if (f)
-		f->polled_events = ev;
+		f->polled_events &= ev;
 	port_run_due_hooks(p);
 	return ev;
 }

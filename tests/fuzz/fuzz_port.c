@@ -58,12 +58,14 @@
 #include <asm/termbits.h>
 #include <errno.h>
 #include <linux/serial.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "core/ldisc.h"
 #include "core/port.h"
+#include "core/port_impl.h"
 #include "fuzz_input.h"
 #include "port_harness.h"
 #include "raw_termios.h"
@@ -114,6 +116,10 @@ struct file {
 	bool open, hung_up, admin;
 	uint64_t fh, session;
 	uint32_t uid;
+	/* a poller sleeps on it until notified: what it waits for (0: any) */
+	bool asleep;
+	unsigned int wants;
+	int handle; /* its address is the poll handle */
 };
 
 static struct fuzz {
@@ -1023,6 +1029,7 @@ static void do_release(int f)
 	bool live = !fz.files[f].hung_up;
 
 	fz.files[f].open = false;
+	fz.files[f].asleep = false;
 	input_orphaned();
 	if (live && live_files() == 0)
 		last_close();
@@ -1045,6 +1052,52 @@ static void do_write(int f)
 	if (answer_of(r)->count == 0) {
 		q->parked = true;
 		fz.waiting[fz.nwaiting++] = r;
+	}
+}
+
+/* What wakes a poller that waits for events (0: any). */
+static unsigned int waking(unsigned int wants)
+{
+	return (wants ? wants : ~0u) | POLLERR | POLLHUP;
+}
+
+/* A poll, without a handle (select's pass that found another fd ready) or
+ * with one: then, when nothing it waits for is ready, the poller sleeps. */
+static void do_poll(int f)
+{
+	struct file *fl = &fz.files[f];
+	uint8_t how = input_u8(&fz.in);
+	unsigned int wants = (how & 2 ? POLLIN : 0) | (how & 4 ? POLLOUT : 0) |
+			     (how & 8 ? POLLPRI : 0);
+
+	if (!(how & 1)) {
+		port_poll(&fz.port, fl->fh, NULL, 0);
+		return;
+	}
+	if (!(port_poll(&fz.port, fl->fh, &fl->handle, wants) & waking(wants))) {
+		/* beside another sleeper: what either waits for */
+		fl->wants = !fl->asleep ? wants : fl->wants && wants ? fl->wants | wants : 0;
+		fl->asleep = true;
+	}
+}
+
+static void woken(void *handle)
+{
+	for (int f = 0; f < NFILES; f++)
+		if (handle == &fz.files[f].handle)
+			fz.files[f].asleep = false;
+}
+
+/* After a round: no poller sleeps while what it waits for is ready. */
+static void after_events(uint64_t now)
+{
+	port_after_events(&fz.port, now);
+	for (int f = 0; f < NFILES; f++) {
+		struct file *fl = &fz.files[f];
+
+		if (fl->open && fl->asleep)
+			FUZZ_CHECK(!(port_current_events(&fz.port, port_file_find(&fz.port, fl->fh)) &
+				     waking(fl->wants)));
 	}
 }
 
@@ -1073,7 +1126,7 @@ static void step(uint8_t op)
 		break;
 	case 6:
 		if ((f = pick_file()) >= 0)
-			port_poll(&fz.port, fz.files[f].fh, NULL, 0);
+			do_poll(f);
 		break;
 	case 7:
 	case 8:
@@ -1109,7 +1162,7 @@ static void step(uint8_t op)
 	}
 	case 17:
 		fz.now += input_u16(&fz.in);
-		port_after_events(&fz.port, fz.now);
+		after_events(fz.now);
 		break;
 	case 18:
 	case 19: fz.reenter = input_u8(&fz.in); break;
@@ -1201,7 +1254,7 @@ static void drain_all(void)
 	for (int i = 0; i < 50 && fz.carrier; i++) {
 		tx_some(8192, ~(size_t)0);
 		fz.now += 100000;
-		port_after_events(&fz.port, fz.now);
+		after_events(fz.now);
 		check_between_steps();
 	}
 	if (fz.carrier) {
@@ -1222,6 +1275,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz.in = (struct input){ .p = data, .left = size };
 	if (ph_init(&fz.h, &fz.port, &cfg, NREQ) < 0)
 		return 0;
+	fz.h.on_notify = woken;
 	fz.h.on_answer = on_answer;
 	fz.h.on_hook = on_hook;
 	/* a fresh port's settings are n_tty's cooked ones: the model starts there */
@@ -1246,7 +1300,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the end: every request answered exactly once */
 	fz.reenter = 0;
 	drain_all();
-	port_after_events(&fz.port, fz.now + 1000000);
+	after_events(fz.now + 1000000);
 	port_shutdown(&fz.port);
 	for (int i = 0; i < NFILES; i++)
 		if (fz.files[i].open)

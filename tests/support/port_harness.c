@@ -122,8 +122,11 @@ static void h_parked(void *ctx, void *req)
 
 static void h_notify(void *ctx, void *handle)
 {
-	(void)handle;
-	((struct ph *)ctx)->notified++;
+	struct ph *h = ctx;
+
+	h->notified++;
+	if (h->on_notify)
+		h->on_notify(handle);
 }
 
 static void h_drop(void *ctx, void *handle)

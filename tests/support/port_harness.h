@@ -48,6 +48,7 @@ struct ph {
 
 	/* the front */
 	int parked, notified, dropped_handles;
+	void (*on_notify)(void *handle); /* optional: which poller was woken */
 	bool opener_gone; /* answer_open reports the opener gone */
 	/* the transport */
 	int tx_ready, tx_abort, rx_room, rx_stop, last_close;

@@ -647,13 +647,62 @@ static void test_poll_notify_wanted(void)
 		ph_handheld_takes_into(&h, buf, sizeof(buf));
 	port_after_events(&p, 6);
 	CHECK_EQ(h.notified, 2);
-	/* a hangup wakes whatever it waits for; 0 says nothing: anything */
+	/* a poll without a handle (nobody waits then, or the kernel would
+	 * ask for a notification) does not hide what came from a sleeper */
+	CHECK(is_data(ph_read(&h, fh, 1, false, 6), "y"));
+	CHECK(!(port_poll(&p, fh, &handle2, POLLIN) & POLLIN));
+	port_rx(&p, "z", 1, 6);
+	CHECK(port_poll(&p, fh, NULL, 0) & POLLIN);
+	port_after_events(&p, 6);
+	CHECK_EQ(h.notified, 3);
+	/* a hangup wakes a poller whatever it waits for */
 	port_poll(&p, fh, &handle3, POLLPRI);
 	port_carrier_down(&p);
 	port_after_events(&p, 7);
-	CHECK_EQ(h.notified, 3);
+	CHECK_EQ(h.notified, 4);
 	port_release(&p, fh);
-	CHECK_EQ(h.dropped_handles, 3);
+	CHECK_EQ(h.dropped_handles, 4);
+	check_all_answered_once();
+	teardown();
+}
+
+/*
+ * Two pollers of one open file (a reader thread in select() for reading,
+ * a writer thread polling for room, as pyserial's miniterm; or one poll()
+ * with the fd twice): the reader was told "no POLLIN" and sleeps.  In one
+ * round of the loop the handheld's byte comes (its USB fd first in the
+ * epoll batch) and then the writer's FUSE_POLL, whose answer has POLLIN.
+ * The reader must still be notified: the writer's answer woke nobody else.
+ */
+static void test_poll_notify_two_pollers_one_round(void)
+{
+	int handle1, handle2;
+	struct port p;
+	uint64_t fh;
+
+	setup(&p);
+	fh = do_open(false);
+	port_carrier_up(&p);
+	port_after_events(&p, 0);
+	CHECK(!(port_poll(&p, fh, &handle1, POLLIN | POLLRDNORM | POLLHUP | POLLERR) & POLLIN));
+	port_after_events(&p, 0);
+	CHECK_EQ(h.notified, 0);
+	/* one round: the byte, then the writer's poll */
+	port_rx(&p, "x", 1, 1);
+	CHECK(port_poll(&p, fh, &handle2, POLLOUT | POLLWRNORM | POLLERR) & POLLIN);
+	port_after_events(&p, 1);
+	CHECK_EQ(h.notified, 1); /* else the reader sleeps with "x" unread */
+
+	/* the same with a poll without handle (poll() with timeout 0) */
+	CHECK(is_data(ph_read(&h, fh, 64, true, 2), "x"));
+	port_after_events(&p, 2);
+	CHECK(!(port_poll(&p, fh, &handle1, POLLIN | POLLRDNORM | POLLHUP | POLLERR) & POLLIN));
+	port_after_events(&p, 2);
+	port_rx(&p, "y", 1, 3);
+	CHECK(port_poll(&p, fh, NULL, POLLOUT) & POLLIN);
+	port_after_events(&p, 3);
+	CHECK_EQ(h.notified, 2);
+	port_release(&p, fh);
 	check_all_answered_once();
 	teardown();
 }
@@ -2485,6 +2534,7 @@ int main(void)
 	test_release_and_shutdown();
 	test_poll_notify();
 	test_poll_notify_wanted();
+	test_poll_notify_two_pollers_one_round();
 	test_bounds();
 	test_stopped_output_dropped_at_last_close();
 	test_departed_bytes_stay_with_their_session();
