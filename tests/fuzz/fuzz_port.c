@@ -1088,10 +1088,24 @@ static void woken(void *handle)
 			fz.files[f].asleep = false;
 }
 
-/* After a round: no poller sleeps while what it waits for is ready. */
+static int hooks_run(void)
+{
+	return fz.h.tx_ready + fz.h.tx_abort + fz.h.rx_room + fz.h.rx_stop + fz.h.last_close;
+}
+
+/*
+ * After a round: no poller sleeps while what it waits for is ready.  What
+ * the transport's hooks did at the round's end (here they may even take
+ * or bring bytes at once) is left to the next round, run at once here as
+ * pilotd's loop does when a hook noted work; that every such change is
+ * noted in pilotd is not checked here.
+ */
 static void after_events(uint64_t now)
 {
-	port_after_events(&fz.port, now);
+	for (int i = 0, hooks = -1; i < 8 && hooks != hooks_run(); i++) {
+		hooks = hooks_run();
+		port_after_events(&fz.port, now);
+	}
 	for (int f = 0; f < NFILES; f++) {
 		struct file *fl = &fz.files[f];
 
