@@ -123,29 +123,31 @@ static void *real(const char *name)
 	return dlsym(RTLD_NEXT, name);
 }
 
+/* /tmp/NAME.PID of size bytes, shared with whoever reads it, or NULL. */
+static void *map_shared(const char *name, size_t size)
+{
+	char path[64];
+	void *map = MAP_FAILED;
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/%s.%d", name, (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return NULL;
+	if (ftruncate(fd, (off_t)size) == 0)
+		map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	return map == MAP_FAILED ? NULL : map;
+}
+
 static void trace_init(void)
 {
 	const char *n = getenv("TRACE_CALLS");
-	char path[64];
-	size_t size;
-	void *map;
-	int fd;
 
 	real_clock = REAL(clock_gettime);
 	trace_max = n ? strtoull(n, NULL, 10) : 0;
-	if (!trace_max || !real_clock)
-		return;
-	size = (size_t)trace_max * sizeof(struct trace_rec);
-	snprintf(path, sizeof(path), "/tmp/trace-calls.%d", (int)getpid());
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return;
-	if (ftruncate(fd, (off_t)size) == 0) {
-		map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (map != MAP_FAILED)
-			trace_buf = map;
-	}
-	close(fd);
+	if (trace_max && real_clock)
+		trace_buf = map_shared("trace-calls", (size_t)trace_max * sizeof(struct trace_rec));
 }
 
 static uint64_t trace_now(void)
@@ -177,23 +179,12 @@ static void trace(int call, int fd, unsigned long req, uint64_t t0, long r)
 
 __attribute__((constructor)) static void init(void)
 {
-	size_t size = NAMES_SIZE + sizeof(spare);
-	char path[64];
-	char *map;
-	int fd;
+	char *map = map_shared("count-calls", NAMES_SIZE + sizeof(spare));
 
-	snprintf(path, sizeof(path), "/tmp/count-calls.%d", (int)getpid());
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return;
-	if (ftruncate(fd, (off_t)size) == 0) {
-		map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (map != MAP_FAILED) {
-			write_names(map);
-			c = (uint64_t *)(map + NAMES_SIZE);
-		}
+	if (map) {
+		write_names(map);
+		c = (uint64_t *)(map + NAMES_SIZE);
 	}
-	close(fd);
 	trace_init();
 }
 
