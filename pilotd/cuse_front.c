@@ -20,7 +20,7 @@
 #include "core/caps.h"
 #include "core/log.h"
 #include "cuse_front.h"
-#include "open_reply.h"
+#include "fuse_wire.h"
 
 /* ---- answers ---- */
 
@@ -71,6 +71,21 @@ void front_notify_poll(void *poll_handle)
 void front_drop_poll_handle(void *poll_handle)
 {
 	fuse_pollhandle_destroy(poll_handle);
+}
+
+int front_push_events(struct cuse_front *fr, uint64_t key, unsigned int events)
+{
+	char notice[POLL_EVENTS_MAX];
+	size_t len = poll_events_notice(notice, key, events);
+	ssize_t n;
+
+	if (fr->closed)
+		return 0;
+	do
+		n = write(fuse_session_fd(fr->se), notice, len);
+	while (n < 0 && errno == EINTR);
+	/* EINVAL: a kernel without the notification; anything else ends the connection */
+	return n < 0 && errno == EINVAL ? -EOPNOTSUPP : 0;
 }
 
 /* ---- requests ---- */
@@ -224,7 +239,12 @@ static void pilot_write(fuse_req_t req, const char *buf, size_t size, off_t off,
 
 static void pilot_poll(fuse_req_t req, struct fuse_file_info *fi, struct fuse_pollhandle *ph)
 {
-	fuse_reply_poll(req, port_poll(port_of(req), fi->fh, ph, fi->poll_events));
+	struct cuse_front *fr = fuse_req_userdata(req);
+
+	fuse_reply_poll(req, port_poll(fr->port, fi->fh, ph, fi->poll_events));
+	/* ph: the kernel has the file among those it finds by kh */
+	if (ph && fr->poll_kh_seen)
+		port_poll_key(fr->port, fi->fh, fr->poll_kh);
 }
 
 static void pilot_ioctl(fuse_req_t req, int cmd, void *arg, struct fuse_file_info *fi,
@@ -273,6 +293,8 @@ static void cuse_ready(void *ctx, uint32_t events)
 		loop_del(fr->loop, &fr->watch);
 		return;
 	}
+	fr->poll_kh_seen = !(buf.flags & FUSE_BUF_IS_FD) &&
+			   poll_kh(buf.mem, (size_t)r, &fr->poll_kh);
 	fuse_session_process_buf(fr->se, &buf);
 }
 

@@ -25,6 +25,8 @@ struct cuse_front {
 	void *fbuf_mem;
 	size_t fbuf_size;
 	bool closed; /* the kernel ended the CUSE connection */
+	bool poll_kh_seen; /* the request in hand is a FUSE_POLL, of poll_kh */
+	uint64_t poll_kh;
 	bool stopping;
 	/* called once the node exists (the kernel took the init reply) */
 	void (*ready)(void *ctx);
@@ -47,5 +49,7 @@ void front_answer_err(void *req, int err);
 void front_parked(void *req);
 void front_notify_poll(void *poll_handle);
 void front_drop_poll_handle(void *poll_handle);
+/* FUSE_NOTIFY_POLL_EVENTS under key (a kh); -EOPNOTSUPP: the kernel lacks it. */
+int front_push_events(struct cuse_front *fr, uint64_t key, unsigned int events);
 
 #endif

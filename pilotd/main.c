@@ -74,6 +74,13 @@ static void hook_drop_poll_handle(void *ctx, void *poll_handle)
 	front_drop_poll_handle(poll_handle);
 }
 
+static int hook_push_events(void *ctx, uint64_t key, unsigned int events)
+{
+	struct pilotd *pd = ctx;
+
+	return front_push_events(&pd->front, key, events);
+}
+
 static void hook_tx_ready(void *ctx)
 {
 	struct pilotd *pd = ctx;
@@ -138,6 +145,7 @@ static int port_start(struct pilotd *pd)
 		.parked = hook_parked,
 		.notify_poll = hook_notify_poll,
 		.drop_poll_handle = hook_drop_poll_handle,
+		.push_events = hook_push_events,
 		.tx_ready = hook_tx_ready,
 		.tx_abort = hook_tx_abort,
 		.rx_room = hook_rx_room,

@@ -93,6 +93,32 @@ static uint64_t earliest(uint64_t a, uint64_t b)
 	return !a ? b : !b ? a : a < b ? a : b;
 }
 
+/* f's events reach the kernel by push_events, not by notifications */
+static bool pushing(const struct port *p, const struct port_file *f)
+{
+	return f->push_keyed && p->h.push_events && !p->push_off;
+}
+
+void port_push_events(struct port *p)
+{
+	for (struct port_file *f = p->files; f; f = f->next) {
+		unsigned int ev;
+
+		if (!pushing(p, f))
+			continue;
+		ev = port_current_events(p, f);
+		if (ev == f->pushed)
+			continue;
+		if (p->h.push_events(p->h.ctx, f->push_key, ev) < 0) {
+			/* the round's end notifies, as polled_events is kept in both ways */
+			log_info("the kernel answers poll by asking (no FUSE_NOTIFY_POLL_EVENTS)");
+			p->push_off = true;
+			return;
+		}
+		f->pushed = ev;
+	}
+}
+
 uint64_t port_after_events(struct port *p, uint64_t now)
 {
 	uint64_t deadline = 0;
@@ -121,11 +147,12 @@ uint64_t port_after_events(struct port *p, uint64_t now)
 				p->reads.head->started_ms, now, &deadline);
 	if (p->closing && p->closing_deadline != UINT64_MAX)
 		deadline = earliest(deadline, p->closing_deadline);
+	port_push_events(p);
 	for (struct port_file *f = p->files; f; f = f->next) {
 		unsigned int ev = port_current_events(p, f);
 
 		/* what went away, or came unasked for, wakes nobody */
-		if (f->poll_handle && (ev & ~f->polled_events & f->poll_wanted)) {
+		if (f->poll_handle && !pushing(p, f) && (ev & ~f->polled_events & f->poll_wanted)) {
 			p->h.notify_poll(p->h.ctx, f->poll_handle);
 			f->poll_wanted = 0; /* the woken poll again, saying what they want */
 		}

@@ -98,6 +98,13 @@ struct port_hooks {
 	void (*parked)(void *ctx, void *req);
 	void (*notify_poll)(void *ctx, void *poll_handle);
 	void (*drop_poll_handle)(void *ctx, void *poll_handle);
+	/*
+	 * Optional: hand the kernel a file's whole events, which it then
+	 * reports to poll without asking (kernel-patches/poll-events).  The
+	 * port does so at every change, and before the answer that causes
+	 * one.  < 0: the kernel cannot; the port notifies from then on.
+	 */
+	int (*push_events)(void *ctx, uint64_t key, unsigned int events);
 
 	/* Calls to the transport. */
 	void (*tx_ready)(void *ctx); /* txq gained bytes, or output restarted */
@@ -120,6 +127,9 @@ struct port_file {
 	 * these appearing wakes them (a notification costs the front a write,
 	 * a woken poller another request) */
 	unsigned int poll_wanted;
+	uint64_t push_key; /* the front's name for it in push_events */
+	bool push_keyed;
+	unsigned int pushed; /* what the kernel holds: PORT_PUSHED_NONE, or events */
 	bool hung_up;	  /* its handheld left: EOF, EIO, POLLHUP */
 	uint64_t session; /* the handheld session whose bytes it may read */
 	uint32_t uid;	  /* its opener's */
@@ -229,6 +239,7 @@ struct port {
 	uint64_t carrier_changes;
 	uint64_t last_rx_ms;
 	bool interrupts_pending;
+	bool push_off; /* push_events failed: the kernel lacks it */
 
 	struct parked_list reads, writes, ioctls, opens;
 	struct port_stats stats;
@@ -260,6 +271,9 @@ void port_write(struct port *p, void *req, uint64_t fh, const void *buf, size_t 
  * appears.
  */
 unsigned int port_poll(struct port *p, uint64_t fh, void *poll_handle, unsigned int wanted);
+/* The front can push fh's events under key (port_hooks.push_events). */
+void port_poll_key(struct port *p, uint64_t fh, uint64_t key);
+#define PORT_PUSHED_NONE (~0u)
 void port_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_ioctl *io);
 /* Mark only: the answer comes from port_after_events(). */
 void port_interrupt(struct port *p, void *req);

@@ -50,7 +50,7 @@ static void refuse(struct port *p, void *req, int err, const char *bound, size_t
 	if (p->stats.refused++ % 1000 == 0)
 		log_warn("refused a request (%s): at most %zu %s; %llu refused so far",
 			 strerror(err), value, bound, (unsigned long long)p->stats.refused);
-	p->h.answer_err(p->h.ctx, req, err);
+	reply_err(p, req, err);
 }
 
 /* One user holds a quarter of a bound at most, unless it has CAP_SYS_ADMIN. */
@@ -113,7 +113,7 @@ struct parked *port_park(struct port *p, struct parked_list *l, void *req, uint6
 	}
 	e = parked_add(l, req, fh, data, size);
 	if (!e) {
-		p->h.answer_err(p->h.ctx, req, ENOMEM);
+		reply_err(p, req, ENOMEM);
 		return NULL;
 	}
 	e->uid = who.uid;
@@ -137,9 +137,9 @@ struct parked *port_unpark(struct port *p, struct parked_list *l, struct parked 
 static void answer_err_free(struct port *p, struct parked *e, int err)
 {
 	if (e->done)
-		p->h.answer_written(p->h.ctx, e->req, e->done);
+		reply_written(p, e->req, e->done);
 	else
-		p->h.answer_err(p->h.ctx, e->req, err);
+		reply_err(p, e->req, err);
 	parked_free(e);
 }
 
@@ -242,7 +242,7 @@ void port_open_now(struct port *p, void *req, struct port_cred who)
 	}
 	f = calloc(1, sizeof(*f));
 	if (!f) {
-		p->h.answer_err(p->h.ctx, req, ENOMEM);
+		reply_err(p, req, ENOMEM);
 		return;
 	}
 	f->fh = ++p->next_fh;
@@ -251,11 +251,12 @@ void port_open_now(struct port *p, void *req, struct port_cred who)
 	/* opened with no handheld: it belongs to the next one */
 	f->session = p->carrier ? p->session : p->session + 1;
 	f->polled_events = ~0u; /* no round saw it yet: its first answer says */
+	f->pushed = PORT_PUSHED_NONE;
 	f->next = p->files;
 	p->files = f;
 	p->nfiles++;
 	p->live_files++;
-	if (p->h.answer_open(p->h.ctx, req, f->fh) < 0)
+	if (reply_open(p, req, f->fh) < 0)
 		release_file(p, f->fh); /* the opener was interrupted */
 }
 
@@ -266,7 +267,7 @@ void port_open(struct port *p, void *req, const struct port_open_args *a)
 
 	/* TIOCEXCL: as tty_reopen(), only CAP_SYS_ADMIN may open it again */
 	if (p->tty.exclusive && !a->admin) {
-		p->h.answer_err(p->h.ctx, req, EBUSY);
+		reply_err(p, req, EBUSY);
 	} else if (port_may_open(p, a->nonblock)) {
 		port_open_now(p, req, who);
 	} else {

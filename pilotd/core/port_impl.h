@@ -40,6 +40,49 @@ static inline bool output_drained(const struct port *p)
 
 /* port.c */
 void port_run_due_hooks(struct port *p);
+void port_push_events(struct port *p);
+
+/*
+ * Every answer leaves through these.  Where the kernel keeps the events
+ * pilotd pushes (port.h push_events), what an answer changed is pushed
+ * before it: the caller it wakes may poll at once, before the round ends.
+ */
+static inline int reply_open(struct port *p, void *req, uint64_t fh)
+{
+	port_push_events(p);
+	return p->h.answer_open(p->h.ctx, req, fh);
+}
+
+static inline void reply_data(struct port *p, void *req, const void *buf, size_t len)
+{
+	port_push_events(p);
+	p->h.answer_data(p->h.ctx, req, buf, len);
+}
+
+static inline void reply_written(struct port *p, void *req, size_t len)
+{
+	port_push_events(p);
+	p->h.answer_written(p->h.ctx, req, len);
+}
+
+static inline void reply_ioctl(struct port *p, void *req, const void *out, size_t len)
+{
+	port_push_events(p);
+	p->h.answer_ioctl(p->h.ctx, req, out, len);
+}
+
+static inline void reply_ioctl_fetch(struct port *p, void *req, uintptr_t arg, size_t in,
+				     size_t out)
+{
+	port_push_events(p);
+	p->h.answer_ioctl_fetch(p->h.ctx, req, arg, in, out);
+}
+
+static inline void reply_err(struct port *p, void *req, int err)
+{
+	port_push_events(p);
+	p->h.answer_err(p->h.ctx, req, err);
+}
 /* port_files.c */
 struct port_file *port_file_find(struct port *p, uint64_t fh);
 void port_file_remove(struct port *p, uint64_t fh);

@@ -102,7 +102,7 @@ void port_answer_read(struct port *p, void *req, const struct port_file *f, size
 			line_gone = true;
 		}
 	}
-	p->h.answer_data(p->h.ctx, req, p->readbuf, n);
+	reply_data(p, req, p->readbuf, n);
 	if ((n || line_gone) && p->listening)
 		due(p, PORT_DUE_RX_ROOM);
 }
@@ -143,7 +143,7 @@ static void read_now(struct port *p, void *req, uint64_t fh, size_t size, bool n
 		if (!p->reads.head && readable(p, f))
 			port_answer_read(p, req, f, size);
 		else
-			p->h.answer_err(p->h.ctx, req, EAGAIN);
+			reply_err(p, req, EAGAIN);
 		return;
 	}
 	e = port_park(p, &p->reads, req, fh, port_cred_of(p, fh), NULL, size);
@@ -179,7 +179,7 @@ static void answer_queued(struct port *p, void *req, size_t n)
 {
 	due(p, PORT_DUE_TX);
 	port_run_due_hooks(p);
-	p->h.answer_written(p->h.ctx, req, n);
+	reply_written(p, req, n);
 }
 
 /*
@@ -224,7 +224,7 @@ static void write_queued(struct port *p, void *req, uint64_t fh, const uint8_t *
 	if (done == size || (nonblock && done)) {
 		answer_queued(p, req, done);
 	} else if (nonblock) {
-		p->h.answer_err(p->h.ctx, req, EAGAIN);
+		reply_err(p, req, EAGAIN);
 	} else if (done && port_park_bound(p, &p->writes, who, size, &value)) {
 		answer_queued(p, req, done); /* short rather than refused: part went */
 	} else {
@@ -239,11 +239,11 @@ static void write_queued(struct port *p, void *req, uint64_t fh, const uint8_t *
 void port_write(struct port *p, void *req, uint64_t fh, const void *buf, size_t size, bool nonblock)
 {
 	if (port_is_hung_up(p, fh)) {
-		p->h.answer_err(p->h.ctx, req, EIO);
+		reply_err(p, req, EIO);
 	} else if (!p->carrier) {
 		/* a line with no device on it: the bytes are gone */
 		p->stats.tx_discarded += size;
-		p->h.answer_written(p->h.ctx, req, size);
+		reply_written(p, req, size);
 	} else {
 		write_queued(p, req, fh, buf, size, nonblock);
 	}
@@ -274,7 +274,7 @@ void port_serve_writes(struct port *p)
 	port_run_due_hooks(p);
 	while ((e = taken)) {
 		taken = e->next;
-		p->h.answer_written(p->h.ctx, e->req, e->size);
+		reply_written(p, e->req, e->size);
 		parked_free(e);
 	}
 }
@@ -335,8 +335,20 @@ unsigned int port_poll(struct port *p, uint64_t fh, void *poll_handle, unsigned 
 	 * at the round's end, although a later answer (another poller of the
 	 * same open file) had it: only the later one's poller saw it.
 	 */
-	if (f)
+	if (f) {
 		f->polled_events &= ev;
+		f->pushed = PORT_PUSHED_NONE; /* the kernel asked: it holds nothing */
+	}
 	port_run_due_hooks(p);
 	return ev;
+}
+
+void port_poll_key(struct port *p, uint64_t fh, uint64_t key)
+{
+	struct port_file *f = port_file_find(p, fh);
+
+	if (f) {
+		f->push_key = key;
+		f->push_keyed = true;
+	}
 }

@@ -126,7 +126,7 @@ static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_i
 	tty_ioctl(&p->tty, io, &ctx, &r);
 	switch (r.action) {
 	case TTY_FETCH:
-		p->h.answer_ioctl_fetch(p->h.ctx, req, io->arg, r.fetch_in, r.fetch_out);
+		reply_ioctl_fetch(p, req, io->arg, r.fetch_in, r.fetch_out);
 		return true;
 	case TTY_WAIT_DRAIN:
 	case TTY_WAIT_MODEM:
@@ -160,9 +160,9 @@ static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_i
 	if (r.inject)
 		inject(p, f, r.inject_byte);
 	if (r.err)
-		p->h.answer_err(p->h.ctx, req, r.err);
+		reply_err(p, req, r.err);
 	else
-		p->h.answer_ioctl(p->h.ctx, req, r.out_len ? r.out : NULL, r.out_len);
+		reply_ioctl(p, req, r.out_len ? r.out : NULL, r.out_len);
 	/* writers waiting for room: their transfer's hooks must not run with req in hand */
 	if (r.flush & TTY_FLUSH_OUT)
 		port_serve_writes(p);
@@ -210,7 +210,7 @@ void port_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_ioctl *
 {
 	/* a hung-up tty answers EIO (drivers/tty/tty_io.c hung_up_tty_ioctl) */
 	if (port_is_hung_up(p, fh)) {
-		p->h.answer_err(p->h.ctx, req, EIO);
+		reply_err(p, req, EIO);
 	} else {
 		run_ioctl(p, req, fh, io, false);
 		/* TCFLSH may have emptied txq: drains waiting on it are done */

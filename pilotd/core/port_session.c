@@ -118,7 +118,7 @@ static void wake_modem_waiters(struct port *p)
 	p->carrier_changes++;
 	while ((e = first_carrier_waiter(&p->ioctls))) {
 		port_unpark(p, &p->ioctls, e);
-		p->h.answer_ioctl(p->h.ctx, e->req, NULL, 0);
+		reply_ioctl(p, e->req, NULL, 0);
 		parked_free(e);
 	}
 }
@@ -181,7 +181,7 @@ static void hang_up(struct port *p)
 	/* A parked read means nothing is there for it: end of file. */
 	while ((e = p->reads.head)) {
 		port_unpark(p, &p->reads, e);
-		p->h.answer_data(p->h.ctx, e->req, NULL, 0);
+		reply_data(p, e->req, NULL, 0);
 		parked_free(e);
 	}
 	port_answer_all(p, &p->writes, PARKED_ANY_FH, EIO);

@@ -129,6 +129,21 @@ static void h_notify(void *ctx, void *handle)
 		h->on_notify(handle);
 }
 
+static int h_push(void *ctx, uint64_t key, unsigned int events)
+{
+	struct ph *h = ctx;
+
+	h->pushes++;
+	if (h->push_refused)
+		return -EOPNOTSUPP;
+	h->push_key = key;
+	h->push_events = events;
+	h->push_seq = ++h->seq;
+	if (h->on_push)
+		h->on_push(h, key, events);
+	return 0;
+}
+
 static void h_drop(void *ctx, void *handle)
 {
 	(void)handle;
@@ -262,6 +277,7 @@ int ph_init(struct ph *h, struct port *p, const struct port_config *cfg, int max
 		.parked = h_parked,
 		.notify_poll = h_notify,
 		.drop_poll_handle = h_drop,
+		.push_events = h_push,
 		.tx_ready = h_tx_ready,
 		.tx_abort = h_tx_abort,
 		.rx_room = h_rx_room,

@@ -667,6 +667,104 @@ static void test_poll_notify_wanted(void)
 }
 
 /*
+ * With a kernel that keeps the events pilotd pushes (FUSE_NOTIFY_POLL_EVENTS,
+ * kernel-patches/poll-events), every change reaches it as a push and no
+ * notification is sent; what an answer changes is pushed before the answer,
+ * since the caller it wakes may poll before the round ends (on one CPU it
+ * runs inside the answer's write).
+ */
+static void test_push_events(void)
+{
+	const unsigned int out = POLLOUT | POLLWRNORM, in = POLLIN | POLLRDNORM;
+	struct ph_answer *a;
+	int handle;
+	struct port p;
+	uint64_t fh;
+	void *req;
+
+	setup(&p);
+	fh = do_open(false);
+	port_carrier_up(&p);
+	CHECK_EQ(port_poll(&p, fh, &handle, POLLIN), out);
+	port_poll_key(&p, fh, 77);
+	port_after_events(&p, 0);
+	CHECK_EQ(h.pushes, 1);
+	CHECK_EQ(h.push_key, 77);
+	CHECK_EQ(h.push_events, out);
+	port_after_events(&p, 1); /* nothing changed: nothing to say */
+	CHECK_EQ(h.pushes, 1);
+	port_rx(&p, "ab", 2, 2);
+	port_after_events(&p, 2);
+	CHECK_EQ(h.pushes, 2);
+	CHECK_EQ(h.push_events, out | in);
+	/* the read that takes the last byte: POLLIN goes before its answer */
+	req = ph_read(&h, fh, 2, false, 3);
+	a = ans(req);
+	CHECK(is_data(req, "ab"));
+	CHECK_EQ(h.pushes, 3);
+	CHECK_EQ(h.push_events, out);
+	CHECK(h.push_seq < a->seq);
+	/* a write that fills the queue: POLLOUT goes before the write's answer */
+	{
+		char big[PORT_WAKEUP_CHARS + 50];
+
+		memset(big, 'w', sizeof(big) - 1);
+		big[sizeof(big) - 1] = 0;
+		req = do_write(fh, big, false);
+		CHECK_EQ(ans(req)->kind, PH_WRITTEN);
+		CHECK_EQ(h.push_events, 0u);
+		CHECK(h.push_seq < ans(req)->seq);
+	}
+	CHECK_EQ(h.notified, 0);
+	/* the kernel asked again (it holds nothing): the next round tells it */
+	port_after_events(&p, 4);
+	CHECK_EQ(h.pushes, 4);
+	port_poll(&p, fh, &handle, POLLIN);
+	port_after_events(&p, 5);
+	CHECK_EQ(h.pushes, 5);
+	CHECK_EQ(h.push_events, 0u);
+	/* a hangup is pushed, with what a hung-up tty reports */
+	port_carrier_down(&p);
+	port_after_events(&p, 6);
+	CHECK_EQ(h.pushes, 6);
+	CHECK(h.push_events & POLLHUP);
+	CHECK_EQ(h.notified, 0);
+	port_release(&p, fh);
+	check_all_answered_once();
+	teardown();
+}
+
+/* A kernel without the notification: the first push fails, and pollers are notified. */
+static void test_push_refused_notifies(void)
+{
+	int handle;
+	struct port p;
+	uint64_t fh;
+
+	setup(&p);
+	h.push_refused = true;
+	fh = do_open(false);
+	port_carrier_up(&p);
+	port_poll(&p, fh, &handle, POLLIN);
+	port_poll_key(&p, fh, 5);
+	port_after_events(&p, 0);
+	CHECK_EQ(h.pushes, 1);
+	port_rx(&p, "x", 1, 1);
+	port_after_events(&p, 1);
+	CHECK_EQ(h.notified, 1);
+	CHECK(is_data(ph_read(&h, fh, 1, false, 2), "x"));
+	port_poll(&p, fh, &handle, POLLIN);
+	port_poll_key(&p, fh, 5);
+	port_rx(&p, "y", 1, 3);
+	port_after_events(&p, 3);
+	CHECK_EQ(h.notified, 2);
+	CHECK_EQ(h.pushes, 1); /* asked once */
+	port_release(&p, fh);
+	check_all_answered_once();
+	teardown();
+}
+
+/*
  * Two pollers of one open file (a reader thread in select() for reading,
  * a writer thread polling for room, as pyserial's miniterm; or one poll()
  * with the fd twice): the reader was told "no POLLIN" and sleeps.  In one
@@ -2535,6 +2633,8 @@ int main(void)
 	test_poll_notify();
 	test_poll_notify_wanted();
 	test_poll_notify_two_pollers_one_round();
+	test_push_events();
+	test_push_refused_notifies();
 	test_bounds();
 	test_stopped_output_dropped_at_last_close();
 	test_departed_bytes_stay_with_their_session();

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+#include <linux/fuse.h>
+#include <string.h>
+
+#include "fuse_wire.h"
+
+_Static_assert(sizeof(struct fuse_open_out) <= OPEN_REPLY_MAX, "fuse_open_out grew");
+
+size_t open_reply(void *buf, uint64_t fh, unsigned int flags)
+{
+	struct fuse_open_out out;
+
+	memset(&out, 0, sizeof(out));
+	out.fh = fh;
+	if (flags & OPEN_DIRECT_IO)
+		out.open_flags |= FOPEN_DIRECT_IO;
+	if (flags & OPEN_NONSEEKABLE)
+		out.open_flags |= FOPEN_NONSEEKABLE;
+	if (flags & OPEN_STREAM)
+		out.open_flags |= FOPEN_STREAM;
+	memcpy(buf, &out, sizeof(out));
+	return sizeof(out);
+}
+
+bool poll_kh(const void *buf, size_t len, uint64_t *kh)
+{
+	struct fuse_in_header in;
+	struct fuse_poll_in poll;
+
+	if (len < sizeof(in) + sizeof(poll))
+		return false;
+	memcpy(&in, buf, sizeof(in));
+	if (in.opcode != FUSE_POLL)
+		return false;
+	memcpy(&poll, (const char *)buf + sizeof(in), sizeof(poll));
+	*kh = poll.kh;
+	return true;
+}
+
+/* Not in <linux/fuse.h> before the series: its values, as the series has them. */
+#define NOTIFY_POLL_EVENTS 10
+struct notify_poll_events_out {
+	uint64_t kh;
+	uint32_t revents;
+	uint32_t padding;
+};
+
+_Static_assert(sizeof(struct fuse_out_header) + sizeof(struct notify_poll_events_out) <=
+		       POLL_EVENTS_MAX,
+	       "the notification grew");
+
+size_t poll_events_notice(void *buf, uint64_t kh, unsigned int events)
+{
+	struct notify_poll_events_out out = { .kh = kh, .revents = events };
+	struct fuse_out_header oh = {
+		.len = sizeof(oh) + sizeof(out),
+		.error = NOTIFY_POLL_EVENTS, /* a notification: unique 0, error its code */
+	};
+
+	memcpy(buf, &oh, sizeof(oh));
+	memcpy((char *)buf + sizeof(oh), &out, sizeof(out));
+	return sizeof(oh) + sizeof(out);
+}
