@@ -199,9 +199,11 @@ void port_interrupt(struct port *p, void *req)
  */
 static void release_file(struct port *p, uint64_t fh)
 {
-	const struct port_file *f = port_file_find(p, fh);
+	struct port_file *f = port_file_find(p, fh);
 	bool live = f && !f->hung_up;
 
+	if (f)
+		f->push_keyed = false; /* the kernel forgot it before the release */
 	port_answer_all(p, &p->reads, fh, EIO);
 	port_answer_all(p, &p->writes, fh, EIO);
 	port_answer_all(p, &p->ioctls, fh, EIO);

@@ -52,7 +52,14 @@
  *   - the bounds: files, parked requests and parked write bytes, and a
  *     quarter of each for one user without CAP_SYS_ADMIN;
  *   - at the end, output restarted (TCOON, IXON off), the handheld takes
- *     everything: no write or drain is left waiting.
+ *     everything: no write or drain is left waiting;
+ *   - after a round, no poller sleeps while what it waits for is ready, in
+ *     each of the three ways pollers hear (the first input byte chooses):
+ *     notifications; a kernel that keeps the events pilotd pushes (the
+ *     model answers polls from them and wakes sleepers as
+ *     kernel-patches/poll-events does), where what the kernel holds must
+ *     also equal the file's events at every answer; a kernel that refuses
+ *     the push.
  */
 #include <asm/ioctls.h>
 #include <asm/termbits.h>
@@ -120,9 +127,16 @@ struct file {
 	bool asleep;
 	unsigned int wants;
 	int handle; /* its address is the poll handle */
+	/* what the kernel holds, pushed (PUSH_KEPT) */
+	bool cached;
+	unsigned int cache;
 };
 
+/* How pollers hear: the first input byte chooses. */
+enum { PUSH_NONE, PUSH_KEPT, PUSH_REFUSED, PUSH_WAYS };
+
 static struct fuzz {
+	int push;
 	struct port port;
 	struct ph h; /* the front (answers, each at most once) and the hooks' depth */
 	struct input in;
@@ -501,11 +515,14 @@ static void h_err(struct req *q, int err)
 }
 
 /* Each request is answered at most once: then the model follows the answer. */
+static void check_kernel_cache(void);
+
 static int on_answer(struct ph *h, void *r, const struct ph_answer *a)
 {
 	struct req *q = req_of(r);
 
 	FUZZ_CHECK(a->count == 1);
+	check_kernel_cache(); /* the caller it wakes may poll at once */
 	switch (a->kind) {
 	case PH_OPEN: return h_open(q, a->fh);
 	case PH_DATA:
@@ -1030,6 +1047,7 @@ static void do_release(int f)
 
 	fz.files[f].open = false;
 	fz.files[f].asleep = false;
+	fz.files[f].cached = false;
 	input_orphaned();
 	if (live && live_files() == 0)
 		last_close();
@@ -1070,11 +1088,19 @@ static void do_poll(int f)
 	unsigned int wants = (how & 2 ? POLLIN : 0) | (how & 4 ? POLLOUT : 0) |
 			     (how & 8 ? POLLPRI : 0);
 
-	if (!(how & 1)) {
+	unsigned int ev;
+
+	if (fl->cached) {
+		ev = fl->cache; /* the kernel answers: no request */
+	} else if (!(how & 1)) {
 		port_poll(&fz.port, fl->fh, NULL, 0);
 		return;
+	} else {
+		ev = port_poll(&fz.port, fl->fh, &fl->handle, wants);
+		if (fz.push != PUSH_NONE)
+			port_poll_key(&fz.port, fl->fh, (uint64_t)(fl - fz.files));
 	}
-	if (!(port_poll(&fz.port, fl->fh, &fl->handle, wants) & waking(wants))) {
+	if ((how & 1) && !(ev & waking(wants))) {
 		/* beside another sleeper: what either waits for */
 		fl->wants = !fl->asleep ? wants : fl->wants && wants ? fl->wants | wants : 0;
 		fl->asleep = true;
@@ -1086,6 +1112,31 @@ static void woken(void *handle)
 	for (int f = 0; f < NFILES; f++)
 		if (handle == &fz.files[f].handle)
 			fz.files[f].asleep = false;
+}
+
+/* The kernel took events: it wakes those who wait for one that is new. */
+static void pushed(struct ph *h, uint64_t key, unsigned int events)
+{
+	struct file *fl = &fz.files[key];
+
+	(void)h;
+	FUZZ_CHECK(key < NFILES && fl->open);
+	if (fl->asleep && (events & ~(fl->cached ? fl->cache : 0) & waking(fl->wants)))
+		fl->asleep = false;
+	fl->cached = true;
+	fl->cache = events;
+}
+
+/* What the kernel holds is what each file has. */
+static void check_kernel_cache(void)
+{
+	for (int f = 0; f < NFILES; f++) {
+		const struct file *fl = &fz.files[f];
+
+		if (fl->open && fl->cached)
+			FUZZ_CHECK(fl->cache == port_current_events(&fz.port,
+							       port_file_find(&fz.port, fl->fh)));
+	}
 }
 
 static int hooks_run(void)
@@ -1113,6 +1164,7 @@ static void after_events(uint64_t now)
 			FUZZ_CHECK(!(port_current_events(&fz.port, port_file_find(&fz.port, fl->fh)) &
 				     waking(fl->wants)));
 	}
+	check_kernel_cache();
 }
 
 static void step(uint8_t op)
@@ -1287,8 +1339,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		trace = getenv("FUZZ_PORT_TRACE") != NULL; /* to follow a crash's steps */
 	memset(&fz, 0, sizeof(fz));
 	fz.in = (struct input){ .p = data, .left = size };
+	fz.push = input_u8(&fz.in) % PUSH_WAYS;
 	if (ph_init(&fz.h, &fz.port, &cfg, NREQ) < 0)
 		return 0;
+	fz.h.push_refused = fz.push == PUSH_REFUSED;
+	fz.h.on_push = pushed;
 	fz.h.on_notify = woken;
 	fz.h.on_answer = on_answer;
 	fz.h.on_hook = on_hook;
