@@ -241,6 +241,7 @@ static void pilot_poll(fuse_req_t req, struct fuse_file_info *fi, struct fuse_po
 {
 	struct cuse_front *fr = fuse_req_userdata(req);
 
+	log_debug("poll fh %llu", (unsigned long long)fi->fh);
 	fuse_reply_poll(req, port_poll(fr->port, fi->fh, ph, fi->poll_events));
 	/* ph: the kernel has the file among those it finds by kh */
 	if (ph && fr->poll_kh_seen)

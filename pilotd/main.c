@@ -173,7 +173,8 @@ static void usage(FILE *f, const char *argv0)
 		"                        whenever the connection ends\n"
 		"  -u, --user USER       once /dev/cuse is open, run as USER (and its groups);\n"
 		"                        USER must be able to open the handheld's USB nodes\n"
-		"  -v, --verbose         log every open and release, and USB details\n"
+		"  -v, --verbose         log every open, release and poll request, and USB\n"
+		"                        details\n"
 		"  -h, --help            show this help\n"
 		"  -V, --version         show the version\n",
 		argv0);

@@ -96,7 +96,7 @@ static uint64_t earliest(uint64_t a, uint64_t b)
 /* f's events reach the kernel by push_events, not by notifications */
 static bool pushing(const struct port *p, const struct port_file *f)
 {
-	return f->push_keyed && p->h.push_events && !p->push_off;
+	return f->push_keyed && p->h.push_events && p->push != PORT_PUSH_OFF;
 }
 
 void port_push_events(struct port *p)
@@ -111,10 +111,13 @@ void port_push_events(struct port *p)
 			continue;
 		if (p->h.push_events(p->h.ctx, f->push_key, ev) < 0) {
 			/* the round's end notifies, as polled_events is kept in both ways */
-			log_info("the kernel answers poll by asking (no FUSE_NOTIFY_POLL_EVENTS)");
-			p->push_off = true;
+			log_info("the kernel asks pilotd at every poll (no FUSE_NOTIFY_POLL_EVENTS)");
+			p->push = PORT_PUSH_OFF;
 			return;
 		}
+		if (p->push == PORT_PUSH_UNTRIED)
+			log_info("the kernel keeps poll events: it answers poll without asking");
+		p->push = PORT_PUSH_ON;
 		f->pushed = ev;
 	}
 }

@@ -239,7 +239,8 @@ struct port {
 	uint64_t carrier_changes;
 	uint64_t last_rx_ms;
 	bool interrupts_pending;
-	bool push_off; /* push_events failed: the kernel lacks it */
+	/* push_events: not tried yet, took, or failed (the kernel lacks it) */
+	enum { PORT_PUSH_UNTRIED, PORT_PUSH_ON, PORT_PUSH_OFF } push;
 
 	struct parked_list reads, writes, ioctls, opens;
 	struct port_stats stats;
