@@ -5,7 +5,9 @@
 #
 # Two kernels, each with and without the series: Debian's linux-source-7.3
 # (trixie-backports, the base the series is written against) and
-# linux-source-6.1 (Debian 12, this machine's, with the backport in 6.1/).
+# linux-source-6.1 (Debian 12, this machine's, with the backport in 6.1/,
+# whose series also names the backport of the poll-events series,
+# poll-events/6.1/).
 # Each tree is configured from guest.config and built without the patches
 # first (the comparison kernel), then the series is applied and the tree
 # rebuilt incrementally, and the series' selftest (cuse_stream_test) is
@@ -27,7 +29,8 @@
 # bzImage and bzImage-unpatched (6.1), bzImage-7.3 and bzImage-7.3-unpatched,
 # cuse_stream_test-6.1 and cuse_stream_test-7.3.  --checkpatch runs
 # checkpatch.pl of the 7.3 tree on every patch of the series and of its
-# backports (6.1/, 6.12/).  --check-apply 6.12 checks that 6.12/series
+# backports (6.1/, 6.12/), and of the poll-events series and its backport
+# (poll-events/, poll-events/6.1/).  --check-apply 6.12 checks that 6.12/series
 # applies to Debian 13's linux-source-6.12 without building.
 # --only 6.1 or --only 7.3 builds or checks that version alone;
 # --patched-only builds and installs only the patched image and selftest.
@@ -101,8 +104,11 @@ revert_series() {
 }
 
 # apply_series [--dry-run]
+# A series may name patches of other directories (../0001-..., or
+# ../poll-events/6.1/0001-...): each is kept in $tree/applied under its
+# place in the series and its file name, for revert_series.
 apply_series() {
-	local applied="$tree/applied"
+	local applied="$tree/applied" n=0 name
 	mkdir -p "$applied"
 	: > "$applied/series"
 	for p in $series; do
@@ -112,8 +118,10 @@ apply_series() {
 			die "$p does not apply to linux-source-$ver $srcver"
 		[ "${1:-}" = --dry-run ] && continue
 		patch -d "$src" -p1 -s -N --no-backup-if-mismatch < "$patchdir/$p" >&2
-		cp "$patchdir/$p" "$applied/$p"
-		echo "$p" >> "$applied/series"
+		n=$((n + 1))
+		name=$n-${p##*/}
+		cp "$patchdir/$p" "$applied/$name"
+		echo "$name" >> "$applied/series"
 	done
 }
 
@@ -232,7 +240,8 @@ case "${1:-}" in
 		trap 'rm -rf "$tree"' EXIT
 		tar -xf "$tarball" -C "$tree" "linux-source-$ver/scripts"
 	fi
-	mapfile -t patches < <(for d in "$here" "$here/6.1" "$here/6.12"; do
+	mapfile -t patches < <(for d in "$here" "$here/6.1" "$here/6.12" \
+				 "$here/poll-events" "$here/poll-events/6.1"; do
 		grep -v '^#' "$d/series" | sed "/^\$/d; s|^|$d/|"
 	done | xargs realpath | sort -u)
 	checkpatch "${patches[@]}"
