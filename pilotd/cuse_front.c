@@ -73,10 +73,11 @@ void front_drop_poll_handle(void *poll_handle)
 	fuse_pollhandle_destroy(poll_handle);
 }
 
-int front_push_events(struct cuse_front *fr, uint64_t key, unsigned int events)
+int front_push_events(struct cuse_front *fr, uint64_t key, unsigned int events,
+		      unsigned int wake)
 {
 	char notice[POLL_EVENTS_MAX];
-	size_t len = poll_events_notice(notice, key, events);
+	size_t len = poll_events_notice(notice, key, events, wake);
 	ssize_t n;
 
 	if (fr->closed)

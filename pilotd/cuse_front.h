@@ -50,6 +50,7 @@ void front_parked(void *req);
 void front_notify_poll(void *poll_handle);
 void front_drop_poll_handle(void *poll_handle);
 /* FUSE_NOTIFY_POLL_EVENTS under key (a kh); -EOPNOTSUPP: the kernel lacks it. */
-int front_push_events(struct cuse_front *fr, uint64_t key, unsigned int events);
+int front_push_events(struct cuse_front *fr, uint64_t key, unsigned int events,
+		      unsigned int wake);
 
 #endif

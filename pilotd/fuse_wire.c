@@ -42,16 +42,16 @@ bool poll_kh(const void *buf, size_t len, uint64_t *kh)
 struct notify_poll_events_out {
 	uint64_t kh;
 	uint32_t revents;
-	uint32_t padding;
+	uint32_t wake;
 };
 
 _Static_assert(sizeof(struct fuse_out_header) + sizeof(struct notify_poll_events_out) <=
 		       POLL_EVENTS_MAX,
 	       "the notification grew");
 
-size_t poll_events_notice(void *buf, uint64_t kh, unsigned int events)
+size_t poll_events_notice(void *buf, uint64_t kh, unsigned int events, unsigned int wake)
 {
-	struct notify_poll_events_out out = { .kh = kh, .revents = events };
+	struct notify_poll_events_out out = { .kh = kh, .revents = events, .wake = wake };
 	struct fuse_out_header oh = {
 		.len = sizeof(oh) + sizeof(out),
 		.error = NOTIFY_POLL_EVENTS, /* a notification: unique 0, error its code */

@@ -35,6 +35,6 @@ size_t open_reply(void *buf, uint64_t fh, unsigned int flags);
 bool poll_kh(const void *buf, size_t len, uint64_t *kh);
 #define POLL_EVENTS_MAX 32
 /* Fill buf (POLL_EVENTS_MAX bytes) with the notification; returns its length. */
-size_t poll_events_notice(void *buf, uint64_t kh, unsigned int events);
+size_t poll_events_notice(void *buf, uint64_t kh, unsigned int events, unsigned int wake);
 
 #endif

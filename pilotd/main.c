@@ -74,11 +74,11 @@ static void hook_drop_poll_handle(void *ctx, void *poll_handle)
 	front_drop_poll_handle(poll_handle);
 }
 
-static int hook_push_events(void *ctx, uint64_t key, unsigned int events)
+static int hook_push_events(void *ctx, uint64_t key, unsigned int events, unsigned int wake)
 {
 	struct pilotd *pd = ctx;
 
-	return front_push_events(&pd->front, key, events);
+	return front_push_events(&pd->front, key, events, wake);
 }
 
 static void hook_tx_ready(void *ctx)

@@ -109,7 +109,8 @@ void port_push_events(struct port *p)
 		ev = port_current_events(p, f);
 		if (ev == f->pushed)
 			continue;
-		if (p->h.push_events(p->h.ctx, f->push_key, ev) < 0) {
+		/* what no poller was told of: a woken epoll ET would see it again */
+		if (p->h.push_events(p->h.ctx, f->push_key, ev, ev & ~f->polled_events) < 0) {
 			/* the round's end notifies, as polled_events is kept in both ways */
 			log_info("the kernel asks pilotd at every poll (no FUSE_NOTIFY_POLL_EVENTS)");
 			p->push = PORT_PUSH_OFF;
@@ -119,6 +120,7 @@ void port_push_events(struct port *p)
 			log_info("the kernel keeps poll events: it answers poll without asking");
 		p->push = PORT_PUSH_ON;
 		f->pushed = ev;
+		f->polled_events = ev;
 	}
 }
 

@@ -100,11 +100,12 @@ struct port_hooks {
 	void (*drop_poll_handle)(void *ctx, void *poll_handle);
 	/*
 	 * Optional: hand the kernel a file's whole events, which it then
-	 * reports to poll without asking (kernel-patches/poll-events).  The
-	 * port does so at every change, and before the answer that causes
-	 * one.  < 0: the kernel cannot; the port notifies from then on.
+	 * reports to poll without asking (kernel-patches/poll-events), and
+	 * wake the pollers of those in wake.  The port does so at every
+	 * change, and before the answer that causes one.  < 0: the kernel
+	 * cannot; the port notifies from then on.
 	 */
-	int (*push_events)(void *ctx, uint64_t key, unsigned int events);
+	int (*push_events)(void *ctx, uint64_t key, unsigned int events, unsigned int wake);
 
 	/* Calls to the transport. */
 	void (*tx_ready)(void *ctx); /* txq gained bytes, or output restarted */
@@ -121,7 +122,8 @@ struct port_file {
 	struct port_file *next;
 	uint64_t fh;
 	void *poll_handle; /* the front's latest, to notify */
-	/* its events at the round's end, less what an answer since said absent */
+	/* what its pollers were told: its events at the round's end or last
+	 * push, less what an answer since said absent */
 	unsigned int polled_events;
 	/* what its pollers since the last notification wait for: only one of
 	 * these appearing wakes them (a notification costs the front a write,

@@ -1114,14 +1114,14 @@ static void woken(void *handle)
 			fz.files[f].asleep = false;
 }
 
-/* The kernel took events: it wakes those who wait for one that is new. */
-static void pushed(struct ph *h, uint64_t key, unsigned int events)
+/* The kernel took events: it wakes those who wait for one of wake. */
+static void pushed(struct ph *h, uint64_t key, unsigned int events, unsigned int wake)
 {
 	struct file *fl = &fz.files[key];
 
 	(void)h;
 	FUZZ_CHECK(key < NFILES && fl->open);
-	if (fl->asleep && (events & ~(fl->cached ? fl->cache : 0) & waking(fl->wants)))
+	if (fl->asleep && (events & wake & waking(fl->wants)))
 		fl->asleep = false;
 	fl->cached = true;
 	fl->cache = events;

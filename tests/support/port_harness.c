@@ -129,7 +129,7 @@ static void h_notify(void *ctx, void *handle)
 		h->on_notify(handle);
 }
 
-static int h_push(void *ctx, uint64_t key, unsigned int events)
+static int h_push(void *ctx, uint64_t key, unsigned int events, unsigned int wake)
 {
 	struct ph *h = ctx;
 
@@ -138,9 +138,10 @@ static int h_push(void *ctx, uint64_t key, unsigned int events)
 		return -EOPNOTSUPP;
 	h->push_key = key;
 	h->push_events = events;
+	h->push_wake = wake;
 	h->push_seq = ++h->seq;
 	if (h->on_push)
-		h->on_push(h, key, events);
+		h->on_push(h, key, events, wake);
 	return 0;
 }
 

@@ -49,12 +49,12 @@ struct ph {
 	/* the front */
 	int parked, notified, dropped_handles;
 	void (*on_notify)(void *handle); /* optional: which poller was woken */
-	/* push_events: calls made, the last accepted (key, events, seq) */
+	/* push_events: calls made, the last accepted (key, events, wake, seq) */
 	int pushes, push_seq;
 	uint64_t push_key;
-	unsigned int push_events;
+	unsigned int push_events, push_wake;
 	bool push_refused; /* as a kernel without FUSE_NOTIFY_POLL_EVENTS */
-	void (*on_push)(struct ph *h, uint64_t key, unsigned int events); /* optional */
+	void (*on_push)(struct ph *h, uint64_t key, unsigned int events, unsigned int wake);
 	bool opener_gone; /* answer_open reports the opener gone */
 	/* the transport */
 	int tx_ready, tx_abort, rx_room, rx_stop, last_close;

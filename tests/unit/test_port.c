@@ -691,12 +691,16 @@ static void test_push_events(void)
 	CHECK_EQ(h.pushes, 1);
 	CHECK_EQ(h.push_key, 77);
 	CHECK_EQ(h.push_events, out);
+	/* the poller was told POLLOUT: waking it would show an epoll ET
+	 * waiter POLLOUT again, which a tty never does */
+	CHECK_EQ(h.push_wake, 0u);
 	port_after_events(&p, 1); /* nothing changed: nothing to say */
 	CHECK_EQ(h.pushes, 1);
 	port_rx(&p, "ab", 2, 2);
 	port_after_events(&p, 2);
 	CHECK_EQ(h.pushes, 2);
 	CHECK_EQ(h.push_events, out | in);
+	CHECK_EQ(h.push_wake, in);
 	/* the read that takes the last byte: POLLIN goes before its answer */
 	req = ph_read(&h, fh, 2, false, 3);
 	a = ans(req);
@@ -729,6 +733,33 @@ static void test_push_events(void)
 	CHECK_EQ(h.pushes, 6);
 	CHECK(h.push_events & POLLHUP);
 	CHECK_EQ(h.notified, 0);
+	port_release(&p, fh);
+	check_all_answered_once();
+	teardown();
+}
+
+/*
+ * Two pollers of one file before its first push: one was told "no POLLIN"
+ * and sleeps, the other, in the same round, POLLIN.  The push wakes for
+ * POLLIN: what one answer said is no news to the other's poller.
+ */
+static void test_push_wakes_who_was_not_told(void)
+{
+	int handle;
+	struct port p;
+	uint64_t fh;
+
+	setup(&p);
+	fh = do_open(false);
+	port_carrier_up(&p);
+	CHECK(!(port_poll(&p, fh, &handle, POLLIN) & POLLIN));
+	port_poll_key(&p, fh, 1);
+	port_rx(&p, "x", 1, 0);
+	CHECK(port_poll(&p, fh, &handle, POLLIN) & POLLIN);
+	port_after_events(&p, 0);
+	CHECK_EQ(h.pushes, 1);
+	CHECK(h.push_wake & POLLIN);
+	CHECK(!(h.push_wake & POLLOUT)); /* both were told POLLOUT */
 	port_release(&p, fh);
 	check_all_answered_once();
 	teardown();
@@ -2634,6 +2665,7 @@ int main(void)
 	test_poll_notify_wanted();
 	test_poll_notify_two_pollers_one_round();
 	test_push_events();
+	test_push_wakes_who_was_not_told();
 	test_push_refused_notifies();
 	test_bounds();
 	test_stopped_output_dropped_at_last_close();
