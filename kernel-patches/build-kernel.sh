@@ -161,12 +161,14 @@ build() {
 
 # BEGIN SELFTEST: part of the patched cache key.
 # The series' selftest, compiled as its Makefile would (the kselftest
-# harness of the same tree), for the guest.
+# harness and, as KHDR_INCLUDES, the uapi headers of the same tree: the
+# poll-events tests need its <linux/fuse.h>), for the guest.
 build_selftest() {
 	local dir="$src/tools/testing/selftests/filesystems/cuse"
 	[ -f "$dir/cuse_stream_test.c" ] || die "the series adds no $dir/cuse_stream_test.c"
-	${CC:-gcc} -Wall -O2 -g -I"$src/tools/testing/selftests" -o "$selftest.tmp" \
-		"$dir/cuse_stream_test.c"
+	make -C "$src" -s headers >&2
+	${CC:-gcc} -Wall -O2 -g -isystem "$src/usr/include" -I"$src/tools/testing/selftests" \
+		-o "$selftest.tmp" "$dir/cuse_stream_test.c"
 	mv "$selftest.tmp" "$selftest"
 }
 # END SELFTEST
