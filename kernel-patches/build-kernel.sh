@@ -33,7 +33,8 @@
 # (poll-events/, poll-events/6.1/).  --check-apply 6.12 checks that 6.12/series
 # applies to Debian 13's linux-source-6.12 without building.
 # --only 6.1 or --only 7.3 builds or checks that version alone;
-# --patched-only builds and installs only the patched image and selftest.
+# --patched-only builds and installs only the patched image and selftest
+# (cuse_stream_test-guest).
 # Cache root: $PILOTD_CACHE (default /var/cache/pilotd).
 set -euo pipefail
 
@@ -275,4 +276,6 @@ for v in $versions; do
 	install_if_changed "$patched" "$install_dir/bzImage$suffix"
 	[ -n "$patched_only" ] || install_if_changed "$unpatched" "$install_dir/bzImage$suffix-unpatched"
 	[ -n "$patched_only" ] || install_if_changed "$selftest" "$install_dir/cuse_stream_test-$v"
+	# the guest kernel's own (guest test cuse-selftest)
+	[ -z "$patched_only" ] || install_if_changed "$selftest" "$install_dir/cuse_stream_test-guest"
 done
