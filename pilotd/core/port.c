@@ -18,6 +18,7 @@
  *     request is in hand on any list.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,15 +103,18 @@ static bool pushing(const struct port *p, const struct port_file *f)
 void port_push_events(struct port *p)
 {
 	for (struct port_file *f = p->files; f; f = f->next) {
-		unsigned int ev;
+		unsigned int ev, news = 0;
 
 		if (!pushing(p, f))
 			continue;
 		ev = port_current_events(p, f);
-		if (ev == f->pushed)
+		/* input came since: n_tty wakes its readers although POLLIN was set */
+		if (f->told_rx != p->rx_arrivals)
+			news = ev & (POLLIN | POLLRDNORM);
+		if (ev == f->pushed && !news)
 			continue;
 		/* what no poller was told of: a woken epoll ET would see it again */
-		if (p->h.push_events(p->h.ctx, f->push_key, ev, ev & ~f->polled_events) < 0) {
+		if (p->h.push_events(p->h.ctx, f->push_key, ev, (ev & ~f->polled_events) | news) < 0) {
 			/* the round's end notifies, as polled_events is kept in both ways */
 			log_info("the kernel asks pilotd at every poll (no FUSE_NOTIFY_POLL_EVENTS)");
 			p->push = PORT_PUSH_OFF;
@@ -121,6 +125,7 @@ void port_push_events(struct port *p)
 		p->push = PORT_PUSH_ON;
 		f->pushed = ev;
 		f->polled_events = ev;
+		f->told_rx = p->rx_arrivals;
 	}
 }
 

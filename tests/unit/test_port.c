@@ -765,6 +765,44 @@ static void test_push_wakes_who_was_not_told(void)
 	teardown();
 }
 
+/*
+ * n_tty wakes its readers at every arrival of input (n_tty.c
+ * __receive_buf(), and each complete line in canonical mode), POLLIN set
+ * before or not: an epoll ET waiter that left bytes unread is told of the
+ * new ones.  A push names POLLIN in wake for such an arrival although the
+ * events did not change; a round without input pushes nothing.
+ */
+static void test_push_wakes_for_new_input(void)
+{
+	const unsigned int in = POLLIN | POLLRDNORM;
+	int handle;
+	struct port p;
+	uint64_t fh;
+
+	setup(&p);
+	fh = do_open(false);
+	port_carrier_up(&p);
+	port_poll(&p, fh, &handle, POLLIN);
+	port_poll_key(&p, fh, 3);
+	port_rx(&p, "ab", 2, 0);
+	port_after_events(&p, 0);
+	CHECK_EQ(h.pushes, 1);
+	CHECK_EQ(h.push_wake, in);
+	CHECK(is_data(ph_read(&h, fh, 1, false, 1), "a")); /* "b" is left */
+	port_after_events(&p, 1);
+	CHECK_EQ(h.pushes, 1);
+	port_rx(&p, "c", 1, 2);
+	port_after_events(&p, 2);
+	CHECK_EQ(h.pushes, 2);
+	CHECK(h.push_events & POLLIN);
+	CHECK_EQ(h.push_wake, in);
+	port_after_events(&p, 3); /* nothing came: nobody to wake */
+	CHECK_EQ(h.pushes, 2);
+	port_release(&p, fh);
+	check_all_answered_once();
+	teardown();
+}
+
 /* A kernel without the notification: the first push fails, and pollers are notified. */
 static void test_push_refused_notifies(void)
 {
@@ -2666,6 +2704,7 @@ int main(void)
 	test_poll_notify_two_pollers_one_round();
 	test_push_events();
 	test_push_wakes_who_was_not_told();
+	test_push_wakes_for_new_input();
 	test_push_refused_notifies();
 	test_bounds();
 	test_stopped_output_dropped_at_last_close();
