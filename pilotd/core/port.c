@@ -100,17 +100,21 @@ static bool pushing(const struct port *p, const struct port_file *f)
 	return f->push_keyed && p->h.push_events && p->push != PORT_PUSH_OFF;
 }
 
+/* Input came since f's pollers were last told: n_tty wakes its readers although POLLIN was set. */
+static unsigned int input_news(const struct port *p, const struct port_file *f, unsigned int ev)
+{
+	return f->told_rx != p->rx_arrivals ? ev & (POLLIN | POLLRDNORM) : 0;
+}
+
 void port_push_events(struct port *p)
 {
 	for (struct port_file *f = p->files; f; f = f->next) {
-		unsigned int ev, news = 0;
+		unsigned int ev, news;
 
 		if (!pushing(p, f))
 			continue;
 		ev = port_current_events(p, f);
-		/* input came since: n_tty wakes its readers although POLLIN was set */
-		if (f->told_rx != p->rx_arrivals)
-			news = ev & (POLLIN | POLLRDNORM);
+		news = input_news(p, f, ev);
 		if (ev == f->pushed && !news)
 			continue;
 		/* what no poller was told of: a woken epoll ET would see it again */
@@ -160,13 +164,15 @@ uint64_t port_after_events(struct port *p, uint64_t now)
 	port_push_events(p);
 	for (struct port_file *f = p->files; f; f = f->next) {
 		unsigned int ev = port_current_events(p, f);
+		unsigned int news = (ev & ~f->polled_events) | input_news(p, f, ev);
 
 		/* what went away, or came unasked for, wakes nobody */
-		if (f->poll_handle && !pushing(p, f) && (ev & ~f->polled_events & f->poll_wanted)) {
+		if (f->poll_handle && !pushing(p, f) && (news & f->poll_wanted)) {
 			p->h.notify_poll(p->h.ctx, f->poll_handle);
 			f->poll_wanted = 0; /* the woken poll again, saying what they want */
 		}
 		f->polled_events = ev;
+		f->told_rx = p->rx_arrivals;
 	}
 	port_run_due_hooks(p);
 	return deadline;

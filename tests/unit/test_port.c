@@ -666,6 +666,17 @@ static void test_poll_notify_wanted(void)
 	teardown();
 }
 
+/* An open file of a port with its handheld there. */
+static uint64_t setup_live(struct port *p)
+{
+	uint64_t fh;
+
+	setup(p);
+	fh = do_open(false);
+	port_carrier_up(p);
+	return fh;
+}
+
 /*
  * With a kernel that keeps the events pilotd pushes (FUSE_NOTIFY_POLL_EVENTS,
  * kernel-patches/poll-events), every change reaches it as a push and no
@@ -682,9 +693,7 @@ static void test_push_events(void)
 	uint64_t fh;
 	void *req;
 
-	setup(&p);
-	fh = do_open(false);
-	port_carrier_up(&p);
+	fh = setup_live(&p);
 	CHECK_EQ(port_poll(&p, fh, &handle, POLLIN), out);
 	port_poll_key(&p, fh, 77);
 	port_after_events(&p, 0);
@@ -749,9 +758,7 @@ static void test_push_wakes_who_was_not_told(void)
 	struct port p;
 	uint64_t fh;
 
-	setup(&p);
-	fh = do_open(false);
-	port_carrier_up(&p);
+	fh = setup_live(&p);
 	CHECK(!(port_poll(&p, fh, &handle, POLLIN) & POLLIN));
 	port_poll_key(&p, fh, 1);
 	port_rx(&p, "x", 1, 0);
@@ -779,9 +786,7 @@ static void test_push_wakes_for_new_input(void)
 	struct port p;
 	uint64_t fh;
 
-	setup(&p);
-	fh = do_open(false);
-	port_carrier_up(&p);
+	fh = setup_live(&p);
 	port_poll(&p, fh, &handle, POLLIN);
 	port_poll_key(&p, fh, 3);
 	port_rx(&p, "ab", 2, 0);
@@ -798,6 +803,34 @@ static void test_push_wakes_for_new_input(void)
 	CHECK_EQ(h.push_wake, in);
 	port_after_events(&p, 3); /* nothing came: nobody to wake */
 	CHECK_EQ(h.pushes, 2);
+	port_release(&p, fh);
+	check_all_answered_once();
+	teardown();
+}
+
+/*
+ * The same without pushes: an epoll ET waiter polls (the kernel asks, with
+ * a handle, at every epoll_wait) and is told POLLIN, reads a part and
+ * waits again; new input notifies it, as n_tty wakes it.
+ */
+static void test_poll_notify_new_input(void)
+{
+	int handle;
+	struct port p;
+	uint64_t fh;
+
+	fh = setup_live(&p);
+	port_rx(&p, "ab", 2, 0);
+	port_after_events(&p, 0);
+	CHECK(port_poll(&p, fh, &handle, POLLIN) & POLLIN);
+	CHECK(is_data(ph_read(&h, fh, 1, false, 1), "a"));
+	port_after_events(&p, 1);
+	CHECK_EQ(h.notified, 0);
+	port_rx(&p, "c", 1, 2);
+	port_after_events(&p, 2);
+	CHECK_EQ(h.notified, 1);
+	port_after_events(&p, 3);
+	CHECK_EQ(h.notified, 1);
 	port_release(&p, fh);
 	check_all_answered_once();
 	teardown();
@@ -2705,6 +2738,7 @@ int main(void)
 	test_push_events();
 	test_push_wakes_who_was_not_told();
 	test_push_wakes_for_new_input();
+	test_poll_notify_new_input();
 	test_push_refused_notifies();
 	test_bounds();
 	test_stopped_output_dropped_at_last_close();
