@@ -100,10 +100,21 @@ static bool pushing(const struct port *p, const struct port_file *f)
 	return f->push_keyed && p->h.push_events && p->push != PORT_PUSH_OFF;
 }
 
-/* Input came since f's pollers were last told: n_tty wakes its readers although POLLIN was set. */
-static unsigned int input_news(const struct port *p, const struct port_file *f, unsigned int ev)
+/*
+ * What n_tty wakes f's pollers for although they were told of it: input
+ * came (its readers), or the settings were set (everyone).
+ */
+static unsigned int news_again(const struct port *p, const struct port_file *f, unsigned int ev)
 {
+	if (f->told_settings != p->tty.settings)
+		return ev;
 	return f->told_rx != p->rx_arrivals ? ev & (POLLIN | POLLRDNORM) : 0;
+}
+
+void port_file_told(const struct port *p, struct port_file *f)
+{
+	f->told_rx = p->rx_arrivals;
+	f->told_settings = p->tty.settings;
 }
 
 void port_push_events(struct port *p)
@@ -114,7 +125,7 @@ void port_push_events(struct port *p)
 		if (!pushing(p, f))
 			continue;
 		ev = port_current_events(p, f);
-		news = input_news(p, f, ev);
+		news = news_again(p, f, ev);
 		if (ev == f->pushed && !news)
 			continue;
 		/* what no poller was told of: a woken epoll ET would see it again */
@@ -129,7 +140,7 @@ void port_push_events(struct port *p)
 		p->push = PORT_PUSH_ON;
 		f->pushed = ev;
 		f->polled_events = ev;
-		f->told_rx = p->rx_arrivals;
+		port_file_told(p, f);
 	}
 }
 
@@ -164,7 +175,7 @@ uint64_t port_after_events(struct port *p, uint64_t now)
 	port_push_events(p);
 	for (struct port_file *f = p->files; f; f = f->next) {
 		unsigned int ev = port_current_events(p, f);
-		unsigned int news = (ev & ~f->polled_events) | input_news(p, f, ev);
+		unsigned int news = (ev & ~f->polled_events) | news_again(p, f, ev);
 
 		/* what went away, or came unasked for, wakes nobody */
 		if (f->poll_handle && !pushing(p, f) && (news & f->poll_wanted)) {
@@ -172,7 +183,7 @@ uint64_t port_after_events(struct port *p, uint64_t now)
 			f->poll_wanted = 0; /* the woken poll again, saying what they want */
 		}
 		f->polled_events = ev;
-		f->told_rx = p->rx_arrivals;
+		port_file_told(p, f);
 	}
 	port_run_due_hooks(p);
 	return deadline;

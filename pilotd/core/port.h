@@ -132,7 +132,8 @@ struct port_file {
 	uint64_t push_key; /* the front's name for it in push_events */
 	bool push_keyed;
 	unsigned int pushed; /* what the kernel holds: PORT_PUSHED_NONE, or events */
-	uint64_t told_rx; /* rx_arrivals when its pollers were last told */
+	/* rx_arrivals and tty.settings when its pollers were last told */
+	uint64_t told_rx, told_settings;
 	bool hung_up;	  /* its handheld left: EOF, EIO, POLLHUP */
 	uint64_t session; /* the handheld session whose bytes it may read */
 	uint32_t uid;	  /* its opener's */

@@ -809,6 +809,37 @@ static void test_push_wakes_for_new_input(void)
 }
 
 /*
+ * tcsetattr() wakes every poller of an n_tty (n_tty_set_termios()), the
+ * settings changed or not: the push before its answer names every event.
+ */
+static void test_push_wakes_for_settings(void)
+{
+	struct termios t;
+	int handle;
+	struct port p;
+	uint64_t fh;
+	void *req;
+
+	fh = setup_live(&p);
+	port_poll(&p, fh, &handle, POLLIN);
+	port_poll_key(&p, fh, 4);
+	port_after_events(&p, 0);
+	CHECK_EQ(h.pushes, 1);
+	CHECK_EQ(h.push_wake, 0u);
+	memcpy(&t, &p.tty.termios, sizeof(t));
+	req = do_ioctl(fh, TCSETS, &t, sizeof(t), 0);
+	CHECK_EQ(ans(req)->kind, PH_IOCTL);
+	CHECK_EQ(h.pushes, 2);
+	CHECK(h.push_seq < ans(req)->seq);
+	CHECK_EQ(h.push_wake, POLLOUT | POLLWRNORM);
+	port_after_events(&p, 1);
+	CHECK_EQ(h.pushes, 2);
+	port_release(&p, fh);
+	check_all_answered_once();
+	teardown();
+}
+
+/*
  * The same without pushes: an epoll ET waiter polls (the kernel asks, with
  * a handle, at every epoll_wait) and is told POLLIN, reads a part and
  * waits again; new input notifies it, as n_tty wakes it.
@@ -2738,6 +2769,7 @@ int main(void)
 	test_push_events();
 	test_push_wakes_who_was_not_told();
 	test_push_wakes_for_new_input();
+	test_push_wakes_for_settings();
 	test_poll_notify_new_input();
 	test_push_refused_notifies();
 	test_bounds();
