@@ -117,6 +117,17 @@ void port_file_told(const struct port *p, struct port_file *f)
 	f->told_settings = p->tty.settings;
 }
 
+/* Pushes stop: a notification makes the kernel forget what it holds and ask. */
+static void forget_pushed(struct port *p)
+{
+	for (struct port_file *f = p->files; f; f = f->next) {
+		if (f->push_keyed && f->poll_handle) {
+			p->h.notify_poll(p->h.ctx, f->poll_handle);
+			f->poll_wanted = 0;
+		}
+	}
+}
+
 void port_push_events(struct port *p)
 {
 	for (struct port_file *f = p->files; f; f = f->next) {
@@ -132,6 +143,8 @@ void port_push_events(struct port *p)
 		if (p->h.push_events(p->h.ctx, f->push_key, ev, (ev & ~f->polled_events) | news) < 0) {
 			/* the round's end notifies, as polled_events is kept in both ways */
 			log_info("the kernel asks pilotd at every poll (no FUSE_NOTIFY_POLL_EVENTS)");
+			if (p->push == PORT_PUSH_ON)
+				forget_pushed(p);
 			p->push = PORT_PUSH_OFF;
 			return;
 		}

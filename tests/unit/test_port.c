@@ -867,6 +867,48 @@ static void test_poll_notify_new_input(void)
 	teardown();
 }
 
+/*
+ * A push refused after others were taken (the kernel keeps file a's
+ * events, then refuses b's): from then on nothing is pushed, so a
+ * notification must make the kernel forget a's, or a's pollers are
+ * answered a stale mask for good.
+ */
+static int notified_a;
+static void *handle_a;
+static void count_a(void *handle)
+{
+	notified_a += handle == handle_a;
+}
+
+static void test_push_refused_later_forgets(void)
+{
+	int ha, hb;
+	struct port p;
+	uint64_t a, b;
+
+	a = setup_live(&p);
+	b = do_open(false);
+	handle_a = &ha;
+	h.on_notify = count_a;
+	port_poll(&p, a, &ha, POLLOUT);
+	port_poll_key(&p, a, 1);
+	port_after_events(&p, 0);
+	CHECK_EQ(h.pushes, 1);
+	h.push_refused = true;
+	port_poll(&p, b, &hb, POLLIN);
+	port_poll_key(&p, b, 2);
+	port_after_events(&p, 1);
+	CHECK_EQ(h.pushes, 2);
+	CHECK_EQ(notified_a, 1);
+	port_rx(&p, "x", 1, 2); /* b waits for it; a, told, asks again */
+	port_after_events(&p, 2);
+	CHECK_EQ(h.pushes, 2);
+	port_release(&p, a);
+	port_release(&p, b);
+	check_all_answered_once();
+	teardown();
+}
+
 /* A kernel without the notification: the first push fails, and pollers are notified. */
 static void test_push_refused_notifies(void)
 {
@@ -2772,6 +2814,7 @@ int main(void)
 	test_push_wakes_for_settings();
 	test_poll_notify_new_input();
 	test_push_refused_notifies();
+	test_push_refused_later_forgets();
 	test_bounds();
 	test_stopped_output_dropped_at_last_close();
 	test_departed_bytes_stay_with_their_session();
