@@ -102,19 +102,27 @@ static bool pushing(const struct port *p, const struct port_file *f)
 
 /*
  * What n_tty wakes f's pollers for although they were told of it: input
- * came (its readers), or the settings were set (everyone).
+ * came (its readers), a transfer to the handheld completed (its writers),
+ * or the settings were set (everyone).
  */
 static unsigned int news_again(const struct port *p, const struct port_file *f, unsigned int ev)
 {
+	unsigned int news = 0;
+
 	if (f->told_settings != p->tty.settings)
 		return ev;
-	return f->told_rx != p->rx_arrivals ? ev & (POLLIN | POLLRDNORM) : 0;
+	if (f->told_rx != p->rx_arrivals)
+		news |= ev & (POLLIN | POLLRDNORM);
+	if (f->told_tx != p->tx_completions)
+		news |= ev & (POLLOUT | POLLWRNORM);
+	return news;
 }
 
 void port_file_told(const struct port *p, struct port_file *f)
 {
 	f->told_rx = p->rx_arrivals;
 	f->told_settings = p->tty.settings;
+	f->told_tx = p->tx_completions;
 }
 
 /* Pushes stop: a notification makes the kernel forget what it holds and ask. */
@@ -230,6 +238,8 @@ size_t port_tx_take(struct port *p, void *buf, size_t max)
 
 void port_tx_done(struct port *p, size_t sent)
 {
+	if (sent) /* usb-serial's write callback: tty_wakeup() at each */
+		p->tx_completions++;
 	if (p->carrier && p->xchar_inflight) {
 		size_t done =
 			p->xchar_stale ? p->xchar_inflight : min_size(sent, p->xchar_inflight);

@@ -1675,6 +1675,29 @@ static void p_epoll_et_tcsetattr(void)
 	done(fd);
 }
 
+/*
+ * usb-serial wakes the writers at each completed transfer (tty_wakeup()),
+ * POLLOUT set before or not: an epoll ET waiter is told of room again.
+ */
+static void p_epoll_et_written(void)
+{
+	int fd = dev();
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event ev = { .events = EPOLLOUT | EPOLLET }, got = { 0 };
+
+	make_raw(fd, 0, 0, 0);
+	palm("reset-stats");
+	CALL("ctl", epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
+	CALL("wait", epoll_wait(ep, &got, 1, 1000));
+	out("events=%x", got.events);
+	CALL("write", write(fd, "abc", 3));
+	got.events = 0;
+	CALL("wait_written", epoll_wait(ep, &got, 1, 1000));
+	out("events=%x", got.events);
+	close(ep);
+	done(fd);
+}
+
 /* ---- the data path ---- */
 
 /* raw input, the given output flags; the handheld echoes what it gets */
@@ -2225,6 +2248,7 @@ static const struct probe probes[] = {
 	P(poll_wakes, 0),
 	P(epoll_et_more, 0),
 	P(epoll_et_tcsetattr, 0),
+	P(epoll_et_written, 0),
 	P(out_raw, 0),
 	P(out_onlcr, 0),
 	P(out_ocrnl, 0),

@@ -840,6 +840,36 @@ static void test_push_wakes_for_settings(void)
 }
 
 /*
+ * usb-serial wakes its writers at each completed transfer (tty_wakeup()),
+ * POLLOUT set before or not: a push names POLLOUT again.
+ */
+static void test_push_wakes_for_written(void)
+{
+	char buf[16];
+	int handle;
+	struct port p;
+	uint64_t fh;
+
+	fh = setup_live(&p);
+	port_poll(&p, fh, &handle, POLLOUT);
+	port_poll_key(&p, fh, 5);
+	port_after_events(&p, 0);
+	CHECK_EQ(h.pushes, 1);
+	do_write(fh, "abc", false);
+	port_after_events(&p, 1);
+	CHECK_EQ(h.pushes, 1); /* POLLOUT stays: nothing yet */
+	CHECK_EQ(ph_handheld_takes_into(&h, buf, sizeof(buf)), 3u);
+	port_after_events(&p, 2);
+	CHECK_EQ(h.pushes, 2);
+	CHECK_EQ(h.push_wake, POLLOUT | POLLWRNORM);
+	port_after_events(&p, 3);
+	CHECK_EQ(h.pushes, 2);
+	port_release(&p, fh);
+	check_all_answered_once();
+	teardown();
+}
+
+/*
  * The same without pushes: an epoll ET waiter polls (the kernel asks, with
  * a handle, at every epoll_wait) and is told POLLIN, reads a part and
  * waits again; new input notifies it, as n_tty wakes it.
@@ -2812,6 +2842,7 @@ int main(void)
 	test_push_wakes_who_was_not_told();
 	test_push_wakes_for_new_input();
 	test_push_wakes_for_settings();
+	test_push_wakes_for_written();
 	test_poll_notify_new_input();
 	test_push_refused_notifies();
 	test_push_refused_later_forgets();
