@@ -677,6 +677,19 @@ static uint64_t setup_live(struct port *p)
 	return fh;
 }
 
+/* ... and polled, keyed and pushed once, as the kernel polls a file once. */
+static uint64_t setup_keyed(struct port *p, unsigned int wanted)
+{
+	static int handle;
+	uint64_t fh = setup_live(p);
+
+	port_poll(p, fh, &handle, wanted);
+	port_poll_key(p, fh, 9);
+	port_after_events(p, 0);
+	CHECK_EQ(h.pushes, 1);
+	return fh;
+}
+
 /*
  * With a kernel that keeps the events pilotd pushes (FUSE_NOTIFY_POLL_EVENTS,
  * kernel-patches/poll-events), every change reaches it as a push and no
@@ -815,16 +828,11 @@ static void test_push_wakes_for_new_input(void)
 static void test_push_wakes_for_settings(void)
 {
 	struct termios t;
-	int handle;
 	struct port p;
 	uint64_t fh;
 	void *req;
 
-	fh = setup_live(&p);
-	port_poll(&p, fh, &handle, POLLIN);
-	port_poll_key(&p, fh, 4);
-	port_after_events(&p, 0);
-	CHECK_EQ(h.pushes, 1);
+	fh = setup_keyed(&p, POLLIN);
 	CHECK_EQ(h.push_wake, 0u);
 	memcpy(&t, &p.tty.termios, sizeof(t));
 	req = do_ioctl(fh, TCSETS, &t, sizeof(t), 0);
@@ -846,15 +854,10 @@ static void test_push_wakes_for_settings(void)
 static void test_push_wakes_for_written(void)
 {
 	char buf[16];
-	int handle;
 	struct port p;
 	uint64_t fh;
 
-	fh = setup_live(&p);
-	port_poll(&p, fh, &handle, POLLOUT);
-	port_poll_key(&p, fh, 5);
-	port_after_events(&p, 0);
-	CHECK_EQ(h.pushes, 1);
+	fh = setup_keyed(&p, POLLOUT);
 	do_write(fh, "abc", false);
 	port_after_events(&p, 1);
 	CHECK_EQ(h.pushes, 1); /* POLLOUT stays: nothing yet */
