@@ -18,6 +18,7 @@
  *     request is in hand on any list.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,20 +100,59 @@ static bool pushing(const struct port *p, const struct port_file *f)
 	return f->push_keyed && p->h.push_events && p->push != PORT_PUSH_OFF;
 }
 
+/*
+ * What n_tty wakes f's pollers for although they were told of it: input
+ * came (its readers), a transfer to the handheld completed (its writers),
+ * or the settings were set (everyone).
+ */
+static unsigned int news_again(const struct port *p, const struct port_file *f, unsigned int ev)
+{
+	unsigned int news = 0;
+
+	if (f->told_settings != p->tty.settings)
+		return ev;
+	if (f->told_rx != p->rx_arrivals)
+		news |= ev & (POLLIN | POLLRDNORM);
+	if (f->told_tx != p->tx_completions)
+		news |= ev & (POLLOUT | POLLWRNORM);
+	return news;
+}
+
+void port_file_told(const struct port *p, struct port_file *f)
+{
+	f->told_rx = p->rx_arrivals;
+	f->told_settings = p->tty.settings;
+	f->told_tx = p->tx_completions;
+}
+
+/* Pushes stop: a notification makes the kernel forget what it holds and ask. */
+static void forget_pushed(struct port *p)
+{
+	for (struct port_file *f = p->files; f; f = f->next) {
+		if (f->push_keyed && f->poll_handle) {
+			p->h.notify_poll(p->h.ctx, f->poll_handle);
+			f->poll_wanted = 0;
+		}
+	}
+}
+
 void port_push_events(struct port *p)
 {
 	for (struct port_file *f = p->files; f; f = f->next) {
-		unsigned int ev;
+		unsigned int ev, news;
 
 		if (!pushing(p, f))
 			continue;
 		ev = port_current_events(p, f);
-		if (ev == f->pushed)
+		news = news_again(p, f, ev);
+		if (ev == f->pushed && !news)
 			continue;
 		/* what no poller was told of: a woken epoll ET would see it again */
-		if (p->h.push_events(p->h.ctx, f->push_key, ev, ev & ~f->polled_events) < 0) {
+		if (p->h.push_events(p->h.ctx, f->push_key, ev, (ev & ~f->polled_events) | news) < 0) {
 			/* the round's end notifies, as polled_events is kept in both ways */
 			log_info("the kernel asks pilotd at every poll (no FUSE_NOTIFY_POLL_EVENTS)");
+			if (p->push == PORT_PUSH_ON)
+				forget_pushed(p);
 			p->push = PORT_PUSH_OFF;
 			return;
 		}
@@ -121,6 +161,7 @@ void port_push_events(struct port *p)
 		p->push = PORT_PUSH_ON;
 		f->pushed = ev;
 		f->polled_events = ev;
+		port_file_told(p, f);
 	}
 }
 
@@ -155,13 +196,15 @@ uint64_t port_after_events(struct port *p, uint64_t now)
 	port_push_events(p);
 	for (struct port_file *f = p->files; f; f = f->next) {
 		unsigned int ev = port_current_events(p, f);
+		unsigned int news = (ev & ~f->polled_events) | news_again(p, f, ev);
 
 		/* what went away, or came unasked for, wakes nobody */
-		if (f->poll_handle && !pushing(p, f) && (ev & ~f->polled_events & f->poll_wanted)) {
+		if (f->poll_handle && !pushing(p, f) && (news & f->poll_wanted)) {
 			p->h.notify_poll(p->h.ctx, f->poll_handle);
 			f->poll_wanted = 0; /* the woken poll again, saying what they want */
 		}
 		f->polled_events = ev;
+		port_file_told(p, f);
 	}
 	port_run_due_hooks(p);
 	return deadline;
@@ -195,6 +238,8 @@ size_t port_tx_take(struct port *p, void *buf, size_t max)
 
 void port_tx_done(struct port *p, size_t sent)
 {
+	if (sent) /* usb-serial's write callback: tty_wakeup() at each */
+		p->tx_completions++;
 	if (p->carrier && p->xchar_inflight) {
 		size_t done =
 			p->xchar_stale ? p->xchar_inflight : min_size(sent, p->xchar_inflight);

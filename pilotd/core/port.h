@@ -132,6 +132,8 @@ struct port_file {
 	uint64_t push_key; /* the front's name for it in push_events */
 	bool push_keyed;
 	unsigned int pushed; /* what the kernel holds: PORT_PUSHED_NONE, or events */
+	/* rx_arrivals, tty.settings, tx_completions when its pollers were last told */
+	uint64_t told_rx, told_settings, told_tx;
 	bool hung_up;	  /* its handheld left: EOF, EIO, POLLHUP */
 	uint64_t session; /* the handheld session whose bytes it may read */
 	uint32_t uid;	  /* its opener's */
@@ -240,6 +242,11 @@ struct port {
 	bool carrier; /* a handheld is attached and bytes flow */
 	uint64_t carrier_changes;
 	uint64_t last_rx_ms;
+	/* input arrivals (bytes, or a line in canonical mode): n_tty wakes
+	 * its readers at each, POLLIN set before or not */
+	uint64_t rx_arrivals;
+	/* transfers to the handheld done: usb-serial wakes its writers at each */
+	uint64_t tx_completions;
 	bool interrupts_pending;
 	/* push_events: not tried yet, took, or failed (the kernel lacks it) */
 	enum { PORT_PUSH_UNTRIED, PORT_PUSH_ON, PORT_PUSH_OFF } push;

@@ -254,6 +254,7 @@ void port_open_now(struct port *p, void *req, struct port_cred who)
 	f->session = p->carrier ? p->session : p->session + 1;
 	f->polled_events = ~0u; /* no round saw it yet: its first answer says */
 	f->pushed = PORT_PUSHED_NONE;
+	port_file_told(p, f);
 	f->next = p->files;
 	p->files = f;
 	p->nfiles++;

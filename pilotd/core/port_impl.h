@@ -41,6 +41,8 @@ static inline bool output_drained(const struct port *p)
 /* port.c */
 void port_run_due_hooks(struct port *p);
 void port_push_events(struct port *p);
+/* f's pollers were told its events: no news for them since */
+void port_file_told(const struct port *p, struct port_file *f);
 
 /*
  * Every answer leaves through these.  Where the kernel keeps the events

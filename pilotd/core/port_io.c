@@ -338,6 +338,7 @@ unsigned int port_poll(struct port *p, uint64_t fh, void *poll_handle, unsigned 
 	if (f) {
 		f->polled_events &= ev;
 		f->pushed = PORT_PUSHED_NONE; /* the kernel asked: it holds nothing */
+		port_file_told(p, f);	      /* its answer tells of all so far */
 	}
 	port_run_due_hooks(p);
 	return ev;

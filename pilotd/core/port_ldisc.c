@@ -156,12 +156,15 @@ static void ld_deliver(void *ctx, const uint8_t *bytes, size_t len)
 	if (canonical(p)) {
 		port_add_line(p, bytes, len);
 		p->last_rx_ms = p->rx_now;
+		p->rx_arrivals++;
 		return;
 	}
 	n = byteq_push(&p->rxq, bytes, len);
 	p->stats.rx_discarded += len - n;
-	if (n)
+	if (n) {
 		p->last_rx_ms = p->rx_now;
+		p->rx_arrivals++;
+	}
 }
 
 static void ld_echo(void *ctx, const uint8_t *bytes, size_t len)
@@ -228,8 +231,10 @@ void port_receive(struct port *p, const uint8_t *buf, size_t len, uint64_t now)
 		p->stats.rx_discarded += len - n;
 		log_debug("discarded %zu received bytes: no room", len - n);
 	}
-	if (n)
+	if (n) {
 		p->last_rx_ms = now;
+		p->rx_arrivals++;
+	}
 }
 
 void port_rx_stale(struct port *p, size_t len)

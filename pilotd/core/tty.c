@@ -113,6 +113,7 @@ static void set_termios(struct tty *t, const void *in, size_t len)
 	memcpy(&t->termios, in, len);
 	keep_locked(t, &old);
 	keep_hardware_bits(t, &old);
+	t->settings++;
 }
 
 /* struct termio keeps the low 16 bits of each flag word (SET_LOW_TERMIOS_BITS) */
@@ -132,6 +133,7 @@ static void set_termio(struct tty *t, const uint8_t *in)
 	memcpy(t->termios.c_cc, in + 9, TERMIO_NCC);
 	keep_locked(t, &old);
 	keep_hardware_bits(t, &old);
+	t->settings++;
 }
 
 static void get_termio(const struct tty *t, uint8_t *out)

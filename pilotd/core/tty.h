@@ -28,6 +28,8 @@ struct tty {
 	bool flow_stopped;	 /* IXON: the handheld sent STOP (n_tty's stop_tty()) */
 	/* TIOCSSERIAL, in centiseconds; closing_wait 65535 is "none" */
 	uint16_t close_delay, closing_wait;
+	/* tty_set_termios() calls: n_tty wakes every poller at each, changed or not */
+	uint64_t settings;
 };
 
 /* What the tty knows of the rest of pilotd when it answers. */

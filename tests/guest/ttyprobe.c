@@ -1624,6 +1624,80 @@ static void p_poll_wakes(void)
 	done(fd);
 }
 
+/*
+ * n_tty wakes its readers at every arrival of input, POLLIN set before or
+ * not: an epoll ET waiter that read only a part is told of new bytes.
+ */
+static void p_epoll_et_more(void)
+{
+	int fd = dev();
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET }, got = { 0 };
+	char c;
+
+	make_raw(fd, 0, 0, 0);
+	handheld_sends("6162");
+	CALL("ctl", epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
+	CALL("wait", epoll_wait(ep, &got, 1, 1000));
+	out("events=%x", got.events);
+	CALL("read", read(fd, &c, 1));
+	CALL("wait_idle", epoll_wait(ep, &got, 1, 0));
+	handheld_sends("63");
+	got.events = 0;
+	CALL("wait_more", epoll_wait(ep, &got, 1, 1000));
+	out("events=%x", got.events);
+	close(ep);
+	done(fd);
+}
+
+/*
+ * tcsetattr() wakes every poller of an n_tty (n_tty_set_termios()), the
+ * settings changed or not: an epoll ET waiter is told its events again.
+ */
+static void p_epoll_et_tcsetattr(void)
+{
+	int fd = dev();
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLET }, got = { 0 };
+	struct termios t;
+
+	make_raw(fd, 0, 0, 0);
+	CALL("ctl", epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
+	CALL("wait", epoll_wait(ep, &got, 1, 1000));
+	out("events=%x", got.events);
+	CALL("wait_idle", epoll_wait(ep, &got, 1, 0));
+	CALL("get", tcgetattr(fd, &t));
+	CALL("set", tcsetattr(fd, TCSANOW, &t));
+	got.events = 0;
+	CALL("wait_set", epoll_wait(ep, &got, 1, 200));
+	out("events=%x", got.events);
+	close(ep);
+	done(fd);
+}
+
+/*
+ * usb-serial wakes the writers at each completed transfer (tty_wakeup()),
+ * POLLOUT set before or not: an epoll ET waiter is told of room again.
+ */
+static void p_epoll_et_written(void)
+{
+	int fd = dev();
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event ev = { .events = EPOLLOUT | EPOLLET }, got = { 0 };
+
+	make_raw(fd, 0, 0, 0);
+	palm("reset-stats");
+	CALL("ctl", epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
+	CALL("wait", epoll_wait(ep, &got, 1, 1000));
+	out("events=%x", got.events);
+	CALL("write", write(fd, "abc", 3));
+	got.events = 0;
+	CALL("wait_written", epoll_wait(ep, &got, 1, 1000));
+	out("events=%x", got.events);
+	close(ep);
+	done(fd);
+}
+
 /* ---- the data path ---- */
 
 /* raw input, the given output flags; the handheld echoes what it gets */
@@ -2172,6 +2246,9 @@ static const struct probe probes[] = {
 	P(epoll_idle, 0),
 	P(epoll_data, 0),
 	P(poll_wakes, 0),
+	P(epoll_et_more, 0),
+	P(epoll_et_tcsetattr, 0),
+	P(epoll_et_written, 0),
 	P(out_raw, 0),
 	P(out_onlcr, 0),
 	P(out_ocrnl, 0),

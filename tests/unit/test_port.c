@@ -666,6 +666,30 @@ static void test_poll_notify_wanted(void)
 	teardown();
 }
 
+/* An open file of a port with its handheld there. */
+static uint64_t setup_live(struct port *p)
+{
+	uint64_t fh;
+
+	setup(p);
+	fh = do_open(false);
+	port_carrier_up(p);
+	return fh;
+}
+
+/* ... and polled, keyed and pushed once, as the kernel polls a file once. */
+static uint64_t setup_keyed(struct port *p, unsigned int wanted)
+{
+	static int handle;
+	uint64_t fh = setup_live(p);
+
+	port_poll(p, fh, &handle, wanted);
+	port_poll_key(p, fh, 9);
+	port_after_events(p, 0);
+	CHECK_EQ(h.pushes, 1);
+	return fh;
+}
+
 /*
  * With a kernel that keeps the events pilotd pushes (FUSE_NOTIFY_POLL_EVENTS,
  * kernel-patches/poll-events), every change reaches it as a push and no
@@ -682,9 +706,7 @@ static void test_push_events(void)
 	uint64_t fh;
 	void *req;
 
-	setup(&p);
-	fh = do_open(false);
-	port_carrier_up(&p);
+	fh = setup_live(&p);
 	CHECK_EQ(port_poll(&p, fh, &handle, POLLIN), out);
 	port_poll_key(&p, fh, 77);
 	port_after_events(&p, 0);
@@ -749,9 +771,7 @@ static void test_push_wakes_who_was_not_told(void)
 	struct port p;
 	uint64_t fh;
 
-	setup(&p);
-	fh = do_open(false);
-	port_carrier_up(&p);
+	fh = setup_live(&p);
 	CHECK(!(port_poll(&p, fh, &handle, POLLIN) & POLLIN));
 	port_poll_key(&p, fh, 1);
 	port_rx(&p, "x", 1, 0);
@@ -761,6 +781,163 @@ static void test_push_wakes_who_was_not_told(void)
 	CHECK(h.push_wake & POLLIN);
 	CHECK(!(h.push_wake & POLLOUT)); /* both were told POLLOUT */
 	port_release(&p, fh);
+	check_all_answered_once();
+	teardown();
+}
+
+/*
+ * n_tty wakes its readers at every arrival of input (n_tty.c
+ * __receive_buf(), and each complete line in canonical mode), POLLIN set
+ * before or not: an epoll ET waiter that left bytes unread is told of the
+ * new ones.  A push names POLLIN in wake for such an arrival although the
+ * events did not change; a round without input pushes nothing.
+ */
+static void test_push_wakes_for_new_input(void)
+{
+	const unsigned int in = POLLIN | POLLRDNORM;
+	int handle;
+	struct port p;
+	uint64_t fh;
+
+	fh = setup_live(&p);
+	port_poll(&p, fh, &handle, POLLIN);
+	port_poll_key(&p, fh, 3);
+	port_rx(&p, "ab", 2, 0);
+	port_after_events(&p, 0);
+	CHECK_EQ(h.pushes, 1);
+	CHECK_EQ(h.push_wake, in);
+	CHECK(is_data(ph_read(&h, fh, 1, false, 1), "a")); /* "b" is left */
+	port_after_events(&p, 1);
+	CHECK_EQ(h.pushes, 1);
+	port_rx(&p, "c", 1, 2);
+	port_after_events(&p, 2);
+	CHECK_EQ(h.pushes, 2);
+	CHECK(h.push_events & POLLIN);
+	CHECK_EQ(h.push_wake, in);
+	port_after_events(&p, 3); /* nothing came: nobody to wake */
+	CHECK_EQ(h.pushes, 2);
+	port_release(&p, fh);
+	check_all_answered_once();
+	teardown();
+}
+
+/*
+ * tcsetattr() wakes every poller of an n_tty (n_tty_set_termios()), the
+ * settings changed or not: the push before its answer names every event.
+ */
+static void test_push_wakes_for_settings(void)
+{
+	struct termios t;
+	struct port p;
+	uint64_t fh;
+	void *req;
+
+	fh = setup_keyed(&p, POLLIN);
+	CHECK_EQ(h.push_wake, 0u);
+	memcpy(&t, &p.tty.termios, sizeof(t));
+	req = do_ioctl(fh, TCSETS, &t, sizeof(t), 0);
+	CHECK_EQ(ans(req)->kind, PH_IOCTL);
+	CHECK_EQ(h.pushes, 2);
+	CHECK(h.push_seq < ans(req)->seq);
+	CHECK_EQ(h.push_wake, POLLOUT | POLLWRNORM);
+	port_after_events(&p, 1);
+	CHECK_EQ(h.pushes, 2);
+	port_release(&p, fh);
+	check_all_answered_once();
+	teardown();
+}
+
+/*
+ * usb-serial wakes its writers at each completed transfer (tty_wakeup()),
+ * POLLOUT set before or not: a push names POLLOUT again.
+ */
+static void test_push_wakes_for_written(void)
+{
+	char buf[16];
+	struct port p;
+	uint64_t fh;
+
+	fh = setup_keyed(&p, POLLOUT);
+	do_write(fh, "abc", false);
+	port_after_events(&p, 1);
+	CHECK_EQ(h.pushes, 1); /* POLLOUT stays: nothing yet */
+	CHECK_EQ(ph_handheld_takes_into(&h, buf, sizeof(buf)), 3u);
+	port_after_events(&p, 2);
+	CHECK_EQ(h.pushes, 2);
+	CHECK_EQ(h.push_wake, POLLOUT | POLLWRNORM);
+	port_after_events(&p, 3);
+	CHECK_EQ(h.pushes, 2);
+	port_release(&p, fh);
+	check_all_answered_once();
+	teardown();
+}
+
+/*
+ * The same without pushes: an epoll ET waiter polls (the kernel asks, with
+ * a handle, at every epoll_wait) and is told POLLIN, reads a part and
+ * waits again; new input notifies it, as n_tty wakes it.
+ */
+static void test_poll_notify_new_input(void)
+{
+	int handle;
+	struct port p;
+	uint64_t fh;
+
+	fh = setup_live(&p);
+	port_rx(&p, "ab", 2, 0);
+	port_after_events(&p, 0);
+	CHECK(port_poll(&p, fh, &handle, POLLIN) & POLLIN);
+	CHECK(is_data(ph_read(&h, fh, 1, false, 1), "a"));
+	port_after_events(&p, 1);
+	CHECK_EQ(h.notified, 0);
+	port_rx(&p, "c", 1, 2);
+	port_after_events(&p, 2);
+	CHECK_EQ(h.notified, 1);
+	port_after_events(&p, 3);
+	CHECK_EQ(h.notified, 1);
+	port_release(&p, fh);
+	check_all_answered_once();
+	teardown();
+}
+
+/*
+ * A push refused after others were taken (the kernel keeps file a's
+ * events, then refuses b's): from then on nothing is pushed, so a
+ * notification must make the kernel forget a's, or a's pollers are
+ * answered a stale mask for good.
+ */
+static int notified_a;
+static void *handle_a;
+static void count_a(void *handle)
+{
+	notified_a += handle == handle_a;
+}
+
+static void test_push_refused_later_forgets(void)
+{
+	int ha, hb;
+	struct port p;
+	uint64_t a, b;
+
+	a = setup_live(&p);
+	b = do_open(false);
+	handle_a = &ha;
+	h.on_notify = count_a;
+	port_poll(&p, a, &ha, POLLOUT);
+	port_poll_key(&p, a, 1);
+	port_after_events(&p, 0);
+	CHECK_EQ(h.pushes, 1);
+	h.push_refused = true;
+	port_poll(&p, b, &hb, POLLIN);
+	port_poll_key(&p, b, 2);
+	port_after_events(&p, 1);
+	CHECK_EQ(h.pushes, 2);
+	CHECK_EQ(notified_a, 1);
+	port_rx(&p, "x", 1, 2); /* b waits for it; a, told, asks again */
+	port_after_events(&p, 2);
+	CHECK_EQ(h.pushes, 2);
+	port_release(&p, a);
+	port_release(&p, b);
 	check_all_answered_once();
 	teardown();
 }
@@ -2666,7 +2843,12 @@ int main(void)
 	test_poll_notify_two_pollers_one_round();
 	test_push_events();
 	test_push_wakes_who_was_not_told();
+	test_push_wakes_for_new_input();
+	test_push_wakes_for_settings();
+	test_push_wakes_for_written();
+	test_poll_notify_new_input();
 	test_push_refused_notifies();
+	test_push_refused_later_forgets();
 	test_bounds();
 	test_stopped_output_dropped_at_last_close();
 	test_departed_bytes_stay_with_their_session();
