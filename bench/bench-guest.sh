@@ -50,10 +50,27 @@ timed_sync() { # STACK PATH OP [RUN]
 		2> /tmp/err ;;
 	esac
 	secs=$(sed -n 's/^palm-sync: .* done in \([0-9.]*\) s .*/\1/p' /tmp/err)
-	out=$(sed -n 's/^palm-sync: .* done in .* bytes in, \([0-9]*\) out)$/\1/p' /tmp/err)
+	out=$(sed -n 's/^palm-sync: .* done in .* bytes in, \([0-9]*\) out;.*/\1/p' /tmp/err)
+	reads=$(sed -n 's/^palm-sync: .* done in .* out; \([0-9]*\) reads, .*/\1/p' /tmp/err)
+	writes=$(sed -n 's/^palm-sync: .* done in .* reads, \([0-9]*\) writes)$/\1/p' /tmp/err)
 	[ -n "$secs" ] || sed 's/^/bench: /' /tmp/err
 	echo "RESULT op=hotsync-$3 stack=$1 path=$2 run=${4:-1} secs=${secs:-failed}" \
-		"bytes_out=${out:-0}"
+		"bytes_out=${out:-0} reads=${reads:-0} writes=${writes:-0}"
+}
+
+# cuse-floor (a CUSE server that answers at once) on /dev/cuse-floor, with
+# pilotd's epoll loop or (--libfuse-loop) libfuse's own, and gone again
+floor_start() { # [--libfuse-loop]
+	cuse-floor "$@" &
+	fpid=$!
+	i=0
+	while [ ! -e /dev/cuse-floor ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+}
+floor_stop() {
+	kill -TERM $fpid
+	wait $fpid
+	i=0
+	while [ -e /dev/cuse-floor ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 }
 
 # list and backup through /dev/pilot, then INSTALLS installs of the 2 MiB
@@ -71,6 +88,11 @@ hotsync() { # STACK
 		done
 	done
 	pilotd_stop # the one started here, or /init's
+	# the floor of a request in this boot: an install's reads and writes
+	# through any CUSE driver cost at least this each
+	floor_start
+	pilot-bench nbread /dev/cuse-floor 0 2000 | sed "s|dev=/dev/cuse-floor|dev=floor-$1|"
+	floor_stop
 }
 
 # Until pilotd has a handheld: with CLOCAL clear an open waits for one.
@@ -142,20 +164,14 @@ wait
 # ---- the floor: a CUSE server that answers at once, with pilotd's epoll
 # loop and with libfuse's own (pilotd idles meanwhile) ----
 for loop in epoll libfuse; do
-	arg=
-	[ $loop = libfuse ] && arg=--libfuse-loop
-	cuse-floor $arg &
-	fpid=$!
-	i=0
-	while [ ! -e /dev/cuse-floor ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	if [ $loop = libfuse ]; then floor_start --libfuse-loop; else floor_start; fi
 	{
 		pilot-bench call /dev/cuse-floor 0 "$CALLS"
 		pilot-bench nbread /dev/cuse-floor 0 "$CALLS"
+		# 1 KiB writes that cost only their requests (no USB)
+		if [ $loop = epoll ]; then pilot-bench write-floor /dev/cuse-floor 1024 "$MIB"; fi
 	} | sed "s|dev=/dev/cuse-floor|dev=floor-$loop|"
-	kill -TERM $fpid
-	wait $fpid
-	i=0
-	while [ -e /dev/cuse-floor ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	floor_stop
 done
 
 # ---- the visor driver: stop pilotd, and the kernel takes the handheld back ----

@@ -11,6 +11,10 @@
  *                                           discipline's processing (OPOST
  *                                           ONLCR; ICRNL): the bytes change
  *                                           in number nowhere, the path does
+ *   pilot-bench write-floor DEV CALL_SIZE MIB   write to a device that takes
+ *                                           the bytes without a Palm (the
+ *                                           bench's cuse-floor): what the calls
+ *                                           alone cost
  *   pilot-bench parked-write DEV CALL_SIZE MIB   write beside a parked read
  *   pilot-bench latency DEV BYTES ROUNDS    echo: write BYTES, read them back
  *   pilot-bench park DEV SECONDS            hold a blocked read open
@@ -81,8 +85,12 @@ static void do_write(int fd, const char *dev, size_t call, size_t total, const c
 	double t0, c0;
 	size_t done = 0;
 
-	palm("mode sink");
-	palm("reset-stats");
+	bool palm_gets_them = strcmp(op, "write-floor") != 0;
+
+	if (palm_gets_them) {
+		palm("mode sink");
+		palm("reset-stats");
+	}
 	t0 = mono_s();
 	c0 = cpu_busy_s();
 	while (done < total) {
@@ -91,7 +99,8 @@ static void do_write(int fd, const char *dev, size_t call, size_t total, const c
 		write_full(fd, buf, n);
 		done += n;
 	}
-	palm_wait_stat("out_bytes", total, 600);
+	if (palm_gets_them)
+		palm_wait_stat("out_bytes", total, 600);
 	report(op, dev, call, (double)total / 1048576, mono_s() - t0, cpu_busy_s() - c0);
 	free(buf);
 }
@@ -203,8 +212,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	fd = open_raw(dev);
-	if (strcmp(op, "write") == 0) {
-		do_write(fd, dev, a, (size_t)b << 20, "write");
+	if (strcmp(op, "write") == 0 || strcmp(op, "write-floor") == 0) {
+		do_write(fd, dev, a, (size_t)b << 20, op);
 	} else if (strcmp(op, "read") == 0) {
 		do_read(fd, dev, a, (size_t)b << 20, "read");
 	} else if (strcmp(op, "write-cooked") == 0) {

@@ -95,6 +95,19 @@ def floors(rows):
                   f"= floor {floor:.0f}; pilotd {pil:.0f} = {ratio(pil, floor)} of it (target <= 1.2)")
 
 
+def cpu_floor(rows, got):
+    """CPU per MB of 1 KiB writes through any CUSE driver: cuse-floor's requests, plus
+    moving the bytes over USB in large transfers (raw libusb 16 KiB x 4)."""
+    req = num(find(rows, op="write-floor", dev="floor-epoll", call="1024"), "cpu_per_mb")
+    usb = got["raw libusb 16 KiB x 4"][2]
+    tty, pil = got["visor tty, 1 KiB calls"][2], got["pilotd, 1 KiB calls"][2]
+    if None in (req, usb, tty, pil):
+        return
+    floor = req + usb
+    print(f"  its floor: cuse-floor's 1 KiB writes {req:.4f} + USB {usb:.4f} = {floor:.4f} "
+          f"CPU-s/MB, {ratio(floor, tty)} the tty's; pilotd is {ratio(pil, floor)} of it")
+
+
 def round_trips(rows, lat):
     """The echo's round trips, the calls, and both against their floors."""
     print("\n== round trip (echo), microseconds: mean, median / p99")
@@ -140,6 +153,23 @@ def hotsync(rows):
                   if ok else f"{stack:4} {path:7} - ({shown})")
         print(f"{stack:4} /dev/pilot / libusb: {ratio(med['pilotd'], med['libusb'])}"
               + ("   (target <= 1.2, issue 29)" if stack == "slp" else ""))
+        install_floor(rows, stack, med)
+
+
+def install_floor(rows, stack, med):
+    """The install's floor through any CUSE driver: the libusb path plus one request at
+    the floor (cuse-floor, the same boot) per read and write the desktop made."""
+    fl = num(find(rows, op="nbread", dev=f"floor-{stack}"), "median_us")
+    calls = [num(r, "reads") + num(r, "writes") for r in rows
+             if r.get("op") == "hotsync-install" and r.get("stack") == stack
+             and r.get("path") == "pilotd" and num(r, "reads") and num(r, "writes")]
+    if fl is None or not calls or not med["libusb"] or not med["pilotd"]:
+        return
+    n = median(calls)
+    floor = med["libusb"] + n * fl / 1e6
+    print(f"{stack:4} floor: libusb {med['libusb']:.2f} + {n:.0f} reads and writes x "
+          f"{fl:.1f} us (a request at the floor) = {floor:.2f} s, {ratio(floor, med['libusb'])} "
+          f"of libusb; /dev/pilot is {ratio(med['pilotd'], floor)} of its floor")
 
 
 def main():
@@ -202,7 +232,9 @@ def main():
               f"median {ratio(num(p, 'median_us'), num(v, 'median_us'))}"
               f", p99 {ratio(num(p, 'p99_us'), num(v, 'p99_us'))}   (target <= 1)")
     print(f"CPU per MB with 1 KiB writes, pilotd / visor: "
-          f"{ratio(got['pilotd, 1 KiB calls'][2], got['visor tty, 1 KiB calls'][2])}   (target <= 1)")
+          f"{ratio(got['pilotd, 1 KiB calls'][2], got['visor tty, 1 KiB calls'][2])}   (target <= 1;"
+          " issue 29: <= 2)")
+    cpu_floor(rows, got)
     cp, cv = got["pilotd, 1 KiB, OPOST/ICRNL"], got["visor tty, 1 KiB, OPOST/ICRNL"]
     rp = got["pilotd, 1 KiB calls"]
     print(f"1 KiB calls through the line discipline, pilotd / visor: write {ratio(cp[0], cv[0])}, "

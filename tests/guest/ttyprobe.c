@@ -1624,28 +1624,43 @@ static void p_poll_wakes(void)
 	done(fd);
 }
 
+/* A raw device in an epoll set of its own, edge-triggered for events. */
+static int et_open(uint32_t events, int *ep)
+{
+	int fd = dev();
+	struct epoll_event ev = { .events = events | EPOLLET };
+
+	make_raw(fd, 0, 0, 0);
+	*ep = epoll_create1(EPOLL_CLOEXEC);
+	CALL("ctl", epoll_ctl(*ep, EPOLL_CTL_ADD, fd, &ev));
+	return fd;
+}
+
+/* One epoll_wait() for up to ms, and the events it reported. */
+static void et_wait(int ep, const char *name, int ms)
+{
+	struct epoll_event got = { 0 };
+
+	CALL(name, epoll_wait(ep, &got, 1, ms));
+	out("events=%x", got.events);
+}
+
 /*
  * n_tty wakes its readers at every arrival of input, POLLIN set before or
  * not: an epoll ET waiter that read only a part is told of new bytes.
  */
 static void p_epoll_et_more(void)
 {
-	int fd = dev();
-	int ep = epoll_create1(EPOLL_CLOEXEC);
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLET }, got = { 0 };
+	int ep, fd;
 	char c;
 
-	make_raw(fd, 0, 0, 0);
+	fd = et_open(EPOLLIN, &ep);
 	handheld_sends("6162");
-	CALL("ctl", epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
-	CALL("wait", epoll_wait(ep, &got, 1, 1000));
-	out("events=%x", got.events);
+	et_wait(ep, "wait", 1000);
 	CALL("read", read(fd, &c, 1));
-	CALL("wait_idle", epoll_wait(ep, &got, 1, 0));
+	et_wait(ep, "wait_idle", 0);
 	handheld_sends("63");
-	got.events = 0;
-	CALL("wait_more", epoll_wait(ep, &got, 1, 1000));
-	out("events=%x", got.events);
+	et_wait(ep, "wait_more", 1000);
 	close(ep);
 	done(fd);
 }
@@ -1656,21 +1671,14 @@ static void p_epoll_et_more(void)
  */
 static void p_epoll_et_tcsetattr(void)
 {
-	int fd = dev();
-	int ep = epoll_create1(EPOLL_CLOEXEC);
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLET }, got = { 0 };
+	int ep, fd = et_open(EPOLLIN | EPOLLOUT, &ep);
 	struct termios t;
 
-	make_raw(fd, 0, 0, 0);
-	CALL("ctl", epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
-	CALL("wait", epoll_wait(ep, &got, 1, 1000));
-	out("events=%x", got.events);
-	CALL("wait_idle", epoll_wait(ep, &got, 1, 0));
+	et_wait(ep, "wait", 1000);
+	et_wait(ep, "wait_idle", 0);
 	CALL("get", tcgetattr(fd, &t));
 	CALL("set", tcsetattr(fd, TCSANOW, &t));
-	got.events = 0;
-	CALL("wait_set", epoll_wait(ep, &got, 1, 200));
-	out("events=%x", got.events);
+	et_wait(ep, "wait_set", 200);
 	close(ep);
 	done(fd);
 }
@@ -1681,19 +1689,12 @@ static void p_epoll_et_tcsetattr(void)
  */
 static void p_epoll_et_written(void)
 {
-	int fd = dev();
-	int ep = epoll_create1(EPOLL_CLOEXEC);
-	struct epoll_event ev = { .events = EPOLLOUT | EPOLLET }, got = { 0 };
+	int ep, fd = et_open(EPOLLOUT, &ep);
 
-	make_raw(fd, 0, 0, 0);
 	palm("reset-stats");
-	CALL("ctl", epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
-	CALL("wait", epoll_wait(ep, &got, 1, 1000));
-	out("events=%x", got.events);
+	et_wait(ep, "wait", 1000);
 	CALL("write", write(fd, "abc", 3));
-	got.events = 0;
-	CALL("wait_written", epoll_wait(ep, &got, 1, 1000));
-	out("events=%x", got.events);
+	et_wait(ep, "wait_written", 1000);
 	close(ep);
 	done(fd);
 }
