@@ -7,7 +7,8 @@
 # count-calls.so preloaded into a fresh pilotd and into palm-sync
 # (TRACE_CALLS), and over palm-sync's own libusb path (pilotd stopped) with
 # palm-sync's calls traced, and the CPU time of pilotd and palm-sync
-# during each (task-clock); then the floor of a request (cuse-floor's
+# during each (task-clock); then one untraced install on each path; then
+# the floor of a request (cuse-floor's
 # non-blocking read), traced.  The traces leave the guest at the end, as
 # TRACE lines: TRACE RUN PROCESS T0 T1 WHAT RESULT, with RUN pilotd.N or
 # libusb.N and PROCESS caller (palm-sync) or pilotd.
@@ -33,30 +34,36 @@ keep() { # RUN PILOTD-PID
 pilotd_start
 timed_sync slp pilotd list # the sync started at boot
 pilotd_stop
-# how the lib's pilotd_start and timed_sync run them from here on: traced,
-# and palm-sync under task-clock, which gives its CPU time and pilotd's
-# shellcheck disable=SC2034
-PILOTD_WRAP="env LD_PRELOAD=/usr/lib/count-calls.so TRACE_CALLS=200000"
+# One install on PATH as run RUN, pilotd started afresh; palm-sync under
+# task-clock (its CPU time and pilotd's); with TRACE, both traced
+one_install() { # PATH RUN [TRACE]
+	while palmctl hotsync | grep -q 'syncing=1 '; do sleep 0.1; done
+	pilotd_stop
+	# shellcheck disable=SC2034 # the lib's pilotd_start and timed_sync use them
+	PILOTD_WRAP=${3:+env LD_PRELOAD=/usr/lib/count-calls.so TRACE_CALLS=200000}
+	tpid=
+	if [ "$1" = pilotd ]; then
+		pilotd_start
+		tpid=$(pidof pilotd)
+	fi
+	SYNC_WRAP="task-clock ${tpid:-$$}"
+	[ -z "${3:-}" ] || SYNC_WRAP="$SYNC_WRAP env LD_PRELOAD=/usr/lib/count-calls.so TRACE_CALLS=100000"
+	palmctl sync > /dev/null
+	timed_sync slp "$1" install "$2"
+	pilotd_stop
+	[ -z "${3:-}" ] || keep "$1.$2" "$tpid"
+}
+
 runs=
 for run in $(seq "$INSTALLS"); do
 	for path in pilotd libusb; do
-		while palmctl hotsync | grep -q 'syncing=1 '; do sleep 0.1; done
-		pilotd_stop
-		tpid=
-		if [ $path = pilotd ]; then
-			pilotd_start
-			tpid=$(pidof pilotd)
-		fi
-		# shellcheck disable=SC2034
-		SYNC_WRAP="task-clock ${tpid:-$$} env LD_PRELOAD=/usr/lib/count-calls.so"
-		SYNC_WRAP="$SYNC_WRAP TRACE_CALLS=100000"
-		palmctl sync > /dev/null
-		timed_sync slp $path install "$run"
-		pilotd_stop
-		keep "$path.$run" "$tpid"
+		one_install $path "$run" trace
 		runs="$runs $path.$run"
 	done
 done
+# the same untraced: what the tracing costs
+one_install pilotd plain
+one_install libusb plain
 echo "RESULT op=guest-load $(cat /proc/loadavg)"
 floor_trace "$FLOOR"
 for run in $runs; do

@@ -179,15 +179,18 @@ def compare(done, floor):
             a, b = mean([t[k] for t in times[0]]), mean([t[k] for t in times[1]])
             print('%-14s %9.1f %9.1f %9.1f' % (k, a, b, a - b))
     if floor:
+        # palm-sync's writes and reads: the requests a fragment makes
+        n = mean([d[3].get('palm-sync write', 0) + d[3].get('palm-sync read', 0)
+                  for d in paths['pilotd']])
         req = mean([d[0]['request'] for d in paths['pilotd']])
-        print('\ncuse-floor\'s request in this boot: median %.1f us; two per fragment %.1f;'
-              ' the requests above them %.1f us per fragment' % (floor, 2 * floor,
-                                                                 req - 2 * floor))
+        print('\ncuse-floor\'s request in this boot: median %.1f us; %.2f requests per fragment'
+              ' %.1f; the requests above them %.1f us per fragment' % (floor, n, n * floor,
+                                                                      req - n * floor))
         a = mean([d[2] for d in paths['pilotd']])
         b = mean([d[2] for d in paths['libusb']])
-        print('fragment %.1f us on /dev/pilot, %.1f on libusb: %.2fx; floor (libusb + 2 '
-              'requests) %.1f us, /dev/pilot %.2fx of it' % (a, b, a / b, b + 2 * floor,
-                                                             a / (b + 2 * floor)))
+        print('fragment %.1f us on /dev/pilot, %.1f on libusb: %.2fx; floor (libusb + its '
+              'requests) %.1f us, /dev/pilot %.2fx of it' % (a, b, a / b, b + n * floor,
+                                                             a / (b + n * floor)))
 
 
 def main():
@@ -206,6 +209,11 @@ def main():
         floor = r[0] if r else None
     done = {run: install(run, recs, info.get(run, {}))
             for run, recs in runs.items() if run != 'floor'}
+    for run, kv in info.items():
+        if run not in runs:  # untraced
+            print('\n%s (untraced): install %s s; task-clock: pilotd %.3f s, palm-sync %.3f s'
+                  % (run, kv['secs'], int(kv.get('task_ns', 0)) / 1e9 if
+                     run.startswith('pilotd') else 0, int(kv.get('command_ns', 0)) / 1e9))
     compare(done, floor)
 
 
