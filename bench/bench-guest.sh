@@ -15,63 +15,10 @@ MIB=${BENCH_MIB:-8}
 ROUNDS=${BENCH_ROUNDS:-500}
 CALLS=$((ROUNDS * 4)) # calls answered at once: short, so more of them
 
+. /usr/lib/bench-lib.sh # next_sync, pilotd_start/stop, timed_sync, floor_start/stop
 echo "RESULT op=clock boot=${1:-main} $(clockcheck)"
 
 INSTALLS=${BENCH_INSTALLS:-3}
-
-# The handheld leaves the bus after a sync; the next one starts here.
-next_sync() {
-	while palmctl hotsync | grep -q 'syncing=1 '; do sleep 0.1; done
-	palmctl sync > /dev/null
-}
-
-# With the handheld off the bus: pilotd stopped (the desktop then takes the
-# handheld itself over libusb, from the visor driver), or started again.
-pilotd_stop() {
-	pid=$(pidof pilotd) || return 0
-	kill -TERM "$pid"
-	while kill -0 "$pid" 2> /dev/null; do sleep 0.1; done
-}
-pilotd_start() {
-	pidof pilotd > /dev/null && return 0
-	pilotd 2>> /tmp/pilotd-bench.log &
-	while [ ! -e /dev/pilot ]; do sleep 0.1; done
-}
-
-# One sync of palm-sync OP on PATH (pilotd: /dev/pilot, libusb: --port usb:)
-timed_sync() { # STACK PATH OP [RUN]
-	port=/dev/pilot
-	[ "$2" = libusb ] && port=usb:
-	rm -rf /tmp/b && mkdir -p /tmp/b
-	case $3 in
-	list) palm-sync --port $port list > /dev/null 2> /tmp/err ;;
-	backup) palm-sync --port $port backup /tmp/b > /dev/null 2> /tmp/err ;;
-	install) palm-sync --port $port install /usr/share/palm-db/Big2MiB.pdb > /dev/null \
-		2> /tmp/err ;;
-	esac
-	secs=$(sed -n 's/^palm-sync: .* done in \([0-9.]*\) s .*/\1/p' /tmp/err)
-	out=$(sed -n 's/^palm-sync: .* done in .* bytes in, \([0-9]*\) out;.*/\1/p' /tmp/err)
-	reads=$(sed -n 's/^palm-sync: .* done in .* out; \([0-9]*\) reads, .*/\1/p' /tmp/err)
-	writes=$(sed -n 's/^palm-sync: .* done in .* reads, \([0-9]*\) writes)$/\1/p' /tmp/err)
-	[ -n "$secs" ] || sed 's/^/bench: /' /tmp/err
-	echo "RESULT op=hotsync-$3 stack=$1 path=$2 run=${4:-1} secs=${secs:-failed}" \
-		"bytes_out=${out:-0} reads=${reads:-0} writes=${writes:-0}"
-}
-
-# cuse-floor (a CUSE server that answers at once) on /dev/cuse-floor, with
-# pilotd's epoll loop or (--libfuse-loop) libfuse's own, and gone again
-floor_start() { # [--libfuse-loop]
-	cuse-floor "$@" &
-	fpid=$!
-	i=0
-	while [ ! -e /dev/cuse-floor ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-}
-floor_stop() {
-	kill -TERM $fpid
-	wait $fpid
-	i=0
-	while [ -e /dev/cuse-floor ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-}
 
 # list and backup through /dev/pilot, then INSTALLS installs of the 2 MiB
 # database on each path, alternating: /dev/pilot, libusb, /dev/pilot, ...
@@ -179,8 +126,7 @@ kill -TERM "$pid"
 while kill -0 "$pid" 2> /dev/null; do sleep 0.1; done
 palmctl unplug > /dev/null
 palmctl plug > /dev/null
-i=0
-while [ ! -e /dev/ttyUSB1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+wait_node /dev/ttyUSB1
 if [ -e /dev/ttyUSB1 ]; then
 	pilot-bench write /dev/ttyUSB1 1024 "$MIB"
 	pilot-bench read /dev/ttyUSB1 1024 "$MIB"

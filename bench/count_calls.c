@@ -9,19 +9,22 @@
  *
  * usbfs ioctls (SUBMITURB, REAPURBNDELAY ok / EAGAIN, DISCARDURB), poll
  * (libusb's), epoll_wait (pilotd's loop; returns and events), read and
- * writev (CUSE requests and answers), timerfd_settime, clock_gettime, and
+ * writev (CUSE requests and answers), timerfd_settime, select and pselect
+ * (a desktop's waits on a serial port; traced only), clock_gettime, and
  * libusb's handle_events, get_next_timeout, submit and cancel.  Two
  * histograms: the URBs out at each of libusb's polls ("depth"), and the
  * URBs submitted before a round still out when its reaping ends with
  * EAGAIN ("left": 0 means the device had nothing queued, the pipe ran dry).
  *
  * With TRACE_CALLS=N in the environment it also records the first N system
- * calls it wraps (bench/echo-trace): into /tmp/trace-calls.PID, four
- * 64-bit words each, the CLOCK_MONOTONIC nanoseconds at entry and at
- * return, what (call << 56 | fd << 24 | an ioctl's type and number, with
- * a submit's endpoint in bits 16-23), the result
- * (-errno on failure).  Preloaded into two processes of one guest, their
- * records line up on one clock.
+ * calls it wraps (bench/echo-trace, bench/slp-trace): into
+ * /tmp/trace-calls.PID, four 64-bit words each, the CLOCK_MONOTONIC
+ * nanoseconds at entry and at return, what (call << 56 | fd << 24 | an
+ * ioctl's type and number, with a submit's endpoint in bits 16-23; for a
+ * select or pselect, fd is its nfds - 1 and the low bits say which sets it
+ * was given: 1 read, 2 write, 4 except), the result (-errno on failure).
+ * Preloaded into two processes of one guest, their records line up on one
+ * clock.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -36,6 +39,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/select.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -88,7 +92,7 @@ static const char *const names[C_DEPTH] = {
 	[C_CANCEL_TRANSFER] = "cancel_transfer",
 };
 
-enum { T_READ = 1, T_WRITE, T_WRITEV, T_IOCTL, T_POLL, T_EPOLL, T_TIMERFD };
+enum { T_READ = 1, T_WRITE, T_WRITEV, T_IOCTL, T_POLL, T_EPOLL, T_TIMERFD, T_SELECT, T_PSELECT };
 
 struct trace_rec {
 	uint64_t t0, t1, what;
@@ -302,6 +306,39 @@ ssize_t write(int fd, const void *buf, size_t n)
 	count(C_WRITE);
 	r = next(fd, buf, n);
 	trace(T_WRITE, fd, 0, t0, r);
+	return r;
+}
+
+/* which of a select's sets were given, as its trace's request */
+static unsigned long fd_sets(const fd_set *rd, const fd_set *wr, const fd_set *ex)
+{
+	return (rd ? 1u : 0u) | (wr ? 2u : 0u) | (ex ? 4u : 0u);
+}
+
+int select(int n, fd_set *rd, fd_set *wr, fd_set *ex, struct timeval *tv)
+{
+	static __typeof__(&select) next;
+	uint64_t t0 = trace_now();
+	int r;
+
+	if (!next)
+		next = REAL(select);
+	r = next(n, rd, wr, ex, tv);
+	trace(T_SELECT, n - 1, fd_sets(rd, wr, ex), t0, r);
+	return r;
+}
+
+int pselect(int n, fd_set *rd, fd_set *wr, fd_set *ex, const struct timespec *ts,
+	    const sigset_t *mask)
+{
+	static __typeof__(&pselect) next;
+	uint64_t t0 = trace_now();
+	int r;
+
+	if (!next)
+		next = REAL(pselect);
+	r = next(n, rd, wr, ex, ts, mask);
+	trace(T_PSELECT, n - 1, fd_sets(rd, wr, ex), t0, r);
 	return r;
 }
 

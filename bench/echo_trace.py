@@ -14,7 +14,8 @@ import statistics
 import sys
 
 CALLS = {1: 'read', 2: 'write', 3: 'writev', 4: 'ioctl', 5: 'poll', 6: 'epoll_wait',
-         7: 'timerfd_settime'}
+         7: 'timerfd_settime', 8: 'select', 9: 'pselect'}
+SETS = {1: 'rd', 2: 'wr', 3: 'rd+wr'}
 USBFS = {10: 'SUBMITURB', 11: 'DISCARDURB', 12: 'REAPURB', 13: 'REAPURBNDELAY'}
 
 
@@ -29,13 +30,15 @@ def label(proc, what, ret):
             call += ' (EAGAIN)'
     elif call == 'ioctl':
         call += ' 0x%x' % low
+    elif call in ('select', 'pselect'):
+        call += ' ' + SETS.get(low & 3, '-')
     return proc + ' ' + call
 
 
 def starts(caller):
     """Caller's records that start a round: OUT submits, else the writes,
     else the reads, of the file it uses most."""
-    outs = [r for r in caller if r[2] >> 56 == 4 and (r[2] & 0xff) == 10 and
+    outs = [r for r in caller if r[2] >> 56 == 4 and (r[2] & 0xffff) == 0x550a and
             ((r[2] & 0xffffff) >> 16) < 0x80]
     if outs:
         return outs
@@ -56,16 +59,21 @@ def since(rnd, i):
     return t - max(marks) if marks else 0
 
 
-def report(run, recs, result):
-    caller = sorted(r[1:] for r in recs if r[0] == 'caller')
-    other = sorted(r[1:] for r in recs if r[0] != 'caller')
-    server = next((r[0] for r in recs if r[0] != 'caller'), 'server')
-    begin = starts(caller)
-    if len(begin) < 10:
-        print('%s: %d rounds traced, too few' % (run, len(begin)))
-        return None
-    procs = [('caller', caller), (server, other)]
-    shapes = collections.defaultdict(list)
+def processes(recs):
+    """The caller's and the other process's records, each sorted by start,
+    and the other's name.  A call longer than a second is left out: a
+    thread of libusb's that waits for hotplug events the whole run."""
+    keep = [r for r in recs if r[2] - r[1] < 1e9]
+    caller = sorted(r[1:] for r in keep if r[0] == 'caller')
+    other = sorted(r[1:] for r in keep if r[0] != 'caller')
+    return caller, other, next((r[0] for r in recs if r[0] != 'caller'), 'server')
+
+
+def cut(procs, begin):
+    """The rounds from each start to the next: (start, end, calls), the
+    calls (process, t0, t1, what, result) of every process in procs
+    ((name, records) pairs) that run in it, by start."""
+    out = []
     for a, b in zip(begin, begin[1:]):
         lo, hi = a[0], b[0]
         rnd = []
@@ -77,22 +85,48 @@ def report(run, recs, result):
                 rnd.append((name,) + tuple(recs[i]))
                 i += 1
         rnd.sort(key=lambda r: r[1])
-        shape = tuple(label(r[0], r[3], r[4]) for r in rnd)
-        shapes[shape].append([(r[1] - lo, r[2] - lo) for r in rnd] + [(hi - lo, hi - lo)])
-    shape, rounds = max(shapes.items(), key=lambda s: len(s[1]))
-    n = sum(len(r) for r in shapes.values())
+        out.append((lo, hi, rnd))
+    return out
+
+
+def usual(rounds):
+    """The shape (calls in order) most rounds have, those rounds, and how
+    many shapes there were."""
+    shapes = collections.defaultdict(list)
+    for rnd in rounds:
+        shapes[tuple(label(r[0], r[3], r[4]) for r in rnd[2])].append(rnd)
+    shape, most = max(shapes.items(), key=lambda s: len(s[1]))
+    return shape, most, len(shapes)
+
+
+def print_usual(shape, rounds, width=34):
+    """Each call's median gap before it, start, length and end, in us from
+    the round's start."""
+    rel = [[(r[1] - lo, r[2] - lo) for r in rnd] + [(hi - lo, hi - lo)]
+           for lo, hi, rnd in rounds]
+    print('%-3s %-*s %9s %9s %9s %9s' % ('', width, 'call', 'gap', 'start', 'in call', 'end'))
+    for i, name in enumerate(shape):
+        st = statistics.median(r[i][0] for r in rel) / 1e3
+        ln = statistics.median(r[i][1] - r[i][0] for r in rel) / 1e3
+        en = statistics.median(r[i][1] for r in rel) / 1e3
+        gap = statistics.median(since(r, i) for r in rel) / 1e3
+        print('%-3d %-*s %9.1f %9.1f %9.1f %9.1f' % (i + 1, width, name, gap, st, ln, en))
+    nxt = statistics.median(r[-1][0] for r in rel) / 1e3
+    print('%-3s %-*s %9s %9.1f' % ('', width, 'next round starts', '', nxt))
+
+
+def report(run, recs, result):
+    caller, other, server = processes(recs)
+    begin = starts(caller)
+    if len(begin) < 10:
+        print('%s: %d rounds traced, too few' % (run, len(begin)))
+        return None
+    rounds = cut([('caller', caller), (server, other)], begin)
+    shape, most, nshapes = usual(rounds)
     print('\n%s: %s' % (run, result or ''))
     print('usual round: %d of %d rounds (%d shapes); us from the caller\'s first call'
-          % (len(rounds), n, len(shapes)))
-    print('%-3s %-34s %9s %9s %9s %9s' % ('', 'call', 'gap', 'start', 'in call', 'end'))
-    for i, name in enumerate(shape):
-        st = statistics.median(r[i][0] for r in rounds) / 1e3
-        ln = statistics.median(r[i][1] - r[i][0] for r in rounds) / 1e3
-        en = statistics.median(r[i][1] for r in rounds) / 1e3
-        gap = statistics.median(since(r, i) for r in rounds) / 1e3
-        print('%-3d %-34s %9.1f %9.1f %9.1f %9.1f' % (i + 1, name, gap, st, ln, en))
-    nxt = statistics.median(r[-1][0] for r in rounds) / 1e3
-    print('%-3s %-34s %9s %9.1f' % ('', 'next round starts', '', nxt))
+          % (len(most), len(rounds), nshapes))
+    print_usual(shape, most)
     gaps = [b[0] - a[0] for a, b in zip(begin, begin[1:])]
     med, low = statistics.median(gaps) / 1e3, min(gaps) / 1e3
     print('all rounds: median %.1f us, minimum %.1f' % (med, low))
@@ -107,24 +141,40 @@ def ratios(rounds, floor, name):
                                                            r[1] / floor[1]))
 
 
-def main():
+def read_log(path):
+    """The TRACE lines' records by run, and every RESULT line's fields."""
     runs = collections.defaultdict(list)
-    results, writes, stated = {}, {}, {}
-    for line in open(sys.argv[1]):
+    results = []
+    for line in open(path):
         f = line.split()
-        if f[0] == 'TRACE':
+        if f and f[0] == 'TRACE':
             runs[f[1]].append((f[2], int(f[3]), int(f[4]), int(f[5]), int(f[6])))
-        elif f[0] == 'RESULT' and f[1].startswith('run=') and f[1].endswith('.write'):
-            kv = dict(x.split('=', 1) for x in f[2:] if '=' in x)
-            writes[f[1][4:-6]] = (float(kv['mbps']), float(kv['cpu_per_mb']))
-        elif f[0] == 'RESULT' and f[1].startswith('run='):
-            results[f[1][4:]] = ' '.join(x for x in f[2:] if x.startswith(('median', 'min', 'mean')))
-            kv = dict(x.split('=', 1) for x in f[2:] if '=' in x)
-            stated[f[1][4:]] = (float(kv['median_us']), float(kv['min_us']))
-        elif f[0] == 'RESULT':
-            print(' '.join(f[1:]))
-            if f[1] == 'op=clock' and 'microsecond=yes' not in f:
-                sys.exit('echo-trace: the guest had no microsecond clock; no figures')
+        elif f and f[0] == 'RESULT':
+            results.append(f[1:])
+    return runs, results
+
+
+def check_clock(f, tool):
+    """Ends the report when RESULT fields f say the guest's clock steps
+    coarser than a microsecond."""
+    if f[0] == 'op=clock' and 'microsecond=yes' not in f:
+        sys.exit('%s: the guest had no microsecond clock; no figures' % tool)
+
+
+def main():
+    runs, lines = read_log(sys.argv[1])
+    results, writes, stated = {}, {}, {}
+    for f in lines:
+        if f[0].startswith('run=') and f[0].endswith('.write'):
+            kv = dict(x.split('=', 1) for x in f[1:] if '=' in x)
+            writes[f[0][4:-6]] = (float(kv['mbps']), float(kv['cpu_per_mb']))
+        elif f[0].startswith('run='):
+            results[f[0][4:]] = ' '.join(x for x in f[1:] if x.startswith(('median', 'min', 'mean')))
+            kv = dict(x.split('=', 1) for x in f[1:] if '=' in x)
+            stated[f[0][4:]] = (float(kv['median_us']), float(kv['min_us']))
+        else:
+            print(' '.join(f))
+            check_clock(f, 'echo-trace')
     for run in runs:  # the server's trace of a pilotd run covers its requests too
         if run.endswith('.req') and run[:-4] in runs:
             runs[run] += [r for r in runs[run[:-4]] if r[0] != 'caller']
