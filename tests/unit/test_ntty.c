@@ -7,6 +7,9 @@
  * listed one no case showed, and when the cases did not cover every flag,
  * every special character and every byte value.  The random cases run under
  * a signal every 100 us (alarms_every()), which the pty's side must not feel.
+ * A case that differs runs on the pty twice more: the port's side is
+ * deterministic, so one run where n_tty gives the port's very trace makes
+ * the difference the pty worker's timing (a loaded host), not pilotd's.
  *
  * test_ntty DOC [CASES [SEED]]; CASES 1 and a case's printed line replay
  * are not needed: the seed and the index reproduce a case.
@@ -122,6 +125,19 @@ static bool unexplained_diff(const struct nd_case *c)
 	nd_run_port(c, &a);
 	nd_run_pty(c, &b);
 	return nd_compare(c, &a, &b, &name) >= 0 && !name;
+}
+
+/* Does the pty, run again (twice at most), give the port's very trace? */
+static bool pty_agrees_again(const struct nd_case *c, const struct nd_trace *port,
+			     struct nd_trace *pty)
+{
+	const char *name;
+
+	for (int i = 0; i < 2; i++) {
+		if (nd_run_pty(c, pty) == 0 && nd_compare(c, port, pty, &name) < 0)
+			return true;
+	}
+	return false;
 }
 
 /* NTTY_SHRINK: drop steps and bytes while the difference stays, then show it. */
@@ -308,7 +324,7 @@ int main(int argc, char **argv)
 	static char listed[ND_LISTED_MAX][64];
 	static struct nd_trace port_tr, pty_tr;
 	static struct coverage cv;
-	int cases = argc > 2 ? atoi(argv[2]) : 10000, unexplained = 0, shown = 0;
+	int cases = argc > 2 ? atoi(argv[2]) : 10000, unexplained = 0, shown = 0, retried = 0;
 	int hits[ND_LISTED_MAX] = { 0 }, nlisted, same = 0;
 	struct timespec t0, t1;
 
@@ -354,15 +370,23 @@ int main(int argc, char **argv)
 			hits[k]++;
 			continue;
 		}
+		/* The port's side is deterministic, the pty's hangs on its worker's
+		 * timing: n_tty showing the port's answer once makes it one n_tty gives. */
+		if (pty_agrees_again(&c, &port_tr, &pty_tr)) {
+			retried++;
+			continue;
+		}
 		unexplained++;
+		at = nd_compare(&c, &port_tr, &pty_tr, &name); /* the last pty run's */
 		if (shown++ < (getenv("NTTY_SHOW") ? atoi(getenv("NTTY_SHOW")) : 5))
 			report(i, &c, &port_tr, &pty_tr, at, name);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	alarms_every(0);
-	printf("%d cases in %.1f s: %d the same, %d unexplained (%d signals caught)\n", cases,
-	       (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, same, unexplained,
-	       (int)alarms);
+	printf("%d cases in %.1f s: %d the same, %d the same on a second run of the pty, "
+	       "%d unexplained (%d signals caught)\n",
+	       cases, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, same,
+	       retried, unexplained, (int)alarms);
 	CHECK(alarms > 0);
 	for (int k = 0; k < nlisted; k++) {
 		printf("  ntty:%s: %d cases\n", listed[k], hits[k]);
