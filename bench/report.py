@@ -108,6 +108,26 @@ def cpu_floor(rows, got):
           f"CPU-s/MB, {ratio(floor, tty)} the tty's; pilotd is {ratio(pil, floor)} of it")
 
 
+def cpu_instructions(rows):
+    """CPU per MB of 1 KiB writes from the boot under -icount 0, where busy time is
+    instructions: pilotd, cuse-floor and the tty, medians of their runs."""
+    med = {}
+    for name in ("pilotd", "floor", "tty"):
+        xs = [num(r, "cpu_per_mb") for r in rows if r.get("dev") == f"icount-{name}"
+              and r.get("op") in ("write", "write-floor")]
+        med[name] = median([x for x in xs if x is not None])
+        if med[name] is not None:
+            med[name + "_runs"] = " ".join(f"{x:.4f}" for x in xs)
+    if None in (med["pilotd"], med["floor"], med["tty"]):
+        return
+    print("\n== CPU per MB of 1 KiB writes counted in instructions (a boot under -icount 0:\n"
+          "   busy seconds are instructions / 1e9), median of the runs")
+    for name in ("pilotd", "floor", "tty"):
+        print(f"{name:7} {med[name]:.4f} ({med[name + '_runs']})")
+    print(f"pilotd / tty: {ratio(med['pilotd'], med['tty'])}   (issue 29: <= 2); cuse-floor / tty: "
+          f"{ratio(med['floor'], med['tty'])}; pilotd / cuse-floor: {ratio(med['pilotd'], med['floor'])}")
+
+
 def round_trips(rows, lat):
     """The echo's round trips, the calls, and both against their floors."""
     print("\n== round trip (echo), microseconds: mean, median / p99")
@@ -235,6 +255,7 @@ def main():
           f"{ratio(got['pilotd, 1 KiB calls'][2], got['visor tty, 1 KiB calls'][2])}   (target <= 1;"
           " issue 29: <= 2)")
     cpu_floor(rows, got)
+    cpu_instructions(rows)
     cp, cv = got["pilotd, 1 KiB, OPOST/ICRNL"], got["visor tty, 1 KiB, OPOST/ICRNL"]
     rp = got["pilotd, 1 KiB calls"]
     print(f"1 KiB calls through the line discipline, pilotd / visor: write {ratio(cp[0], cv[0])}, "

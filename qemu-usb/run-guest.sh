@@ -125,9 +125,12 @@ done
 # is too large").  The guest's TSC is the host's (QEMU reads the host's
 # under TCG), so its rate is measured here and given to the kernel
 # (tsc_early_khz), and tsc=reliable turns the watchdog off.  The guest's
-# /init reports the clock it got (GUEST-CLOCK=).
+# /init reports the clock it got (GUEST-CLOCK=).  Under -icount the TSC
+# counts the virtual clock's nanoseconds instead (1 GHz, whatever the
+# shift), so the guest's clock then reads the virtual time itself.
 clock="tsc=reliable"
 khz=$(host_tsc_khz)
+[ ${#icount[@]} -eq 0 ] || khz=1000000
 [ -n "$khz" ] && clock="$clock tsc_early_khz=$khz" ||
 	log "cannot measure this host's TSC rate: the guest calibrates its own"
 timeout --kill-after=5 "$timeout" qemu-system-x86_64 \
