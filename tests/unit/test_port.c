@@ -1013,6 +1013,35 @@ static void test_poll_notify_two_pollers_one_round(void)
 	teardown();
 }
 
+/*
+ * An epoll ET reader was told POLLIN, read a part and sleeps.  In one round
+ * of the loop new input comes and then a second poller of the same file (a
+ * writer thread) polls: its answer wakes nobody else, so the new input is
+ * still news to the sleeping reader, as n_tty wakes it at every arrival.
+ */
+static void test_poll_notify_new_input_other_poller(void)
+{
+	int handle1, handle2;
+	struct port p;
+	uint64_t fh;
+
+	fh = setup_live(&p);
+	port_rx(&p, "ab", 2, 0);
+	port_after_events(&p, 0);
+	CHECK(port_poll(&p, fh, &handle1, POLLIN | POLLRDNORM) & POLLIN);
+	CHECK(is_data(ph_read(&h, fh, 1, false, 1), "a"));
+	port_after_events(&p, 1);
+	CHECK_EQ(h.notified, 0);
+	/* one round: the byte, then the writer's poll */
+	port_rx(&p, "c", 1, 2);
+	CHECK(port_poll(&p, fh, &handle2, POLLOUT | POLLWRNORM) & POLLIN);
+	port_after_events(&p, 2);
+	CHECK_EQ(h.notified, 1); /* else the reader sleeps with "bc" unread */
+	port_release(&p, fh);
+	check_all_answered_once();
+	teardown();
+}
+
 /* Bounds: open files, parked requests, bytes of parked writes. */
 static void test_bounds(void)
 {
@@ -2847,6 +2876,7 @@ int main(void)
 	test_push_wakes_for_settings();
 	test_push_wakes_for_written();
 	test_poll_notify_new_input();
+	test_poll_notify_new_input_other_poller();
 	test_push_refused_notifies();
 	test_push_refused_later_forgets();
 	test_bounds();
