@@ -1181,8 +1181,9 @@ static void after_events(uint64_t now)
 				     waking(fl->wants)));
 		if (fl->open && !fl->hung_up && fl->et_asleep &&
 		    fl->et_arrivals != fz.port.rx_arrivals)
-			FUZZ_CHECK(!(port_current_events(&fz.port, port_file_find(&fz.port, fl->fh)) &
-				     POLLIN));
+			FUZZ_CHECK(
+				!(port_current_events(&fz.port, port_file_find(&fz.port, fl->fh)) &
+				  POLLIN));
 	}
 	check_kernel_cache();
 }
