@@ -103,12 +103,16 @@ static bool pushing(const struct port *p, const struct port_file *f)
 /*
  * What n_tty wakes f's pollers for although they were told of it: input
  * came (its readers), a transfer to the handheld completed (its writers),
- * or the settings were set (everyone).
+ * or the settings were set (everyone).  Nothing for a hung-up file: its
+ * tty is gone (hung_up_tty_poll() waits on nothing), and what comes is the
+ * next handheld's session's.
  */
 static unsigned int news_again(const struct port *p, const struct port_file *f, unsigned int ev)
 {
 	unsigned int news = 0;
 
+	if (f->hung_up)
+		return 0;
 	if (f->told_settings != p->tty.settings)
 		return ev;
 	if (f->told_rx != p->rx_arrivals)

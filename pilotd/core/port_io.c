@@ -333,12 +333,13 @@ unsigned int port_poll(struct port *p, uint64_t fh, void *poll_handle, unsigned 
 	/*
 	 * An event some answer since the last round said was absent is news
 	 * at the round's end, although a later answer (another poller of the
-	 * same open file) had it: only the later one's poller saw it.
+	 * same open file) had it: only the later one's poller saw it.  For the
+	 * same reason input, a transfer or settings since the round's end stay
+	 * news (news_again()): an epoll ET poller told of them before sleeps.
 	 */
 	if (f) {
 		f->polled_events &= ev;
 		f->pushed = PORT_PUSHED_NONE; /* the kernel asked: it holds nothing */
-		port_file_told(p, f);	      /* its answer tells of all so far */
 	}
 	port_run_due_hooks(p);
 	return ev;

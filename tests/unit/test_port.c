@@ -1013,6 +1013,81 @@ static void test_poll_notify_two_pollers_one_round(void)
 	teardown();
 }
 
+/*
+ * An epoll ET reader was told POLLIN, read a part and sleeps.  In one round
+ * of the loop new input comes and then a second poller of the same file (a
+ * writer thread) polls: its answer wakes nobody else, so the new input is
+ * still news to the sleeping reader, as n_tty wakes it at every arrival.
+ */
+static void test_poll_notify_new_input_other_poller(void)
+{
+	int handle1, handle2;
+	struct port p;
+	uint64_t fh;
+
+	fh = setup_live(&p);
+	port_rx(&p, "ab", 2, 0);
+	port_after_events(&p, 0);
+	CHECK(port_poll(&p, fh, &handle1, POLLIN | POLLRDNORM) & POLLIN);
+	CHECK(is_data(ph_read(&h, fh, 1, false, 1), "a"));
+	port_after_events(&p, 1);
+	CHECK_EQ(h.notified, 0);
+	/* one round: the byte, then the writer's poll */
+	port_rx(&p, "c", 1, 2);
+	CHECK(port_poll(&p, fh, &handle2, POLLOUT | POLLWRNORM) & POLLIN);
+	port_after_events(&p, 2);
+	CHECK_EQ(h.notified, 1); /* else the reader sleeps with "bc" unread */
+	port_release(&p, fh);
+	check_all_answered_once();
+	teardown();
+}
+
+/*
+ * A hung-up file belongs to a tty that is gone: the kernel's hung-up file
+ * waits on nothing (hung_up_tty_poll()), so nothing of the next handheld's
+ * session (its input, its transfers, its settings) wakes its pollers, with
+ * notifications or with pushes.
+ */
+static void test_hung_up_not_woken_by_next_session(void)
+{
+	int handle_old, handle_new;
+	struct termios t;
+	struct port p;
+	uint64_t old, fh;
+	char buf[8];
+
+	for (int push = 0; push < 2; push++) {
+		old = setup_live(&p);
+		port_poll(&p, old, &handle_old, POLLIN);
+		if (push)
+			port_poll_key(&p, old, 1);
+		port_after_events(&p, 0);
+		port_carrier_down(&p);
+		port_after_events(&p, 1);
+		port_poll(&p, old, &handle_old, POLLIN); /* woken by the hangup: polls again */
+		port_after_events(&p, 2);
+		h.notified = h.pushes = 0;
+		/* the next handheld, and a desktop that reads, writes and sets */
+		port_carrier_up(&p);
+		fh = do_open(false);
+		port_poll(&p, fh, &handle_new, POLLIN);
+		port_after_events(&p, 3);
+		h.notified = h.pushes = 0;
+		port_rx(&p, "x", 1, 4);
+		do_write(fh, "y", false);
+		CHECK_EQ(ph_handheld_takes_into(&h, buf, sizeof(buf)), 1u);
+		memcpy(&t, &p.tty.termios, sizeof(t));
+		do_ioctl(fh, TCSETS, &t, sizeof(t), 0);
+		port_after_events(&p, 5);
+		/* only the new file's poller hears (its POLLIN) */
+		CHECK_EQ(h.notified + h.pushes, 1);
+		port_release(&p, fh);
+		port_release(&p, old);
+		check_all_answered_once();
+		teardown();
+	}
+}
+
 /* Bounds: open files, parked requests, bytes of parked writes. */
 static void test_bounds(void)
 {
@@ -2847,6 +2922,8 @@ int main(void)
 	test_push_wakes_for_settings();
 	test_push_wakes_for_written();
 	test_poll_notify_new_input();
+	test_poll_notify_new_input_other_poller();
+	test_hung_up_not_woken_by_next_session();
 	test_push_refused_notifies();
 	test_push_refused_later_forgets();
 	test_bounds();
