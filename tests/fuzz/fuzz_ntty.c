@@ -46,20 +46,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static char text[8192];
 	static struct nd_case c;
 	const char *name;
-	int at, err;
+	int at, err, runs;
 
 	nd_case_from_bytes(&c, data, size);
 	if (nd_run_port(&c, &port) < 0) {
 		fprintf(stderr, "fuzz_ntty: a request answered other than once\n");
 		abort();
 	}
-	err = nd_run_pty(&c, &pty);
+	err = nd_run_pty_against(&c, &port, &pty, &at, &name, &runs);
 	if (err < 0) {
 		nd_case_print(&c, text, sizeof(text));
-		fprintf(stderr, "fuzz_ntty: the pty side failed (%s): %s\n", strerror(-err), text);
+		fprintf(stderr, "fuzz_ntty: the pty side failed %d times (%s): %s\n", runs,
+			strerror(-err), text);
 		abort();
 	}
-	at = nd_compare(&c, &port, &pty, &name);
 	if (at >= 0 && !is_listed(name)) {
 		nd_case_print(&c, text, sizeof(text));
 		fprintf(stderr,

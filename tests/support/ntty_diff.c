@@ -819,6 +819,25 @@ int nd_compare(const struct nd_case *c, const struct nd_trace *port, const struc
 	}
 }
 
+int nd_run_pty_against(const struct nd_case *c, const struct nd_trace *port,
+		       struct nd_trace *pty, int *at, const char **name, int *runs)
+{
+	int err;
+
+	*at = -1;
+	*name = NULL;
+	for (*runs = 1;; ++*runs) {
+		err = nd_run_pty(c, pty);
+		if (err == 0) {
+			*at = nd_compare(c, port, pty, name);
+			if (*at < 0 || *name)
+				return 0;
+		}
+		if (*runs == ND_PTY_RUNS)
+			return err;
+	}
+}
+
 int nd_read_listed(const char *path, char names[][64], int max)
 {
 	FILE *f = fopen(path, "r");

@@ -97,6 +97,18 @@ int nd_run_pty(const struct nd_case *c, struct nd_trace *tr);
 int nd_compare(const struct nd_case *c, const struct nd_trace *port, const struct nd_trace *pty,
 	       const char **name);
 
+/*
+ * nd_run_pty() set against the port's trace, run again (ND_PTY_RUNS runs at
+ * most) while the pty side fails or differs without a name.  The port's
+ * side is deterministic; the pty's hangs on its worker's timing, which a
+ * loaded host stretches: one run that agrees makes the port's answer one
+ * n_tty gives.  Returns the last run's error (0 or -errno); *at and *name
+ * as nd_compare() gives them for it, *runs how many runs it took.
+ */
+#define ND_PTY_RUNS 3
+int nd_run_pty_against(const struct nd_case *c, const struct nd_trace *port,
+		       struct nd_trace *pty, int *at, const char **name, int *runs);
+
 /* The names docs/tty-differences.md lists (`ntty:NAME`); count or -errno. */
 #define ND_LISTED_MAX 32
 int nd_read_listed(const char *path, char names[][64], int max);
