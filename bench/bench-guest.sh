@@ -62,6 +62,15 @@ transport() { # LABEL
 	} | sed "s|dev=/dev/pilot|dev=$1|"
 }
 
+# pilotd stopped, the handheld plugged again: the kernel's visor driver
+# takes it (/dev/ttyUSB1)
+visor_takes_handheld() {
+	pilotd_stop
+	palmctl unplug > /dev/null
+	palmctl plug > /dev/null
+	wait_node /dev/ttyUSB1
+}
+
 if [ "${1:-}" = hotsync ]; then
 	hotsync "$2"
 	exit 0
@@ -72,9 +81,7 @@ fi
 # local bus once the cradle's usbredirect is gone.
 if [ "${1:-}" = usbredir ]; then
 	transport usbredir
-	pid=$(pidof pilotd)
-	kill -TERM "$pid"
-	while kill -0 "$pid" 2> /dev/null; do sleep 0.1; done
+	pilotd_stop
 	kill "$(cat /run/cradle.pid)"
 	kill $(pidof usbredirect) 2> /dev/null
 	pilotd 2> /tmp/pilotd-local.log &
@@ -98,11 +105,7 @@ if [ "${1:-}" = icount ]; then
 			sed "s|dev=/dev/cuse-floor|dev=icount-floor|"
 		floor_stop
 	done
-	pilotd_stop
-	palmctl unplug > /dev/null
-	palmctl plug > /dev/null
-	i=0
-	while [ ! -e /dev/ttyUSB1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	visor_takes_handheld
 	for round in 1 2; do
 		pilot-bench write /dev/ttyUSB1 1024 "$MIB" | sed "s|dev=/dev/ttyUSB1|dev=icount-tty|"
 	done
@@ -145,12 +148,8 @@ for loop in epoll libfuse; do
 	floor_stop
 done
 
-# ---- the visor driver: stop pilotd, and the kernel takes the handheld back ----
-kill -TERM "$pid"
-while kill -0 "$pid" 2> /dev/null; do sleep 0.1; done
-palmctl unplug > /dev/null
-palmctl plug > /dev/null
-wait_node /dev/ttyUSB1
+# ---- the visor driver ----
+visor_takes_handheld
 if [ -e /dev/ttyUSB1 ]; then
 	pilot-bench write /dev/ttyUSB1 1024 "$MIB"
 	pilot-bench read /dev/ttyUSB1 1024 "$MIB"

@@ -111,19 +111,16 @@ def cpu_floor(rows, got):
 def cpu_instructions(rows):
     """CPU per MB of 1 KiB writes from the boot under -icount 0, where busy time is
     instructions: pilotd, cuse-floor and the tty, medians of their runs."""
-    med = {}
-    for name in ("pilotd", "floor", "tty"):
-        xs = [num(r, "cpu_per_mb") for r in rows if r.get("dev") == f"icount-{name}"
-              and r.get("op") in ("write", "write-floor")]
-        med[name] = median([x for x in xs if x is not None])
-        if med[name] is not None:
-            med[name + "_runs"] = " ".join(f"{x:.4f}" for x in xs)
-    if None in (med["pilotd"], med["floor"], med["tty"]):
+    runs = {name: [x for x in (num(r, "cpu_per_mb") for r in rows
+                               if r.get("dev") == f"icount-{name}") if x is not None]
+            for name in ("pilotd", "floor", "tty")}
+    med = {name: median(xs) for name, xs in runs.items()}
+    if None in med.values():
         return
     print("\n== CPU per MB of 1 KiB writes counted in instructions (a boot under -icount 0:\n"
           "   busy seconds are instructions / 1e9), median of the runs")
-    for name in ("pilotd", "floor", "tty"):
-        print(f"{name:7} {med[name]:.4f} ({med[name + '_runs']})")
+    for name, xs in runs.items():
+        print(f"{name:7} {med[name]:.4f} ({' '.join(f'{x:.4f}' for x in xs)})")
     print(f"pilotd / tty: {ratio(med['pilotd'], med['tty'])}   (issue 29: <= 2); cuse-floor / tty: "
           f"{ratio(med['floor'], med['tty'])}; pilotd / cuse-floor: {ratio(med['pilotd'], med['floor'])}")
 
