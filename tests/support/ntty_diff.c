@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The differential of ntty_diff.h: a case, its two runs, their comparison. */
 #include <asm/ioctls.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -782,9 +783,76 @@ static bool flood_explains(const struct nd_case *c, const struct nd_trace *port,
 	return op && (op->kind == ND_OUTQ || op->kind == ND_POLL);
 }
 
+/* How many bytes reached the handheld in step i of a trace. */
+static size_t handheld_bytes(const struct nd_trace *tr, int i)
+{
+	size_t n = 0;
+	const char *l = line(tr->text, i, &n), *h = l ? memmem(l, n, " H:", 3) : NULL;
+
+	return h ? (size_t)(l + n - h - 3) / 2 : 0;
+}
+
+/* Is b, as n_tty's canonical editing may see it, the character cc? */
+static bool sees(const struct termios2 *t, uint8_t b, uint8_t cc)
+{
+	uint8_t s = (t->c_iflag & ISTRIP) ? b & 0x7f : b;
+
+	return b == cc || s == cc ||
+	       ((t->c_iflag & IUCLC) && (t->c_lflag & IEXTEN) && tolower(s) == cc);
+}
+
+/*
+ * Before step i, did an LNEXT follow an erase under ECHOPRT without ECHOCTL?
+ * n_tty then echoes the erase's closing '/' without commit_echoes(), the
+ * only function that moves echo_mark (n_tty_receive_char_canon()), and
+ * flush_echoes() at the batch's end sends it: echo_tail passes echo_mark.
+ * Over-approximated: any erase, kill or word erase earlier, any LNEXT later.
+ */
+static bool mark_left_behind(const struct nd_case *c, int i)
+{
+	const uint32_t on = ICANON | ECHO | ECHOPRT | IEXTEN;
+	bool erased = false;
+
+	for (int k = 0; k < i - 1 && k < c->nops; k++) {
+		struct termios2 t = settings_at(c, k + 1);
+		const struct nd_op *op = &c->ops[k];
+
+		if (op->kind != ND_RX || (t.c_lflag & (on | ECHOCTL)) != on)
+			continue;
+		for (size_t j = 0; j < op->len; j++) {
+			uint8_t b = op->bytes[j];
+
+			if (erased && sees(&t, b, t.c_cc[VLNEXT]))
+				return true;
+			erased |= sees(&t, b, t.c_cc[VERASE]) || sees(&t, b, t.c_cc[VKILL]) ||
+				  sees(&t, b, t.c_cc[VWERASE]);
+		}
+	}
+	return false;
+}
+
+/*
+ * With echo_tail past echo_mark, n_tty's next process_echoes() (a write of
+ * the desktop's, a START, an IXANY restart, a tcsetattr() that turns IXON
+ * off) takes echo_mark, one entry behind, as its commit and runs once round
+ * the 4096-entry ring: the handheld gets up to 4095 stale entries (zeros
+ * where nothing was echoed yet, then old echoes).  After it n_tty's echo
+ * indices have wrapped, so any later step may differ.
+ */
+#define REPLAY_MIN 1024
+
+static bool echo_replay(const struct nd_case *c, const struct nd_trace *port,
+			const struct nd_trace *pty, int i)
+{
+	return handheld_bytes(pty, i) >= handheld_bytes(port, i) + REPLAY_MIN &&
+	       mark_left_behind(c, i);
+}
+
 static const char *classify(const struct nd_case *c, const struct nd_trace *port,
 			    const struct nd_trace *pty, int i)
 {
+	if (echo_replay(c, port, pty, i))
+		return "echo_replay";
 	/* the race's echoes moved n_tty's column or not: later steps may differ */
 	for (int k = 1; k <= i; k++)
 		if (flush_races(c, k))

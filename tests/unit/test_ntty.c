@@ -283,6 +283,58 @@ static int lone_eof_cases(void)
 	return bad;
 }
 
+static void op_write(struct nd_case *c, const char *bytes, size_t len)
+{
+	op_rx(c, bytes, len);
+	c->ops[c->nops - 1].kind = ND_WRITE;
+}
+
+/*
+ * n_tty's echo replay (ntty:echo_replay): an LNEXT after an erase under
+ * ECHOPRT without ECHOCTL leaves n_tty's echo_mark behind, and its next
+ * process_echoes() sends the whole echo ring: here a write (v 0), a START
+ * once echo is off and a byte has taken the LNEXT (1), a tcsetattr() that
+ * turns IXON off (2).  Random cases seldom line these up, so they run every
+ * time: each must differ at its last step and be named so; with ECHOCTL (3)
+ * or without the erase (4) they must not differ.  Returns how many were
+ * named.
+ */
+static int echo_replay_cases(void)
+{
+	int named = 0;
+
+	for (int v = 0; v < 5; v++) {
+		static struct nd_trace a, b;
+		const char *name;
+		struct nd_case c;
+		int at;
+
+		nd_case_from_bytes(&c, NULL, 0);
+		c.nops = 0;
+		c.t.c_lflag = ICANON | ECHO | ECHOPRT | IEXTEN | (v == 3 ? ECHOCTL : 0);
+		op_rx(&c, v == 4 ? "aZ\026" : "aZ\177\026", v == 4 ? 3 : 4);
+		if (v == 1) {
+			op_lflag(&c, ICANON | IEXTEN);
+			op_rx(&c, "x", 1);
+			op_rx(&c, "\021", 1); /* START */
+		} else if (v == 2) {
+			op_lflag(&c, c.t.c_lflag);
+			c.ops[c.nops - 1].iflag &= ~(uint32_t)IXON;
+		} else {
+			op_write(&c, "A", 1);
+		}
+		nd_run_port(&c, &a);
+		CHECK_EQ(nd_run_pty(&c, &b), 0);
+		at = nd_compare(&c, &a, &b, &name);
+		if (v >= 3 ? at >= 0 : at != c.nops || !name || strcmp(name, "echo_replay")) {
+			report(-20 - v, &c, &a, &b, at, name);
+			check_failures++;
+		}
+		named += at >= 0 && name && !strcmp(name, "echo_replay");
+	}
+	return named;
+}
+
 static volatile sig_atomic_t alarms;
 
 static void on_alarm(int sig)
@@ -312,7 +364,7 @@ int main(int argc, char **argv)
 	static struct nd_trace port_tr, pty_tr;
 	static struct coverage cv;
 	int cases = argc > 2 ? atoi(argv[2]) : 10000, unexplained = 0, shown = 0, retried = 0;
-	int hits[ND_LISTED_MAX] = { 0 }, nlisted, same = 0;
+	int hits[ND_LISTED_MAX] = { 0 }, nlisted, same = 0, replayed;
 	struct timespec t0, t1;
 
 	rng = argc > 3 ? strtoull(argv[3], NULL, 0) : 0x26d1ff;
@@ -323,6 +375,7 @@ int main(int argc, char **argv)
 	}
 	check_failures += fixed_cases();
 	check_failures += lone_eof_cases();
+	replayed = echo_replay_cases();
 	alarms_every(100);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < cases; i++) {
@@ -369,6 +422,8 @@ int main(int argc, char **argv)
 	       retried, unexplained, (int)alarms);
 	CHECK(alarms > 0);
 	for (int k = 0; k < nlisted; k++) {
+		if (!strcmp(listed[k], "echo_replay"))
+			hits[k] += replayed;
 		printf("  ntty:%s: %d cases\n", listed[k], hits[k]);
 		/* a timing of the pty's may or may not show in a run */
 		if (!hits[k] && cases >= 10000 && strncmp(listed[k], "timing_", 7) != 0) {
