@@ -1,16 +1,26 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <stdbool.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "loop.h"
 
-uint64_t loop_now_ms(void)
+static uint64_t clock_ms(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The time the current round woke at; valid once a round has run. */
+static uint64_t round_ms;
+static bool round_ran;
+
+uint64_t loop_now_ms(void)
+{
+	return round_ran ? round_ms : clock_ms();
 }
 
 int loop_init(struct loop *lp)
@@ -50,10 +60,12 @@ void loop_del(struct loop *lp, struct watch *w)
 
 int loop_run_once(struct loop *lp, int timeout_ms)
 {
-	int n = epoll_wait(lp->epfd, lp->batch, LOOP_BATCH, timeout_ms);
+	int n = epoll_wait(lp->epfd, lp->batch, LOOP_BATCH, timeout_ms), err = errno;
 
+	round_ms = clock_ms();
+	round_ran = true;
 	if (n < 0)
-		return errno == EINTR ? 0 : -errno;
+		return err == EINTR ? 0 : -err;
 	lp->batch_len = n;
 	for (lp->batch_next = 0; lp->batch_next < lp->batch_len;) {
 		const struct epoll_event *ev = &lp->batch[lp->batch_next++];

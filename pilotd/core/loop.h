@@ -26,7 +26,13 @@ struct loop {
 	int batch_len, batch_next; /* events of the batch still to handle */
 };
 
-/* Milliseconds on the monotonic clock: the time base of the port. */
+/*
+ * Milliseconds on the monotonic clock: the time base of the port.  Once a
+ * round has run, the time the last round woke at (read once, when
+ * epoll_wait() returned), until the next one wakes: everything a round does
+ * (its callbacks, the links' and the port's work after it, the next
+ * timeout) judges by one time, and pays for one reading of the clock.
+ */
 uint64_t loop_now_ms(void);
 
 int loop_init(struct loop *lp);

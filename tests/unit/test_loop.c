@@ -3,9 +3,12 @@
  * The event loop: a watch removed while its batch is being handled gets no
  * callback from that batch, whichever order epoll reports them in, and even
  * when its slot is zeroed or reused at once (what libusb's fd-removed
- * notifier does when a handheld leaves; issue 8's crash).
+ * notifier does when a handheld leaves; issue 8's crash).  loop_now_ms()
+ * reads the clock once a round: it stands still inside a round and after
+ * it, and moves at the next round, a timed-out one too.
  */
 #include <string.h>
+#include <time.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -28,8 +31,57 @@ static void ready(void *ctx, uint32_t events)
 	w[other] = (struct watch){ .fd = spare_fd, .ready = NULL };
 }
 
+/* Spin until the monotonic clock has moved ms milliseconds on. */
+static void spin_ms(int ms)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
+}
+
+static uint64_t seen[2];
+
+static void note_time(void *ctx, uint32_t events)
+{
+	(void)ctx, (void)events;
+	seen[0] = loop_now_ms();
+	spin_ms(3);
+	seen[1] = loop_now_ms();
+}
+
+static void one_reading_a_round(void)
+{
+	struct watch tw;
+	uint64_t before, t;
+
+	/* before any round: the clock itself */
+	before = loop_now_ms();
+	spin_ms(3);
+	CHECK(loop_now_ms() >= before + 3);
+	CHECK_EQ(loop_init(&lp), 0);
+	tw = (struct watch){ .fd = eventfd(1, EFD_CLOEXEC), .ready = note_time };
+	CHECK_EQ(loop_add(&lp, &tw, EPOLLIN), 0);
+	CHECK_EQ(loop_run_once(&lp, 1000), 1);
+	CHECK(seen[0] >= before + 3);
+	CHECK_EQ(seen[1], seen[0]); /* 3 ms passed inside the round */
+	spin_ms(3);
+	CHECK_EQ(loop_now_ms(), seen[0]); /* and after it, until the next wakes */
+	loop_del(&lp, &tw);
+	CHECK_EQ(loop_run_once(&lp, 0), 0);
+	t = loop_now_ms();
+	CHECK(t >= seen[0] + 6);
+	spin_ms(3);
+	CHECK_EQ(loop_now_ms(), t);
+	close(tw.fd);
+	loop_free(&lp);
+}
+
 int main(void)
 {
+	one_reading_a_round();
 	for (int round = 0; round < 50; round++) {
 		int fds[2];
 
