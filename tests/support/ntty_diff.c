@@ -783,50 +783,165 @@ static bool flood_explains(const struct nd_case *c, const struct nd_trace *port,
 	return op && (op->kind == ND_OUTQ || op->kind == ND_POLL);
 }
 
-/* How many bytes reached the handheld in step i of a trace. */
-static size_t handheld_bytes(const struct nd_trace *tr, int i)
+/* What reached the handheld in step i of a trace, in hex (*len characters). */
+static const char *handheld_hex(const struct nd_trace *tr, int i, size_t *len)
 {
 	size_t n = 0;
 	const char *l = line(tr->text, i, &n), *h = l ? memmem(l, n, " H:", 3) : NULL;
 
-	return h ? (size_t)(l + n - h - 3) / 2 : 0;
+	*len = h ? (size_t)(l + n - h - 3) : 0;
+	return h ? h + 3 : "";
 }
 
-/* Is b, as n_tty's canonical editing may see it, the character cc? */
-static bool sees(const struct termios2 *t, uint8_t b, uint8_t cc)
-{
-	uint8_t s = (t->c_iflag & ISTRIP) ? b & 0x7f : b;
+/* What n_tty's n_tty_receive_buf_standard() does with a byte, as far as echo_mark goes. */
+enum nt_does {
+	NT_LITERAL, /* the byte after an LNEXT: echoed (and committed) as data */
+	NT_QUEUED,  /* under EXTPROC: queued unedited */
+	NT_QUIET,   /* no echo, no commit: IGNCR, VEOF */
+	NT_START,   /* process_echoes() */
+	NT_STOP,
+	NT_SIGNAL,  /* echoed and committed under ECHO, else process_echoes() */
+	NT_ERASE,   /* eraser(), then commit_echoes() whatever ECHO */
+	NT_LNEXT,   /* finish_erasing() without a commit (unless ECHOCTL) */
+	NT_NEWLINE, /* committed under ECHO or ECHONL */
+	NT_EOL,	    /* committed under ECHO; the erase goes on */
+	NT_DATA,    /* finish_erasing() and a commit under ECHO (also VREPRINT) */
+};
 
-	return b == cc || s == cc ||
-	       ((t->c_iflag & IUCLC) && (t->c_lflag & IEXTEN) && tolower(s) == cc);
+static bool is_cc(const struct termios2 *t, uint8_t c, int cc)
+{
+	return c && c == t->c_cc[cc]; /* __DISABLED_CHAR (0) is never special */
+}
+
+static enum nt_does nt_receive(const struct termios2 *t, uint8_t b, bool lnext)
+{
+	uint8_t c = (t->c_iflag & ISTRIP) ? b & 0x7f : b;
+	bool iexten = t->c_lflag & IEXTEN;
+
+	if (lnext)
+		return NT_LITERAL;
+	if ((t->c_iflag & IUCLC) && iexten)
+		c = (uint8_t)tolower(c);
+	if (t->c_lflag & EXTPROC)
+		return NT_QUEUED;
+	if ((t->c_iflag & IXON) && is_cc(t, c, VSTART))
+		return NT_START;
+	if ((t->c_iflag & IXON) && is_cc(t, c, VSTOP))
+		return NT_STOP;
+	if ((t->c_lflag & ISIG) &&
+	    (is_cc(t, c, VINTR) || is_cc(t, c, VQUIT) || is_cc(t, c, VSUSP)))
+		return NT_SIGNAL;
+	if (c == '\r' && (t->c_iflag & IGNCR))
+		return NT_QUIET;
+	if (c == '\r' && (t->c_iflag & ICRNL))
+		c = '\n';
+	else if (c == '\n' && (t->c_iflag & INLCR))
+		c = '\r';
+	if (!(t->c_lflag & ICANON))
+		return NT_DATA;
+	if (is_cc(t, c, VERASE) || is_cc(t, c, VKILL) || (iexten && is_cc(t, c, VWERASE)))
+		return NT_ERASE;
+	if (iexten && is_cc(t, c, VLNEXT))
+		return NT_LNEXT;
+	if (c == '\n')
+		return NT_NEWLINE;
+	if (is_cc(t, c, VEOF))
+		return NT_QUIET;
+	if (is_cc(t, c, VEOL) || (iexten && is_cc(t, c, VEOL2)))
+		return NT_EOL;
+	return NT_DATA;
+}
+
+/* n_tty's state for echo_mark, byte by byte (n_tty_receive_buf_standard()). */
+struct nt_marks {
+	bool erasing, lnext, behind, stopped;
+};
+
+/* Take b; true if n_tty's process_echoes() ran with echo_mark behind. */
+static bool nt_take(struct nt_marks *m, const struct termios2 *t, uint8_t b)
+{
+	enum nt_does d = nt_receive(t, b, m->lnext);
+	bool echo = t->c_lflag & ECHO, replay = false;
+
+	/* an IXANY restart of stopped output runs process_echoes() first */
+	if (m->stopped && (t->c_iflag & (IXON | IXANY)) == (IXON | IXANY) && d != NT_QUEUED &&
+	    d != NT_START && d != NT_STOP && d != NT_SIGNAL) {
+		replay = m->behind;
+		m->stopped = false;
+	}
+	m->lnext = false;
+	switch (d) {
+	case NT_LITERAL:
+	case NT_DATA:
+		m->erasing &= !echo;
+		m->behind &= !echo;
+		break;
+	case NT_QUEUED:
+	case NT_QUIET: break;
+	case NT_START:
+		replay |= m->behind;
+		m->stopped = false;
+		break;
+	case NT_STOP: m->stopped = true; break;
+	case NT_SIGNAL:
+		replay |= m->behind && !echo;
+		m->behind &= !echo;
+		m->stopped &= !(t->c_iflag & IXON);
+		break;
+	case NT_EOL: m->behind &= !echo; break;
+	case NT_NEWLINE: m->behind &= !(t->c_lflag & (ECHO | ECHONL)); break;
+	case NT_ERASE:
+		m->behind = false;
+		m->erasing |= echo && (t->c_lflag & ECHOPRT);
+		break;
+	case NT_LNEXT:
+		m->lnext = true;
+		if (echo && (t->c_lflag & ECHOCTL))
+			m->behind = false;
+		else if (echo && m->erasing)
+			m->behind = true;
+		m->erasing &= !echo;
+		break;
+	}
+	return replay;
 }
 
 /*
- * Before step i, did an LNEXT follow an erase under ECHOPRT without ECHOCTL?
- * n_tty then echoes the erase's closing '/' without commit_echoes(), the
- * only function that moves echo_mark (n_tty_receive_char_canon()), and
- * flush_echoes() at the batch's end sends it: echo_tail passes echo_mark.
- * Over-approximated: any erase, kill or word erase earlier, any LNEXT later.
+ * Does n_tty's process_echoes() run in step i with its echo_mark behind
+ * echo_tail?  An LNEXT that follows an erase under ECHOPRT without ECHOCTL
+ * echoes the erase's closing '/' without commit_echoes(), the only function
+ * that moves echo_mark (n_tty_receive_char_canon()), and flush_echoes() at
+ * the batch's end sends it: echo_tail passes echo_mark.  The next
+ * commit_echoes() (any byte n_tty echoes, the LNEXT's own among them, or
+ * any erase) sets echo_mark again.  In a batch the process_echoes() is a
+ * START's, a signal character's without ECHO or an IXANY restart's; in any
+ * other step the step's own (a write, IXON turned off).  Over-approximated
+ * in when an erase leaves n_tty erasing, and in that the batch that left
+ * the mark behind sent the '/' (not while output is stopped).
  */
-static bool mark_left_behind(const struct nd_case *c, int i)
+static bool replay_due(const struct nd_case *c, const struct nd_trace *port, int i)
 {
-	const uint32_t on = ICANON | ECHO | ECHOPRT | IEXTEN;
-	bool erased = false;
+	struct nt_marks m = { 0 };
+	struct termios2 was = c->t;
 
-	for (int k = 0; k < i - 1 && k < c->nops; k++) {
+	for (int k = 0; k < i && k < c->nops; k++) {
 		struct termios2 t = settings_at(c, k + 1);
 		const struct nd_op *op = &c->ops[k];
+		bool replay = false;
 
-		if (op->kind != ND_RX || (t.c_lflag & (on | ECHOCTL)) != on)
-			continue;
-		for (size_t j = 0; j < op->len; j++) {
-			uint8_t b = op->bytes[j];
+		/* t: before op k; n_tty_set_termios() runs process_echoes() as IXON goes off */
+		bool ixon_off = op->kind == ND_SETATTR && (t.c_iflag & IXON) && !(op->iflag & IXON);
 
-			if (erased && sees(&t, b, t.c_cc[VLNEXT]))
-				return true;
-			erased |= sees(&t, b, t.c_cc[VERASE]) || sees(&t, b, t.c_cc[VKILL]) ||
-				  sees(&t, b, t.c_cc[VWERASE]);
-		}
+		if ((t.c_lflag ^ was.c_lflag) & (ICANON | EXTPROC))
+			m.erasing = m.lnext = false;
+		was = t;
+		if (k == i - 1 && op->kind != ND_RX)
+			return m.behind && (op->kind == ND_WRITE || ixon_off);
+		m.stopped = k < ND_OPS_MAX + 2 && port->stopped[k]; /* as pilotd's output was */
+		for (size_t j = 0; op->kind == ND_RX && j < op->len; j++)
+			replay |= nt_take(&m, &t, op->bytes[j]);
+		if (k == i - 1)
+			return replay;
 	}
 	return false;
 }
@@ -836,7 +951,8 @@ static bool mark_left_behind(const struct nd_case *c, int i)
  * the desktop's, a START, an IXANY restart, a tcsetattr() that turns IXON
  * off) takes echo_mark, one entry behind, as its commit and runs once round
  * the 4096-entry ring: the handheld gets up to 4095 stale entries (zeros
- * where nothing was echoed yet, then old echoes).  After it n_tty's echo
+ * where nothing was echoed yet, then old echoes), before what the step
+ * itself sends.  So pilotd's bytes must end n_tty's.  After it n_tty's echo
  * indices have wrapped, so any later step may differ.
  */
 #define REPLAY_MIN 1024
@@ -844,8 +960,11 @@ static bool mark_left_behind(const struct nd_case *c, int i)
 static bool echo_replay(const struct nd_case *c, const struct nd_trace *port,
 			const struct nd_trace *pty, int i)
 {
-	return handheld_bytes(pty, i) >= handheld_bytes(port, i) + REPLAY_MIN &&
-	       mark_left_behind(c, i);
+	size_t a, b;
+	const char *ha = handheld_hex(port, i, &a), *hb = handheld_hex(pty, i, &b);
+
+	return b >= a + 2 * REPLAY_MIN && memcmp(hb + b - a, ha, a) == 0 &&
+	       replay_due(c, port, i);
 }
 
 static const char *classify(const struct nd_case *c, const struct nd_trace *port,

@@ -31,7 +31,12 @@ static void ready(void *ctx, uint32_t events)
 	w[other] = (struct watch){ .fd = spare_fd, .ready = NULL };
 }
 
-/* Spin until the monotonic clock has moved ms milliseconds on. */
+/*
+ * Spin until the monotonic clock has moved ms milliseconds on.  Counted in
+ * nanoseconds: a millisecond count of (b.tv_nsec - a.tv_nsec) / 1000000
+ * rounds a negative difference up, and stopped 2.x ms on across a second's
+ * boundary (0.27% of spins).
+ */
 static void spin_ms(int ms)
 {
 	struct timespec a, b;
@@ -39,7 +44,7 @@ static void spin_ms(int ms)
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	do
 		clock_gettime(CLOCK_MONOTONIC, &b);
-	while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
+	while ((b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec) < ms * 1000000LL);
 }
 
 static uint64_t seen[2];
