@@ -421,6 +421,7 @@ static void handle_events(struct usb_link *l, int ms)
 	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
 
 	libusb_handle_events_timeout_completed(l->ctx, &tv, NULL);
+	loop_read_clock(); /* the reaps may have waited for the device's lock */
 	link_progress(l);
 }
 

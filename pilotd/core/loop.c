@@ -23,9 +23,16 @@ uint64_t loop_now_ms(void)
 	return round_ran ? round_ms : clock_ms();
 }
 
+void loop_read_clock(void)
+{
+	if (round_ran)
+		round_ms = clock_ms();
+}
+
 int loop_init(struct loop *lp)
 {
 	*lp = (struct loop){ .epfd = epoll_create1(EPOLL_CLOEXEC) };
+	round_ran = false; /* no round of this loop yet: another's time is not its */
 	return lp->epfd < 0 ? -errno : 0;
 }
 

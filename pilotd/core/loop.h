@@ -34,6 +34,13 @@ struct loop {
  * timeout) judges by one time, and pays for one reading of the clock.
  */
 uint64_t loop_now_ms(void);
+/*
+ * Read the clock again for the rest of the round, after a call that may
+ * have waited (a usbfs ioctl takes the device's lock), so that what comes
+ * after it (bytes a reap brought, whose arrival starts VTIME's timer) is
+ * stamped with when it came.  Nothing before the first round.
+ */
+void loop_read_clock(void);
 
 int loop_init(struct loop *lp);
 void loop_free(struct loop *lp);

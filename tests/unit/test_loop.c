@@ -5,7 +5,8 @@
  * when its slot is zeroed or reused at once (what libusb's fd-removed
  * notifier does when a handheld leaves; issue 8's crash).  loop_now_ms()
  * reads the clock once a round: it stands still inside a round and after
- * it, and moves at the next round, a timed-out one too.
+ * it, and moves at the next round, a timed-out one too, or when
+ * loop_read_clock() reads it again; a new loop starts on the clock itself.
  */
 #include <string.h>
 #include <time.h>
@@ -47,7 +48,7 @@ static void spin_ms(int ms)
 	while ((b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec) < ms * 1000000LL);
 }
 
-static uint64_t seen[2];
+static uint64_t seen[2], reread;
 
 static void note_time(void *ctx, uint32_t events)
 {
@@ -55,6 +56,8 @@ static void note_time(void *ctx, uint32_t events)
 	seen[0] = loop_now_ms();
 	spin_ms(3);
 	seen[1] = loop_now_ms();
+	loop_read_clock(); /* as after a call that waited */
+	reread = loop_now_ms();
 }
 
 static void one_reading_a_round(void)
@@ -72,8 +75,9 @@ static void one_reading_a_round(void)
 	CHECK_EQ(loop_run_once(&lp, 1000), 1);
 	CHECK(seen[0] >= before + 3);
 	CHECK_EQ(seen[1], seen[0]); /* 3 ms passed inside the round */
+	CHECK(reread >= seen[0] + 3); /* until loop_read_clock() */
 	spin_ms(3);
-	CHECK_EQ(loop_now_ms(), seen[0]); /* and after it, until the next wakes */
+	CHECK_EQ(loop_now_ms(), reread); /* and after it, until the next wakes */
 	loop_del(&lp, &tw);
 	CHECK_EQ(loop_run_once(&lp, 0), 0);
 	t = loop_now_ms();
@@ -81,6 +85,13 @@ static void one_reading_a_round(void)
 	spin_ms(3);
 	CHECK_EQ(loop_now_ms(), t);
 	close(tw.fd);
+	loop_free(&lp);
+	/* a new loop has run no round: the clock itself again */
+	CHECK_EQ(loop_init(&lp), 0);
+	t = loop_now_ms();
+	loop_read_clock();
+	spin_ms(3);
+	CHECK(loop_now_ms() >= t + 3);
 	loop_free(&lp);
 }
 
