@@ -289,6 +289,16 @@ static void op_write(struct nd_case *c, const char *bytes, size_t len)
 	c->ops[c->nops - 1].kind = ND_WRITE;
 }
 
+/* A case that starts as n_tty's echo replay does: "aZ", an erase (unless
+ * !erase), an LNEXT, under ECHOPRT (and extra lflag bits). */
+static void replay_start(struct nd_case *c, uint32_t lflag, bool erase)
+{
+	nd_case_from_bytes(c, NULL, 0);
+	c->nops = 0;
+	c->t.c_lflag = ICANON | ECHO | ECHOPRT | IEXTEN | lflag;
+	op_rx(c, erase ? "aZ\177\026" : "aZ\026", erase ? 4 : 3);
+}
+
 /*
  * n_tty's echo replay (ntty:echo_replay): an LNEXT after an erase under
  * ECHOPRT without ECHOCTL leaves n_tty's echo_mark behind, and its next
@@ -309,10 +319,7 @@ static int echo_replay_cases(void)
 		struct nd_case c;
 		int at;
 
-		nd_case_from_bytes(&c, NULL, 0);
-		c.nops = 0;
-		c.t.c_lflag = ICANON | ECHO | ECHOPRT | IEXTEN | (v == 3 ? ECHOCTL : 0);
-		op_rx(&c, v == 4 ? "aZ\026" : "aZ\177\026", v == 4 ? 3 : 4);
+		replay_start(&c, v == 3 ? ECHOCTL : 0, v != 4);
 		if (v == 1) {
 			op_lflag(&c, ICANON | IEXTEN);
 			op_rx(&c, "x", 1);
@@ -372,11 +379,8 @@ static int replay_excuse_cases(void)
 		int at;
 
 		memset(tabs, '\t', sizeof(tabs));
-		nd_case_from_bytes(&c, NULL, 0);
-		c.nops = 0;
-		c.t.c_lflag = ICANON | ECHO | ECHOPRT | IEXTEN;
+		replay_start(&c, 0, true);
 		c.t.c_oflag = OPOST | TAB3;
-		op_rx(&c, "aZ\177\026", 4);
 		if (v == 0) {
 			op_rx(&c, "x", 1);
 			for (int k = 0; k < 5; k++)
