@@ -29,16 +29,18 @@ struct loop {
 /*
  * Milliseconds on the monotonic clock: the time base of the port.  Once a
  * round has run, the time the last round woke at (read once, when
- * epoll_wait() returned), until the next one wakes: everything a round does
- * (its callbacks, the links' and the port's work after it, the next
- * timeout) judges by one time, and pays for one reading of the clock.
+ * epoll_wait() returned), until the next one wakes or loop_read_clock():
+ * everything a round does (its callbacks, the links' and the port's work
+ * after it, the next timeout) judges by that time, and a round that only
+ * answers requests pays for one reading of the clock.  Before the first
+ * round of a loop, the clock at every call.
  */
 uint64_t loop_now_ms(void);
 /*
  * Read the clock again for the rest of the round, after a call that may
  * have waited (a usbfs ioctl takes the device's lock), so that what comes
  * after it (bytes a reap brought, whose arrival starts VTIME's timer) is
- * stamped with when it came.  Nothing before the first round.
+ * stamped with when it came.  Before the first round it has nothing to do.
  */
 void loop_read_clock(void);
 
