@@ -765,32 +765,41 @@ static bool flush_races(const struct nd_case *c, int i)
  * After an echo flood the echoes may differ, and what counts them (the
  * output queue, POLLOUT's room); what the desktop reads may not.
  */
-static bool flood_explains(const struct nd_case *c, const struct nd_trace *port,
-			   const struct nd_trace *pty, int i)
-{
-	const struct nd_op *op = i >= 1 && i <= c->nops ? &c->ops[i - 1] : NULL;
-	size_t a = 0, b = 0;
-	const char *la = line(port->text, i, &a), *lb = line(pty->text, i, &b);
-	const char *ha = la ? memmem(la, a, " H:", 3) : NULL, *hb = lb ? memmem(lb, b, " H:", 3) : NULL;
-	bool flooded = false;
-
-	for (int k = 0; k <= i && k < ND_OPS_MAX + 2; k++)
-		flooded |= port->flood[k];
-	if (!flooded || !ha || !hb)
-		return false;
-	if (ha - la == hb - lb && memcmp(la, lb, (size_t)(ha - la)) == 0)
-		return true; /* only what reached the handheld differs */
-	return op && (op->kind == ND_OUTQ || op->kind == ND_POLL);
-}
-
-/* What reached the handheld in step i of a trace, in hex (*len characters). */
-static const char *handheld_hex(const struct nd_trace *tr, int i, size_t *len)
+/*
+ * Step i of a trace cut at " H:": the line, of which *head characters are
+ * what the desktop saw, then what reached the handheld (*hex, in hex, *len
+ * characters); NULL if there is no such step.
+ */
+static const char *step_parts(const struct nd_trace *tr, int i, size_t *head, const char **hex,
+			      size_t *len)
 {
 	size_t n = 0;
 	const char *l = line(tr->text, i, &n), *h = l ? memmem(l, n, " H:", 3) : NULL;
 
-	*len = h ? (size_t)(l + n - h - 3) : 0;
-	return h ? h + 3 : "";
+	if (!h)
+		return NULL;
+	*head = (size_t)(h - l);
+	*hex = h + 3;
+	*len = (size_t)(l + n - *hex);
+	return l;
+}
+
+static bool flood_explains(const struct nd_case *c, const struct nd_trace *port,
+			   const struct nd_trace *pty, int i)
+{
+	const struct nd_op *op = i >= 1 && i <= c->nops ? &c->ops[i - 1] : NULL;
+	size_t a, b, xa, xb;
+	const char *ha, *hb, *la = step_parts(port, i, &a, &ha, &xa),
+			    *lb = step_parts(pty, i, &b, &hb, &xb);
+	bool flooded = false;
+
+	for (int k = 0; k <= i && k < ND_OPS_MAX + 2; k++)
+		flooded |= port->flood[k];
+	if (!flooded || !la || !lb)
+		return false;
+	if (a == b && memcmp(la, lb, a) == 0)
+		return true; /* only what reached the handheld differs */
+	return op && (op->kind == ND_OUTQ || op->kind == ND_POLL);
 }
 
 /* What n_tty's n_tty_receive_buf_standard() does with a byte, as far as echo_mark goes. */
@@ -978,9 +987,11 @@ static bool column_counts(const struct nd_case *c, int i)
 static bool echo_replay(const struct nd_case *c, const struct nd_trace *port,
 			const struct nd_trace *pty, int i)
 {
-	size_t a, b;
-	const char *ha = handheld_hex(port, i, &a), *hb = handheld_hex(pty, i, &b);
+	size_t head, a, b;
+	const char *ha, *hb;
 
+	if (!step_parts(port, i, &head, &ha, &a) || !step_parts(pty, i, &head, &hb, &b))
+		return false;
 	return b >= a + 2 * REPLAY_MIN &&
 	       (memcmp(hb + b - a, ha, a) == 0 || column_counts(c, i)) && replay_due(c, port, i);
 }
