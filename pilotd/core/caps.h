@@ -2,9 +2,10 @@
 /*
  * Whether a caller may do what a tty lets only capable(CAP_SYS_ADMIN) do
  * (TIOCSTI into others' input, TIOCSSERIAL's closing_wait, opening past
- * TIOCEXCL; and pilotd's own per-user quarter of its bounds).  A CUSE
+ * TIOCEXCL; and pilotd's own shares of its bounds, core/port.h).  A CUSE
  * server learns only the caller's thread id and fsuid, so the edge reads
- * /proc/TID/status while the request is outstanding and asks this.
+ * /proc/TID/status while the request is outstanding and asks this; and
+ * which user namespace the caller is in, for those shares.
  */
 #ifndef PILOTD_CAPS_H
 #define PILOTD_CAPS_H

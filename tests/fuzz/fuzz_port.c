@@ -50,7 +50,8 @@
  *     closing wait), and drops TIOCEXCL (EBUSY only while it holds);
  *   - TIOCSTI and TIOCSSERIAL's closing_wait need CAP_SYS_ADMIN;
  *   - the bounds: files, parked requests and parked write bytes, and a
- *     quarter of each for one user without CAP_SYS_ADMIN;
+ *     quarter of each for one user (in any user namespace) and for the
+ *     other user namespace, without CAP_SYS_ADMIN;
  *   - at the end, output restarted (TCOON, IXON off), the handheld takes
  *     everything: no write or drain is left waiting;
  *   - after a round, no poller sleeps while what it waits for is ready, in
