@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -119,14 +120,17 @@ static void pilot_init_done(void *userdata)
 }
 
 /*
- * Has the calling thread CAP_SYS_ADMIN?  Asked of /proc/TID/status while
- * its request is outstanding (the thread waits in open or ioctl).  What
- * remains is a race no check here can close: the thread changing its
- * capabilities, or a thread that dies and whose id is taken by another of
- * the same fsuid, between the call and this read; and a process with
- * CAP_SETUID here may make a user namespace whose map is pilotd's own,
- * which uid_map cannot tell apart.  A caller pilotd cannot see (another
- * pid namespace: pid 0; hidepid) has no such rights.
+ * Who calls (core/port.h "Bounds"): its kuid is the request's uid (the
+ * CUSE connection is the initial namespace's); its user namespace is read
+ * from /proc/TID/uid_map, which anyone may read (/proc/TID/ns/user would
+ * need ptrace rights), and CAP_SYS_ADMIN from /proc/TID/status, each while
+ * its request is outstanding (the thread waits in it).  What remains is a
+ * race no check here can close: the thread changing its capabilities or
+ * namespace, or a thread that dies and whose id is taken by another of the
+ * same fsuid, between the call and the read; and a process with CAP_SETUID
+ * here may make a user namespace whose map is pilotd's own, which uid_map
+ * cannot tell apart.  A caller pilotd cannot see (another pid namespace:
+ * pid 0) is "unseen", without such rights.
  */
 /* All of a small procfs file, or -1 with errno (EFBIG: it does not fit). */
 static ssize_t read_whole(const char *path, char *buf, size_t size)
@@ -145,13 +149,31 @@ static ssize_t read_whole(const char *path, char *buf, size_t size)
 	return err ? -1 : (ssize_t)len;
 }
 
-enum userns_view { NS_OWN, NS_FOREIGN, NS_UNKNOWN };
+enum userns_view { NS_OWN, NS_FOREIGN, NS_UNKNOWN, NS_UNSEEN };
 
-/* Is the thread pid in pilotd's own user namespace (core/caps.h)? */
-static enum userns_view userns_of(int pid)
+/*
+ * A foreign namespace's id: keyed by a secret of this run, so that no
+ * map can be made to have another's id (caps_userns_id()).
+ */
+static uint64_t userns_id(const char *map, size_t len)
+{
+	static uint8_t key[16];
+	static bool keyed;
+
+	if (!keyed && getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key))
+		log_warn("no random key for user namespaces' ids (%s): a caller may choose "
+			 "a map whose id is another namespace's",
+			 strerror(errno));
+	keyed = true;
+	return caps_userns_id(map, len, key);
+}
+
+/* Is the thread pid in pilotd's own user namespace (core/caps.h)?  *id: else which. */
+static enum userns_view userns_of(int pid, uint64_t *id)
 {
 	static bool told;
-	static char map[4096], own[4096];
+	/* a map has at most 340 lines of 33 bytes ("%10u %10u %10u\n") */
+	static char map[16384], own[16384];
 	static ssize_t o = -2; /* pilotd's own map, read at the first open */
 	static int o_errno;
 	ssize_t m;
@@ -167,10 +189,9 @@ static enum userns_view userns_of(int pid)
 		return o_errno == ENOENT ? NS_OWN : NS_UNKNOWN;
 	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
 	m = read_whole(path, map, sizeof(map));
-	/* longer than pilotd's own map, which fitted: another namespace, made
-	 * so perhaps (340 extents fit in a map) to be counted by its uids */
+	/* cannot be, but would be a map pilotd cannot tell apart: unseen */
 	if (m < 0 && errno == EFBIG)
-		return NS_FOREIGN;
+		return NS_UNSEEN;
 	if (m < 0) {
 		/* /proc mounted hidepid=, pilotd not root: nobody's map */
 		if (!told)
@@ -180,15 +201,23 @@ static enum userns_view userns_of(int pid)
 		told = true;
 		return NS_UNKNOWN;
 	}
-	return caps_same_userns(map, (size_t)m, own, (size_t)o) ? NS_OWN : NS_FOREIGN;
+	if (caps_same_userns(map, (size_t)m, own, (size_t)o))
+		return NS_OWN;
+	*id = userns_id(map, (size_t)m);
+	return NS_FOREIGN;
 }
 
-/* Where the caller is: unseen (another pid namespace: pid 0) is foreign. */
-static enum userns_view caller_ns(fuse_req_t req)
+/* Where the caller is; *id: its namespace's for the port (PORT_USERNS_*, or another's). */
+static enum userns_view caller_ns(fuse_req_t req, uint64_t *id)
 {
 	const struct fuse_ctx *c = fuse_req_ctx(req);
+	enum userns_view ns = c->pid > 0 ? userns_of((int)c->pid, id) : NS_UNSEEN;
 
-	return c->pid > 0 ? userns_of((int)c->pid) : NS_FOREIGN;
+	if (ns == NS_OWN || ns == NS_UNKNOWN)
+		*id = PORT_USERNS_OWN;
+	else if (ns == NS_UNSEEN)
+		*id = PORT_USERNS_UNSEEN;
+	return ns;
 }
 
 static bool caller_admin(fuse_req_t req, enum userns_view ns)
@@ -206,12 +235,21 @@ static bool caller_admin(fuse_req_t req, enum userns_view ns)
 	return n > 0 && caps_status_admin(status, (size_t)n, (uint32_t)c->uid);
 }
 
+/* Has the thread that made req CAP_SYS_ADMIN now (port_hooks.caller_admin)? */
+bool front_caller_admin(void *req)
+{
+	uint64_t id;
+
+	return caller_admin(req, caller_ns(req, &id));
+}
+
 static void pilot_open(fuse_req_t req, struct fuse_file_info *fi)
 {
-	enum userns_view ns = caller_ns(req);
+	uint64_t userns;
+	enum userns_view ns = caller_ns(req, &userns);
 	struct port_open_args a = {
 		.uid = fuse_req_ctx(req)->uid,
-		.foreign = ns == NS_FOREIGN,
+		.userns = userns,
 		.admin = caller_admin(req, ns),
 		.nonblock = fi->flags & O_NONBLOCK,
 	};
@@ -260,8 +298,7 @@ static void pilot_ioctl(fuse_req_t req, int cmd, void *arg, struct fuse_file_inf
 		.out_len = out_bufsz,
 		.compat = flags & FUSE_IOCTL_COMPAT,
 		/* only these ask (core/tty.h); the others spare the look */
-		.caller_admin = tty_ioctl_needs_admin((unsigned int)cmd) &&
-				caller_admin(req, caller_ns(req)),
+		.caller_admin = tty_ioctl_needs_admin((unsigned int)cmd) && front_caller_admin(req),
 	};
 
 	port_ioctl(port_of(req), req, fi->fh, &io);

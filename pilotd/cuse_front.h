@@ -47,6 +47,8 @@ void front_answer_ioctl(void *req, const void *out, size_t len);
 void front_answer_ioctl_fetch(void *req, uintptr_t arg, size_t in, size_t out);
 void front_answer_err(void *req, int err);
 void front_parked(void *req);
+/* Has the thread that made req CAP_SYS_ADMIN, in pilotd's user namespace, now? */
+bool front_caller_admin(void *req);
 void front_notify_poll(void *poll_handle);
 void front_drop_poll_handle(void *poll_handle);
 /* FUSE_NOTIFY_POLL_EVENTS under key (a kh); -EOPNOTSUPP: the kernel lacks it. */

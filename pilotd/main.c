@@ -64,6 +64,11 @@ static void hook_parked(void *ctx, void *req)
 	front_parked(req);
 }
 
+static bool hook_caller_admin(void *ctx, void *req, uint64_t fh)
+{
+	return front_caller_admin(req);
+}
+
 static void hook_notify_poll(void *ctx, void *poll_handle)
 {
 	front_notify_poll(poll_handle);
@@ -143,6 +148,7 @@ static int port_start(struct pilotd *pd)
 		.answer_ioctl_fetch = hook_answer_ioctl_fetch,
 		.answer_err = hook_answer_err,
 		.parked = hook_parked,
+		.caller_admin = hook_caller_admin,
 		.notify_poll = hook_notify_poll,
 		.drop_poll_handle = hook_drop_poll_handle,
 		.push_events = hook_push_events,

@@ -2,9 +2,10 @@
 /*
  * Whether a caller may do what a tty lets only capable(CAP_SYS_ADMIN) do
  * (TIOCSTI into others' input, TIOCSSERIAL's closing_wait, opening past
- * TIOCEXCL; and pilotd's own per-user quarter of its bounds).  A CUSE
+ * TIOCEXCL; and pilotd's own shares of its bounds, core/port.h).  A CUSE
  * server learns only the caller's thread id and fsuid, so the edge reads
- * /proc/TID/status while the request is outstanding and asks this.
+ * /proc/TID/status while the request is outstanding and asks this; and
+ * which user namespace the caller is in, for those shares.
  */
 #ifndef PILOTD_CAPS_H
 #define PILOTD_CAPS_H
@@ -30,5 +31,16 @@ bool caps_status_admin(const char *status, size_t len, uint32_t fsuid);
  * capabilities count.
  */
 bool caps_same_userns(const char *map, size_t len, const char *own, size_t own_len);
+
+/*
+ * The id of another user namespace, for its share of pilotd's bounds
+ * (core/port.h "Bounds"): SipHash-2-4 of its uid_map text (as pilotd reads
+ * it) under key, a secret of this run, so that no caller can make a map
+ * whose id is another namespace's; never PORT_USERNS_OWN or _UNSEEN (0,
+ * 1).  Namespaces whose maps read the same share one id.
+ */
+uint64_t caps_userns_id(const char *map, size_t len, const uint8_t key[16]);
+/* SipHash-2-4 (Aumasson and Bernstein, 2012) of len bytes of m under key. */
+uint64_t caps_siphash(const void *m, size_t len, const uint8_t key[16]);
 
 #endif

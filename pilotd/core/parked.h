@@ -24,9 +24,10 @@ struct parked {
 	size_t done;   /* a write's bytes already queued (OPOST takes a part at a time) */
 	uint8_t *data; /* a write's or an ioctl's payload, owned by the entry */
 	bool interrupted;
-	uint32_t uid; /* whose request: its file's opener, or the opener */
-	bool admin;   /* ... with CAP_SYS_ADMIN: no quarter (port.h "Bounds") */
-	bool nonblock; /* an open with O_NONBLOCK: it waits only for a closing wait */
+	uint32_t uid;	 /* whose shares it counts in: its file's opener's kuid, or the opener's */
+	uint64_t userns; /* ... and user namespace (port.h "Bounds") */
+	bool admin;	 /* its caller had CAP_SYS_ADMIN: it passed the shares */
+	bool nonblock;	 /* an open with O_NONBLOCK: it waits only for a closing wait */
 	uint64_t started_ms; /* reads: when the read began (VTIME) */
 	/* ioctls waiting for the output to drain or the carrier to change */
 	unsigned int cmd;

@@ -60,15 +60,23 @@
  * the same outer loop, never nested.
  *
  * Bounds (struct port_config, docs/design.md "Bounds"): open files,
- * parked requests and the bytes of parked writes in total, and a quarter
- * of each for the files of one user, so that one user cannot lock the
- * others out (callers in other user namespaces, or in pid namespaces
- * pilotd cannot see, share one quarter: one such user may own many
- * uids); files opened with CAP_SYS_ADMIN are exempt, as the kernel
- * lets capable(CAP_SYS_ADMIN) pass its limits (uid 0 alone is not enough:
- * a container's root may lack it).  A request beyond one is refused at once
- * (ENFILE for an open, ENOBUFS for a read, write or ioctl that would
- * have to wait) with a log line.
+ * parked requests and the bytes of parked writes in total; a quarter of
+ * each for one user (its kuid, in whatever user namespace it calls from);
+ * a quarter of each for the callers of one other user namespace (one
+ * user with subordinate ids acts there as many kuids), and for those
+ * pilotd cannot see (another pid namespace: one bucket); and half of each
+ * for all other namespaces and unseen callers together, so that however
+ * many namespaces a user makes, pilotd's own namespace keeps the other
+ * half.  A file counts for its opener's kuid and namespace, and so do the
+ * requests that wait on it (as a pipe's buffers count for its maker).
+ * The caller of a request with CAP_SYS_ADMIN passes the shares, as the
+ * kernel lets capable(CAP_SYS_ADMIN) pass its limits: an open's caller,
+ * from port_open_args; a read's, write's or ioctl's, asked of the front
+ * (port_hooks.caller_admin) when that request would pass a share, never
+ * the opener's (uid 0 alone is not enough: a container's root may lack
+ * it).  A request beyond a bound is refused at once (ENFILE for an open,
+ * ENOBUFS for a read, write or ioctl that would have to wait) with a log
+ * line.
  */
 #ifndef PILOTD_PORT_H
 #define PILOTD_PORT_H
@@ -98,6 +106,12 @@ struct port_hooks {
 	void (*parked)(void *ctx, void *req);
 	void (*notify_poll)(void *ctx, void *poll_handle);
 	void (*drop_poll_handle)(void *ctx, void *poll_handle);
+	/*
+	 * Optional: has the thread that made req (on file fh) CAP_SYS_ADMIN
+	 * now?  Asked only when req would pass a share ("Bounds" above), as
+	 * the kernel asks capable() at its limits.  NULL: no caller has.
+	 */
+	bool (*caller_admin)(void *ctx, void *req, uint64_t fh);
 	/*
 	 * Optional: hand the kernel a file's whole events, which it then
 	 * reports to poll without asking (kernel-patches/poll-events), and
@@ -136,8 +150,9 @@ struct port_file {
 	uint64_t told_rx, told_settings, told_tx;
 	bool hung_up;	  /* its handheld left: EOF, EIO, POLLHUP */
 	uint64_t session; /* the handheld session whose bytes it may read */
-	uint32_t uid;	  /* its opener's */
-	bool admin;	  /* its opener had CAP_SYS_ADMIN: no quarter */
+	uint32_t uid;	  /* its opener's kuid */
+	uint64_t userns;  /* ... and user namespace (port_open_args) */
+	bool admin;	  /* its opener had CAP_SYS_ADMIN: it passed the shares */
 	bool listening;	  /* it read, polled or asked FIONREAD: take bytes for it */
 };
 
@@ -261,13 +276,18 @@ void port_free(struct port *p);
 /* ---- requests from the front; now is the monotonic clock in ms ---- */
 
 struct port_open_args {
-	uint32_t uid;
-	bool foreign; /* in another user namespace, or unseen: one quarter for all such */
-	bool admin;   /* the opener has CAP_SYS_ADMIN (TIOCEXCL, the quarter) */
+	uint32_t uid;	 /* the caller's kuid (FUSE gives the global one) */
+	uint64_t userns; /* its user namespace: PORT_USERNS_* or the front's id of another */
+	bool admin;	 /* the caller has CAP_SYS_ADMIN (TIOCEXCL, the shares) */
 	bool nonblock;
 };
-/* The uid that a foreign opener's files and requests count as, for the quarter. */
-#define PORT_FOREIGN (UINT32_MAX - 1)
+/*
+ * pilotd's own user namespace; and callers pilotd cannot see (another pid
+ * namespace), one bucket.  Any other value names another namespace: the
+ * front's id for it, the same for all its callers.
+ */
+#define PORT_USERNS_OWN	   0u
+#define PORT_USERNS_UNSEEN 1u
 
 void port_open(struct port *p, void *req, const struct port_open_args *a);
 /* The kernel releases a file only when no call on it is in flight. */

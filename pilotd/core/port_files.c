@@ -53,50 +53,100 @@ static void refuse(struct port *p, void *req, int err, const char *bound, size_t
 	reply_err(p, req, err);
 }
 
-/* One user holds a quarter of a bound at most, unless it has CAP_SYS_ADMIN. */
-static size_t share(struct port_cred who, size_t bound)
+/*
+ * The shares of a bound (port.h "Bounds"): a quarter for one kuid, a
+ * quarter for one other user namespace (or the unseen callers), half for
+ * all other namespaces and the unseen callers together.
+ */
+enum { SHARE_USER, SHARE_USERNS, SHARE_OTHER_USERNS, SHARES };
+
+static const char *const share_names[][SHARES] = {
+	{ "open files of one user", "open files of one other user namespace",
+	  "open files of other user namespaces" },
+	{ "waiting requests of one user", "waiting requests of one other user namespace",
+	  "waiting requests of other user namespaces" },
+	{ "bytes of waiting writes of one user",
+	  "bytes of waiting writes of one other user namespace",
+	  "bytes of waiting writes of other user namespaces" },
+};
+enum { OF_FILES, OF_REQUESTS, OF_WRITE_BYTES };
+
+static size_t share_of(unsigned int share, size_t bound)
 {
-	return who.admin ? bound : bound / 4;
+	return share == SHARE_OTHER_USERNS ? bound / 2 : bound / 4;
 }
 
-/* What uid has parked: requests, and the bytes of its writes. */
-static size_t parked_by(const struct port *p, uint32_t uid, size_t *write_bytes)
+/* What one holder (a file's opener, a parked request's) holds of who's shares. */
+static void count_holder(size_t held[SHARES], uint32_t uid, uint64_t userns,
+			 const struct port_cred *who, size_t n)
+{
+	held[SHARE_USER] += uid == who->uid ? n : 0;
+	held[SHARE_USERNS] += userns == who->userns ? n : 0;
+	held[SHARE_OTHER_USERNS] += userns != PORT_USERNS_OWN ? n : 0;
+}
+
+/*
+ * The first of who's shares that adding add to held would pass, or -1.
+ * A caller of pilotd's own namespace has only the first.
+ */
+static int share_passed(const size_t held[SHARES], size_t add, size_t bound,
+			const struct port_cred *who, size_t *value)
+{
+	unsigned int shares = who->userns == PORT_USERNS_OWN ? 1 : SHARES;
+
+	for (unsigned int i = 0; i < shares; i++) {
+		*value = share_of(i, bound);
+		if (held[i] + add > *value)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* May who pass its shares?  The front is asked about its request once, at the first need. */
+static bool passes_shares(struct port *p, struct port_cred *who)
+{
+	if (!who->admin && who->req && p->h.caller_admin)
+		who->admin = p->h.caller_admin(p->h.ctx, who->req, who->fh);
+	who->req = NULL;
+	return who->admin;
+}
+
+/* What who's shares hold parked: requests, and the bytes of writes. */
+static void parked_in_shares(const struct port *p, const struct port_cred *who,
+			     size_t requests[SHARES], size_t write_bytes[SHARES])
 {
 	const struct parked_list *lists[] = { &p->reads, &p->writes, &p->ioctls, &p->opens };
-	size_t n = 0;
 
-	*write_bytes = 0;
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
 		for (const struct parked *e = lists[i]->head; e; e = e->next) {
-			if (e->uid != uid)
-				continue;
-			n++;
+			count_holder(requests, e->uid, e->userns, who, 1);
 			if (lists[i] == &p->writes)
-				*write_bytes += e->size;
+				count_holder(write_bytes, e->uid, e->userns, who, e->size);
 		}
 	}
-	return n;
 }
 
 /* The bound that one more request of who waiting in l would pass, or NULL. */
-const char *port_park_bound(const struct port *p, const struct parked_list *l, struct port_cred who,
+const char *port_park_bound(struct port *p, const struct parked_list *l, struct port_cred *who,
 			    size_t size, size_t *value)
 {
-	size_t bytes, n = parked_by(p, who.uid, &bytes);
+	size_t requests[SHARES] = { 0 }, bytes[SHARES] = { 0 };
 	size_t write_size = l == &p->writes ? size : 0;
+	int share;
 
 	*value = p->cfg.parked_max;
 	if (port_parked_count(p) >= p->cfg.parked_max)
 		return "waiting requests";
-	*value = share(who, p->cfg.parked_max);
-	if (n >= *value)
-		return "waiting requests of one user";
 	*value = p->cfg.parked_write_bytes;
 	if (p->parked_write_bytes + write_size > *value)
 		return "bytes of waiting writes";
-	*value = share(who, p->cfg.parked_write_bytes);
-	if (bytes + write_size > *value)
-		return "bytes of waiting writes of one user";
+	parked_in_shares(p, who, requests, bytes);
+	share = share_passed(requests, 1, p->cfg.parked_max, who, value);
+	if (share >= 0 && !passes_shares(p, who))
+		return share_names[OF_REQUESTS][share];
+	share = share_passed(bytes, write_size, p->cfg.parked_write_bytes, who, value);
+	if (share >= 0 && !passes_shares(p, who))
+		return share_names[OF_WRITE_BYTES][share];
 	return NULL;
 }
 
@@ -104,7 +154,7 @@ struct parked *port_park(struct port *p, struct parked_list *l, void *req, uint6
 			 struct port_cred who, const void *data, size_t size)
 {
 	size_t value;
-	const char *bound = port_park_bound(p, l, who, size, &value);
+	const char *bound = port_park_bound(p, l, &who, size, &value);
 	struct parked *e;
 
 	if (bound) {
@@ -117,6 +167,7 @@ struct parked *port_park(struct port *p, struct parked_list *l, void *req, uint6
 		return NULL;
 	}
 	e->uid = who.uid;
+	e->userns = who.userns;
 	e->admin = who.admin;
 	if (l == &p->writes)
 		p->parked_write_bytes += size;
@@ -221,25 +272,21 @@ void port_release(struct port *p, uint64_t fh)
 	port_run_due_hooks(p);
 }
 
-static unsigned int files_of(const struct port *p, uint32_t uid)
-{
-	unsigned int n = 0;
-
-	for (const struct port_file *f = p->files; f; f = f->next)
-		n += f->uid == uid;
-	return n;
-}
-
 void port_open_now(struct port *p, void *req, struct port_cred who)
 {
+	size_t files[SHARES] = { 0 }, value;
 	struct port_file *f;
+	int share;
 
 	if (p->nfiles >= p->cfg.files_max) {
 		refuse(p, req, ENFILE, "open files", p->cfg.files_max);
 		return;
 	}
-	if (files_of(p, who.uid) >= share(who, p->cfg.files_max)) {
-		refuse(p, req, ENFILE, "open files of one user", share(who, p->cfg.files_max));
+	for (f = p->files; f; f = f->next)
+		count_holder(files, f->uid, f->userns, &who, 1);
+	share = share_passed(files, 1, p->cfg.files_max, &who, &value);
+	if (share >= 0 && !passes_shares(p, &who)) {
+		refuse(p, req, ENFILE, share_names[OF_FILES][share], value);
 		return;
 	}
 	f = calloc(1, sizeof(*f));
@@ -249,6 +296,7 @@ void port_open_now(struct port *p, void *req, struct port_cred who)
 	}
 	f->fh = ++p->next_fh;
 	f->uid = who.uid;
+	f->userns = who.userns;
 	f->admin = who.admin;
 	/* opened with no handheld: it belongs to the next one */
 	f->session = p->carrier ? p->session : p->session + 1;
@@ -265,7 +313,7 @@ void port_open_now(struct port *p, void *req, struct port_cred who)
 
 void port_open(struct port *p, void *req, const struct port_open_args *a)
 {
-	struct port_cred who = { .uid = a->foreign ? PORT_FOREIGN : a->uid, .admin = a->admin };
+	struct port_cred who = { .uid = a->uid, .userns = a->userns, .admin = a->admin };
 	struct parked *e;
 
 	/* TIOCEXCL: as tty_reopen(), only CAP_SYS_ADMIN may open it again */
@@ -281,14 +329,19 @@ void port_open(struct port *p, void *req, const struct port_open_args *a)
 	port_run_due_hooks(p);
 }
 
-/* Whose file fh is; a file that is not known has nobody's rights. */
-struct port_cred port_cred_of(struct port *p, uint64_t fh)
+/*
+ * The shares a request on fh counts in: its opener's.  Whether its caller
+ * passes them is asked of the front about req, not taken from the opener
+ * (a file inherited or passed on keeps no privilege).  A file that is not
+ * known has nobody's shares and no privilege.
+ */
+struct port_cred port_cred_of(struct port *p, uint64_t fh, void *req)
 {
 	struct port_file *f = port_file_find(p, fh);
 
 	if (!f)
-		return (struct port_cred){ .uid = PORT_NOBODY, .admin = false };
-	return (struct port_cred){ .uid = f->uid, .admin = f->admin };
+		return (struct port_cred){ .uid = PORT_NOBODY, .userns = PORT_USERNS_OWN };
+	return (struct port_cred){ .uid = f->uid, .userns = f->userns, .req = req, .fh = fh };
 }
 
 bool port_is_hung_up(struct port *p, uint64_t fh)

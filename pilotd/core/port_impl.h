@@ -7,10 +7,17 @@
 
 #include "port.h"
 
-/* Who asks: a uid, and whether it has CAP_SYS_ADMIN (port.h "Bounds"). */
+/*
+ * Whose shares a request counts in (port.h "Bounds"): a kuid and a user
+ * namespace; and whether its caller passes them: admin when known (an
+ * open's), else the front is asked about req once one would be passed.
+ */
 struct port_cred {
 	uint32_t uid;
+	uint64_t userns;
 	bool admin;
+	void *req; /* NULL: do not ask */
+	uint64_t fh;
 };
 
 /* The uid of nobody's file: (uid_t)-1 is never a user's. */
@@ -88,7 +95,7 @@ static inline void reply_err(struct port *p, void *req, int err)
 /* port_files.c */
 struct port_file *port_file_find(struct port *p, uint64_t fh);
 void port_file_remove(struct port *p, uint64_t fh);
-const char *port_park_bound(const struct port *p, const struct parked_list *l, struct port_cred who,
+const char *port_park_bound(struct port *p, const struct parked_list *l, struct port_cred *who,
 			    size_t size, size_t *value);
 struct parked *port_park(struct port *p, struct parked_list *l, void *req, uint64_t fh,
 			 struct port_cred who, const void *data, size_t size);
@@ -96,7 +103,7 @@ struct parked *port_unpark(struct port *p, struct parked_list *l, struct parked 
 void port_answer_all(struct port *p, struct parked_list *l, uint64_t fh, int err);
 void port_answer_interrupted(struct port *p, struct parked_list *l);
 void port_open_now(struct port *p, void *req, struct port_cred who);
-struct port_cred port_cred_of(struct port *p, uint64_t fh);
+struct port_cred port_cred_of(struct port *p, uint64_t fh, void *req);
 bool port_is_hung_up(struct port *p, uint64_t fh);
 /* port_session.c */
 bool port_may_open(const struct port *p, bool nonblock);

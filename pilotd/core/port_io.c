@@ -146,7 +146,7 @@ static void read_now(struct port *p, void *req, uint64_t fh, size_t size, bool n
 			reply_err(p, req, EAGAIN);
 		return;
 	}
-	e = port_park(p, &p->reads, req, fh, port_cred_of(p, fh), NULL, size);
+	e = port_park(p, &p->reads, req, fh, port_cred_of(p, fh, req), NULL, size);
 	if (e)
 		e->started_ms = now;
 }
@@ -218,14 +218,14 @@ static void write_queued(struct port *p, void *req, uint64_t fh, const uint8_t *
 			 bool nonblock)
 {
 	size_t done = p->writes.head ? 0 : queue_output(p, buf, size), value;
-	struct port_cred who = port_cred_of(p, fh);
+	struct port_cred who = port_cred_of(p, fh, req);
 	struct parked *e;
 
 	if (done == size || (nonblock && done)) {
 		answer_queued(p, req, done);
 	} else if (nonblock) {
 		reply_err(p, req, EAGAIN);
-	} else if (done && port_park_bound(p, &p->writes, who, size, &value)) {
+	} else if (done && port_park_bound(p, &p->writes, &who, size, &value)) {
 		answer_queued(p, req, done); /* short rather than refused: part went */
 	} else {
 		if (done)

@@ -132,7 +132,7 @@ static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_i
 	case TTY_WAIT_MODEM:
 		if (parked)
 			return false;
-		e = port_park(p, &p->ioctls, req, fh, port_cred_of(p, fh), io->in, io->in_len);
+		e = port_park(p, &p->ioctls, req, fh, port_cred_of(p, fh, req), io->in, io->in_len);
 		if (e) {
 			e->cmd = io->cmd;
 			e->arg = io->arg;

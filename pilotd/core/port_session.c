@@ -36,7 +36,7 @@ static void serve_opens(struct port *p)
 	struct parked *e;
 
 	while ((e = first_open_that_may_go(p))) {
-		struct port_cred who = { .uid = e->uid, .admin = e->admin };
+		struct port_cred who = { .uid = e->uid, .userns = e->userns, .admin = e->admin };
 
 		port_unpark(p, &p->opens, e);
 		port_open_now(p, e->req, who);

@@ -50,7 +50,8 @@
  *     closing wait), and drops TIOCEXCL (EBUSY only while it holds);
  *   - TIOCSTI and TIOCSSERIAL's closing_wait need CAP_SYS_ADMIN;
  *   - the bounds: files, parked requests and parked write bytes, and a
- *     quarter of each for one user without CAP_SYS_ADMIN;
+ *     quarter of each for one user (in any user namespace) and for the
+ *     other user namespace, without CAP_SYS_ADMIN;
  *   - at the end, output restarted (TCOON, IXON off), the handheld takes
  *     everything: no write or drain is left waiting;
  *   - after a round, no poller sleeps while what it waits for is ready, in
@@ -90,6 +91,9 @@
 #define INFLIGHT_MAX (NIN * IN_MAX)
 #define TAG	     0x40 /* bit 6: the session's parity */
 
+/* Another user namespace, as the front names it. */
+#define FUZZ_USERNS 0x5a5a0001ull
+
 static const struct port_config cfg = {
 	.rxq_size = 4096,
 	.txq_size = 8192,
@@ -112,6 +116,7 @@ struct req {
 	size_t modeled; /* of its bytes, those in the model (txq) already */
 	bool lost;	/* waiting when the handheld left: its bytes are gone */
 	uint32_t uid;	/* an open's */
+	uint64_t userns;
 	bool admin;
 	unsigned int cmd; /* an ioctl's */
 	uintptr_t arg;
@@ -127,6 +132,7 @@ struct file {
 	bool open, hung_up, admin;
 	uint64_t fh, session;
 	uint32_t uid;
+	uint64_t userns;
 	/* a poller sleeps on it until notified: what it waits for (0: any) */
 	bool asleep;
 	unsigned int wants;
@@ -315,6 +321,7 @@ static int h_open(struct req *q, uint64_t fh)
 						     .fh = fh,
 						     .session = session_of_new_file(),
 						     .uid = q->uid,
+						     .userns = q->userns,
 						     .admin = q->admin };
 			return 0;
 		}
@@ -1033,9 +1040,12 @@ static void do_open(void)
 {
 	uint8_t who = input_u8(&fz.in) % 7;
 	/* root with CAP_SYS_ADMIN, uid 0 without it (a container's), three
-	 * users, and two uids of another user namespace (one quarter) */
-	struct port_open_args a = { .uid = who < 2 ? 0 : who < 5 ? 998u + who : 100000u + who,
-				    .foreign = who >= 5,
+	 * users, and in another user namespace uid 1000 and one of its
+	 * subordinate uids (port.h "Bounds": a quarter for each user and for
+	 * the namespace) */
+	static const uint32_t uids[] = { 0, 0, 1000, 1001, 1002, 1000, 100006 };
+	struct port_open_args a = { .uid = uids[who],
+				    .userns = who >= 5 ? FUZZ_USERNS : PORT_USERNS_OWN,
 				    .admin = who == 0,
 				    .nonblock = input_u8(&fz.in) & 1 };
 	bool excl = fz.excl;
@@ -1043,7 +1053,8 @@ static void do_open(void)
 
 	if (r < 0)
 		return;
-	fz.reqs[r].uid = a.foreign ? PORT_FOREIGN : a.uid;
+	fz.reqs[r].uid = a.uid;
+	fz.reqs[r].userns = a.userns;
 	fz.reqs[r].admin = a.admin;
 	port_open(&fz.port, req_ptr(r), &a);
 	if (!a.admin && excl)
@@ -1271,35 +1282,43 @@ static void step(uint8_t op)
 	}
 }
 
-/* Whose quarter: uid 0's, the three users', the other namespace's. */
+/* Whose quarter: uid 0's, the three users', the subordinate uid's; the other namespace's. */
 static int quarter(uint32_t uid)
 {
-	return uid == 0 ? 0 : uid == PORT_FOREIGN ? 4 : (int)uid - 999;
+	return uid == 0 ? 0 : uid == 100006 ? 4 : (int)uid - 999;
 }
+#define NS_QUARTER 5
 
 /* The bounds, and one user's quarter of each without CAP_SYS_ADMIN. */
 static void check_bounds(void)
 {
 	const struct port *p = &fz.port;
 	const struct parked_list *lists[] = { &p->reads, &p->writes, &p->ioctls, &p->opens };
-	size_t files[5] = { 0 }, parked[5] = { 0 }, bytes[5] = { 0 }, unanswered = 0;
+	size_t files[6] = { 0 }, parked[6] = { 0 }, bytes[6] = { 0 }, unanswered = 0;
 
 	FUZZ_CHECK(p->nfiles <= cfg.files_max && port_parked_count(p) <= cfg.parked_max);
 	FUZZ_CHECK(p->parked_write_bytes <= cfg.parked_write_bytes);
 	for (int i = 0; i < NFILES; i++)
-		if (fz.files[i].open && !fz.files[i].admin)
+		if (fz.files[i].open && !fz.files[i].admin) {
 			files[quarter(fz.files[i].uid)]++;
+			files[NS_QUARTER] += fz.files[i].userns != PORT_USERNS_OWN;
+		}
 	for (size_t l = 0; l < 4; l++) {
 		for (const struct parked *e = lists[l]->head; e; e = e->next) {
 			if (e->admin)
 				continue;
 			FUZZ_CHECK(e->uid == 0 || (e->uid >= 1000 && e->uid <= 1002) ||
-				   e->uid == PORT_FOREIGN);
+				   e->uid == 100006);
+			FUZZ_CHECK(e->userns == PORT_USERNS_OWN || e->userns == FUZZ_USERNS);
 			parked[quarter(e->uid)]++;
 			bytes[quarter(e->uid)] += lists[l] == &p->writes ? e->size : 0;
+			parked[NS_QUARTER] += e->userns != PORT_USERNS_OWN;
+			bytes[NS_QUARTER] += e->userns != PORT_USERNS_OWN && lists[l] == &p->writes
+						     ? e->size
+						     : 0;
 		}
 	}
-	for (int u = 0; u < 5; u++) {
+	for (int u = 0; u < 6; u++) {
 		FUZZ_CHECK(files[u] <= cfg.files_max / 4 && parked[u] <= cfg.parked_max / 4);
 		FUZZ_CHECK(bytes[u] <= cfg.parked_write_bytes / 4);
 	}

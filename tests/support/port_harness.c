@@ -120,6 +120,21 @@ static void h_parked(void *ctx, void *req)
 	((struct ph *)ctx)->parked++;
 }
 
+/* As asked: a capable or incapable caller, or the file's opener itself. */
+static bool h_caller_admin(void *ctx, void *req, uint64_t fh)
+{
+	struct ph *h = ctx;
+
+	(void)req;
+	h->admin_asked++;
+	if (h->caller != PH_CALLER_OPENER)
+		return h->caller == PH_CALLER_CAPABLE;
+	for (const struct port_file *f = h->port->files; f; f = f->next)
+		if (f->fh == fh)
+			return f->admin;
+	return false;
+}
+
 static void h_notify(void *ctx, void *handle)
 {
 	struct ph *h = ctx;
@@ -276,6 +291,7 @@ int ph_init(struct ph *h, struct port *p, const struct port_config *cfg, int max
 		.answer_ioctl_fetch = h_fetch,
 		.answer_err = h_err,
 		.parked = h_parked,
+		.caller_admin = h_caller_admin,
 		.notify_poll = h_notify,
 		.drop_poll_handle = h_drop,
 		.push_events = h_push,

@@ -56,6 +56,12 @@ struct ph {
 	bool push_refused; /* as a kernel without FUSE_NOTIFY_POLL_EVENTS */
 	void (*on_push)(struct ph *h, uint64_t key, unsigned int events, unsigned int wake);
 	bool opener_gone; /* answer_open reports the opener gone */
+	/*
+	 * caller_admin: who makes the reads, writes and ioctls (by default
+	 * each file's opener, capable if it opened so); how often it was asked
+	 */
+	enum { PH_CALLER_OPENER, PH_CALLER_CAPABLE, PH_CALLER_INCAPABLE } caller;
+	int admin_asked;
 	/* the transport */
 	int tx_ready, tx_abort, rx_room, rx_stop, last_close;
 	int seq, tx_ready_seq;

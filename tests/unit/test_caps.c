@@ -162,8 +162,38 @@ static void test_user_namespace(void)
 	waitpid(pid, NULL, 0);
 }
 
+/*
+ * A namespace's id (its share of pilotd's bounds): SipHash-2-4, checked
+ * against the paper's vectors (key 00..0f, message 00..len-1), and never
+ * the ids port.h keeps for pilotd's own namespace and unseen callers.
+ */
+static void test_userns_id(void)
+{
+	static const struct {
+		size_t len;
+		uint64_t hash;
+	} vectors[] = {
+		{ 0, 0x726fdb47dd0e0e31ull },
+		{ 1, 0x74f839c593dc67fdull },
+		{ 8, 0x93f5f5799a932462ull },
+		{ 15, 0xa129ca6149be45e5ull },
+	};
+	uint8_t key[16], m[16], other[16] = { 1 };
+
+	for (int i = 0; i < 16; i++)
+		key[i] = m[i] = (uint8_t)i;
+	for (size_t i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++)
+		CHECK_EQ(caps_siphash(m, vectors[i].len, key), vectors[i].hash);
+	/* two maps, two ids; one map, another run's key: another id */
+	CHECK(caps_userns_id("0 1000 1\n", 9, key) != caps_userns_id("1 1000 1\n", 9, key));
+	CHECK(caps_userns_id("0 1000 1\n", 9, key) != caps_userns_id("0 1000 1\n", 9, other));
+	CHECK(caps_userns_id("0 1000 1\n", 9, key) == caps_userns_id("0 1000 1\n", 9, key));
+	CHECK(caps_userns_id("", 0, key) >= 2);
+}
+
 int main(void)
 {
+	test_userns_id();
 	test_table();
 	test_not_terminated();
 	test_own_status();

@@ -2178,33 +2178,252 @@ static void test_lock_ends_with_its_session(void)
 	teardown();
 }
 
-/*
- * Callers in another user namespace (or a pid namespace pilotd cannot
- * see) share one quarter: one user with subordinate ids may act as many
- * uids, and four of them would otherwise take every file (attacker round
- * 3, B6).  A user of pilotd's own namespace still opens.
- */
-static void test_foreign_callers_share_a_quarter(void)
+/* Other user namespaces, as the front names them (port.h PORT_USERNS_*). */
+#define NS_A 0x5a5a0001ull
+#define NS_B 0x5a5a0002ull
+
+/* An open by uid in userns, without CAP_SYS_ADMIN; fh, or 0 with *err (may be NULL). */
+static uint64_t open_in(uint32_t uid, uint64_t userns, int *err)
 {
+	struct port_open_args a = { .uid = uid, .userns = userns };
+	void *req = new_req();
+
+	port_open(h.port, req, &a);
+	if (err)
+		*err = ans(req)->kind == PH_ERR ? ans(req)->err : 0;
+	return ans(req)->kind == PH_OPEN ? ans(req)->fh : 0;
+}
+
+/* A blocking read that waits: true if it was parked, not refused. */
+static bool read_waits(uint64_t fh)
+{
+	return ans(ph_read(&h, fh, 1, false, 0))->count == 0;
+}
+
+/* A blocking write of n bytes that waits behind a full txq: true if parked. */
+static bool write_waits(uint64_t fh, size_t n)
+{
+	static char bytes[8192];
+
+	memset(bytes, 'q', sizeof(bytes));
+	return ans(ph_write(&h, fh, bytes, n, false))->count == 0;
+}
+
+/*
+ * A user is one user in every user namespace: uid 1000 with files and
+ * waiting requests as itself, from its own `unshare -U` namespace and from
+ * another stops at its quarter of each (ph_config_small: 2 of 8 files, 16
+ * of 64 requests, 2048 of 8192 write bytes), and another user's sandbox
+ * still opens (finding 2 of review 96c7d05: uid 1000 held half the node,
+ * a sandboxed uid 1001 got ENFILE).
+ */
+static void test_user_is_one_in_every_namespace(void)
+{
+	uint64_t own, in_a, other, host;
 	struct port p;
-	uint64_t fh[3], own;
+	int err;
+
+	setup(&p);
+	port_carrier_up(&p);
+	in_a = open_in(1000, NS_A, NULL);
+	own = open_in(1000, PORT_USERNS_OWN, NULL);
+	CHECK(in_a && own);
+	CHECK(!open_in(1000, NS_B, &err) && err == ENFILE);
+	CHECK(!open_in(1000, PORT_USERNS_UNSEEN, &err) && err == ENFILE);
+	CHECK(!open_in(1000, PORT_USERNS_OWN, &err) && err == ENFILE);
+	other = open_in(1001, NS_B, NULL); /* a desktop in a Flatpak of another user */
+	host = open_in(1002, PORT_USERNS_OWN, NULL);
+	CHECK(other && host);
+
+	/* waiting requests: 16 of uid 1000's, on its files in either namespace */
+	for (int i = 0; i < 16; i++)
+		CHECK(read_waits(i % 2 ? in_a : own));
+	CHECK(!read_waits(in_a) && !read_waits(own));
+	CHECK(read_waits(other) && read_waits(host));
+	port_release(&p, in_a);
+	port_release(&p, own);
+
+	/* bytes of waiting writes: 2048 of uid 1000's, in either namespace */
+	in_a = open_in(1000, NS_A, NULL);
+	own = open_in(1000, PORT_USERNS_OWN, NULL);
+	CHECK(!write_waits(host, 4096)); /* fills txq: later writes wait */
+	CHECK(write_waits(in_a, 1024) && write_waits(own, 1024));
+	CHECK(!write_waits(in_a, 1) && !write_waits(own, 1));
+	CHECK(write_waits(other, 1024));
+	port_release(&p, in_a);
+	port_release(&p, own);
+	port_release(&p, other);
+	port_release(&p, host);
+	check_all_answered_once();
+	teardown();
+}
+
+/*
+ * One user namespace cannot lock another out, nor pilotd's own users:
+ * one with many kuids (a user's subordinate ids) has a quarter of each
+ * bound, and so has the bucket of callers pilotd cannot see; uid 1001's
+ * sandbox and a user of pilotd's namespace still open, wait and write.
+ */
+static void test_one_namespace_cannot_lock_out_another(void)
+{
+	uint64_t a[2], b, host, unseen[2];
+	struct port p;
+	int err;
+
+	setup(&p);
+	port_carrier_up(&p);
+	a[0] = open_in(100000, NS_A, NULL);
+	a[1] = open_in(100001, NS_A, NULL);
+	CHECK(a[0] && a[1]);
+	CHECK(!open_in(100002, NS_A, &err) && err == ENFILE); /* the namespace's quarter */
+	b = open_in(1001, NS_B, NULL);
+	host = open_in(1002, PORT_USERNS_OWN, NULL);
+	CHECK(b && host);
+
+	/* 16 of 64 waiting requests: the namespace's, whatever its kuids */
+	for (int i = 0; i < 16; i++)
+		CHECK(read_waits(a[i % 2]));
+	CHECK(!read_waits(a[0]) && !read_waits(a[1]));
+	CHECK(read_waits(b) && read_waits(host));
+	port_release(&p, a[0]);
+	port_release(&p, a[1]);
+
+	/* 2048 of 8192 bytes of waiting writes */
+	a[0] = open_in(100000, NS_A, NULL);
+	a[1] = open_in(100001, NS_A, NULL);
+	CHECK(!write_waits(host, 4096)); /* fills txq: later writes wait */
+	CHECK(write_waits(a[0], 1024) && write_waits(a[1], 1024));
+	CHECK(!write_waits(a[0], 1) && !write_waits(a[1], 1));
+	CHECK(write_waits(b, 1024));
+	while (port_tx_queued(&p)) /* no closing wait: the next opens go at once */
+		ph_handheld_takes(&h, SIZE_MAX);
+	port_release(&p, a[0]);
+	port_release(&p, a[1]);
+	port_release(&p, b);
+	port_release(&p, host);
+
+	/* callers pilotd cannot see: a bucket of their own, a quarter, whoever they are */
+	unseen[0] = open_in(1003, PORT_USERNS_UNSEEN, NULL);
+	unseen[1] = open_in(1003, PORT_USERNS_UNSEEN, NULL);
+	CHECK(unseen[0] && unseen[1]);
+	CHECK(!open_in(1004, PORT_USERNS_UNSEEN, &err) && err == ENFILE);
+	b = open_in(1001, NS_B, NULL);
+	host = open_in(1002, PORT_USERNS_OWN, NULL);
+	CHECK(b && host);
+	CHECK(!open_in(1003, PORT_USERNS_OWN, &err) && err == ENFILE); /* charged as uid 1003 */
+	port_release(&p, unseen[0]);
+	port_release(&p, unseen[1]);
+	port_release(&p, b);
+	port_release(&p, host);
+	check_all_answered_once();
+	teardown();
+}
+
+/*
+ * However many user namespaces a user makes (with subordinate ids, each
+ * caller another kuid), all other namespaces and the unseen callers
+ * together hold half of each bound; pilotd's own users keep the rest.
+ */
+static void test_namespaces_together_keep_half(void)
+{
+	uint64_t fh[16], host[4];
+	unsigned int n = 0;
+	struct port p;
+	int err = 0;
+
+	setup(&p);
+	port_carrier_up(&p);
+	/* namespaces of one file each, kuids 100000...: 4 of the 8 files */
+	for (uint32_t i = 0; i < 8; i++) {
+		uint64_t f = open_in(100000 + i, NS_A + 16 + i, &err);
+
+		if (f)
+			fh[n++] = f;
+	}
+	CHECK_EQ(n, 4);
+	CHECK_EQ(err, ENFILE);
+	CHECK(!open_in(100020, PORT_USERNS_UNSEEN, &err) && err == ENFILE);
+	for (int i = 0; i < 4; i++) /* four users of pilotd's namespace: the other half */
+		host[i] = open_in(1000 + (uint32_t)i, PORT_USERNS_OWN, NULL);
+	CHECK(host[0] && host[1] && host[2] && host[3]);
+	for (int i = 0; i < 4; i++)
+		port_release(&p, host[i]);
+
+	/* waiting requests: 32 of 64 for the namespaces together */
+	for (int i = 0; i < 32; i++)
+		CHECK(read_waits(fh[i % 4]));
+	for (int i = 0; i < 4; i++)
+		CHECK(!read_waits(fh[i]));
+	host[0] = open_in(1000, PORT_USERNS_OWN, NULL);
+	host[1] = open_in(1001, PORT_USERNS_OWN, NULL);
+	for (int i = 0; i < 32; i++) /* the host's half, 16 a user */
+		CHECK(read_waits(host[i % 2]));
+	CHECK_EQ(port_parked_count(&p), 64);
+	for (unsigned int i = 0; i < n; i++)
+		port_release(&p, fh[i]);
+	port_release(&p, host[0]);
+	port_release(&p, host[1]);
+	check_all_answered_once();
+	teardown();
+}
+
+/*
+ * CAP_SYS_ADMIN passes the shares only for the caller that has it, at
+ * that request, as capable() asks: a file root opened and then handed to
+ * a process without it (fork and a privilege drop, SCM_RIGHTS) waits at a
+ * quarter, and a capable caller on anyone's file passes it while capable
+ * (finding 6 of review 96c7d05: the opener's privilege followed the file).
+ */
+static void test_admin_is_the_callers_not_the_openers(void)
+{
+	struct tty_ioctl miwait = { .cmd = TIOCMIWAIT, .arg = 0x040 }; /* TIOCM_CD */
+	uint64_t roots, users;
+	struct port p;
 	void *req;
 
 	setup(&p);
 	port_carrier_up(&p);
-	for (int i = 0; i < 3; i++) { /* a quarter of the 8 files: 2 */
-		struct port_open_args a = { .uid = 100000 + (uint32_t)i, .foreign = true };
+	roots = do_open_as(0, false); /* opened with CAP_SYS_ADMIN */
+	users = do_open_as(1000, false);
 
-		req = new_req();
-		port_open(&p, req, &a);
-		fh[i] = ans(req)->kind == PH_OPEN ? ans(req)->fh : 0;
-	}
-	CHECK(fh[0] && fh[1]);
-	CHECK(!fh[2] && is_err(req, ENFILE));
-	own = do_open(false);
-	port_release(&p, own);
-	port_release(&p, fh[0]);
-	port_release(&p, fh[1]);
+	/* root's file in the hands of a caller without it: a quarter */
+	h.caller = PH_CALLER_INCAPABLE;
+	for (int i = 0; i < 16; i++)
+		CHECK(read_waits(roots));
+	CHECK_EQ(h.admin_asked, 0); /* within the quarter: not asked */
+	CHECK(!read_waits(roots));
+	req = new_req();
+	port_ioctl(&p, req, roots, &miwait);
+	CHECK(is_err(req, ENOBUFS));
+	CHECK(h.admin_asked >= 2);
+	/* the same file, a caller with it: passes, while it has it */
+	h.caller = PH_CALLER_CAPABLE;
+	CHECK(read_waits(roots) && read_waits(roots));
+	req = new_req();
+	port_ioctl(&p, req, roots, &miwait);
+	CHECK_EQ(ans(req)->count, 0);
+	h.caller = PH_CALLER_INCAPABLE; /* it dropped it */
+	CHECK(!read_waits(roots));
+
+	/* a user's file in a capable caller's hands: it passes the quarter */
+	for (int i = 0; i < 16; i++)
+		CHECK(read_waits(users));
+	CHECK(!read_waits(users));
+	h.caller = PH_CALLER_CAPABLE;
+	CHECK(read_waits(users));
+
+	/* write bytes: 2048 of 8192, but for a capable caller */
+	port_release(&p, users);
+	users = do_open_as(1000, false);
+	CHECK(!write_waits(roots, 4096)); /* fills txq: later writes wait */
+	CHECK(write_waits(roots, 3000));  /* capable: past uid 0's quarter */
+	h.caller = PH_CALLER_INCAPABLE;
+	CHECK(!write_waits(roots, 1));
+	CHECK(write_waits(users, 2048) && !write_waits(users, 1));
+	h.caller = PH_CALLER_CAPABLE;
+	CHECK(write_waits(users, 1024));
+	port_release(&p, roots);
+	port_release(&p, users);
 	check_all_answered_once();
 	teardown();
 }
@@ -2944,7 +3163,10 @@ int main(void)
 	test_random_settings();
 	test_hung_up_file_holds_no_session();
 	test_lock_ends_with_its_session();
-	test_foreign_callers_share_a_quarter();
+	test_user_is_one_in_every_namespace();
+	test_one_namespace_cannot_lock_out_another();
+	test_namespaces_together_keep_half();
+	test_admin_is_the_callers_not_the_openers();
 	test_echo_cannot_starve_a_writer();
 	test_promised_room_survives_new_settings();
 	test_nonblocking_open_waits_for_the_closer();
