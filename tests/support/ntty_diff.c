@@ -185,7 +185,7 @@ struct side {
 	long (*ioctl_arg)(void *ctx, unsigned int cmd, unsigned long arg);
 	long (*setattr)(void *ctx, const struct termios2 *t);
 	size_t (*handheld)(void *ctx, uint8_t *b, size_t n);
-	bool (*stopped)(void *ctx);
+	bool (*queued)(void *ctx); /* bytes wait that the handheld could not take */
 };
 
 static void say(struct nd_trace *tr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -241,8 +241,8 @@ static void end_step(struct nd_trace *tr, const struct side *s)
 	say_hex(tr, buf, n);
 	say(tr, "\n");
 	if (tr->lines < ND_OPS_MAX + 2) {
-		tr->stopped[tr->lines] = s->stopped(s->ctx);
 		tr->flood[tr->lines] = n >= ECHO_FLOOD;
+		tr->queued[tr->lines] = s->queued && s->queued(s->ctx);
 	}
 	tr->lines++;
 }
@@ -283,7 +283,12 @@ static void step(const struct nd_op *op, struct termios2 *t, struct nd_trace *tr
 		*unread += op->len * 2;
 		s->rx(s->ctx, op->bytes, op->len, canonical(t));
 		break;
-	case ND_WRITE: say_ret(tr, s->write(s->ctx, op->bytes, op->len), NULL); break;
+	case ND_WRITE:
+		if (op->skip)
+			say(tr, "-");
+		else
+			say_ret(tr, s->write(s->ctx, op->bytes, op->len), NULL);
+		break;
 	case ND_READ:
 		n = s->read(s->ctx, buf, op->arg);
 		say_ret(tr, n, buf);
@@ -426,19 +431,17 @@ static size_t port_handheld(void *ctx, uint8_t *b, size_t n)
 	return n;
 }
 
-static bool port_stopped(void *ctx)
+static bool port_queued(void *ctx)
 {
-	struct port_side *ps = ctx;
-
-	return ps->p.tty.output_stopped || ps->p.tty.flow_stopped;
+	return port_tx_queued(&((struct port_side *)ctx)->p) > 0;
 }
 
 int nd_run_port(const struct nd_case *c, struct nd_trace *tr)
 {
 	static struct port_side ps;
-	const struct side s = { &ps,	       port_rx_op,  port_write_op,  port_read_op,
-				port_poll_op,  port_query,  port_ioctl_arg, port_setattr,
-				port_handheld, port_stopped };
+	const struct side s = { &ps,	      port_rx_op, port_write_op,  port_read_op,
+				port_poll_op, port_query, port_ioctl_arg, port_setattr,
+				port_handheld, port_queued };
 	/* each step a request, a drain DRAIN_READS (a case of drains of empty
 	 * lines took more than 256); and the opens and the close */
 	int err = ph_init(&ps.h, &ps.p, &ph_config_small, ND_OPS_MAX * (DRAIN_READS + 1) + 16);
@@ -596,12 +599,6 @@ static long pty_ioctl_arg(void *ctx, unsigned int cmd, unsigned long arg)
 	return ioctl(((struct pty_side *)ctx)->s, cmd, arg) < 0 ? -errno : 0;
 }
 
-static bool pty_stopped(void *ctx)
-{
-	(void)ctx;
-	return false; /* not asked: the classifier looks at pilotd's */
-}
-
 /*
  * No signal may reach the pty's side: n_tty_write() gives up with
  * -ERESTARTSYS before writing a byte when one is pending, and a handler
@@ -639,8 +636,8 @@ static int pty_open_pair(struct pty_side *ps)
 
 int nd_run_pty(const struct nd_case *c, struct nd_trace *tr)
 {
-	const struct side s = { NULL,	   pty_rx,	  pty_write,   pty_read,     pty_poll_op,
-				pty_query, pty_ioctl_arg, pty_setattr, pty_handheld, pty_stopped };
+	const struct side s = { NULL,	   pty_rx,	  pty_write,   pty_read,    pty_poll_op,
+				pty_query, pty_ioctl_arg, pty_setattr, pty_handheld, NULL };
 	struct pty_side ps = { 0 };
 	struct side sd = s;
 	sigset_t old;
@@ -794,7 +791,7 @@ static bool flood_explains(const struct nd_case *c, const struct nd_trace *port,
 	bool flooded = false;
 
 	for (int k = 0; k <= i && k < ND_OPS_MAX + 2; k++)
-		flooded |= port->flood[k];
+		flooded |= pty->flood[k] && port->flood[k]; /* n_tty's echo, and pilotd's */
 	if (!flooded || !la || !lb)
 		return false;
 	if (a == b && memcmp(la, lb, a) == 0)
@@ -822,6 +819,18 @@ static bool is_cc(const struct termios2 *t, uint8_t c, int cc)
 	return c && c == t->c_cc[cc]; /* __DISABLED_CHAR (0) is never special */
 }
 
+/* The kernel's tolower(): its ctype is Latin-1's. */
+static uint8_t latin1_lower(uint8_t c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 0xc0 && c <= 0xde && c != 0xd7) ? c + 0x20 : c;
+}
+
+/* The kernel's toupper(): its ctype's lower case letters are 0xdf-0xff but 0xf7. */
+static uint8_t latin1_upper(uint8_t c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 0xdf && c != 0xf7) ? c - 0x20 : c;
+}
+
 static enum nt_does nt_receive(const struct termios2 *t, uint8_t b, bool lnext)
 {
 	uint8_t c = (t->c_iflag & ISTRIP) ? b & 0x7f : b;
@@ -830,7 +839,7 @@ static enum nt_does nt_receive(const struct termios2 *t, uint8_t b, bool lnext)
 	if (lnext)
 		return NT_LITERAL;
 	if ((t->c_iflag & IUCLC) && iexten)
-		c = (uint8_t)tolower(c);
+		c = latin1_lower(c);
 	if (t->c_lflag & EXTPROC)
 		return NT_QUEUED;
 	if ((t->c_iflag & IXON) && is_cc(t, c, VSTART))
@@ -863,7 +872,7 @@ static enum nt_does nt_receive(const struct termios2 *t, uint8_t b, bool lnext)
 
 /* n_tty's state for echo_mark, byte by byte (n_tty_receive_buf_standard()). */
 struct nt_marks {
-	bool erasing, lnext, behind, stopped;
+	bool erasing, lnext, behind, stopped, tco;
 };
 
 /* Take b; true if n_tty's process_echoes() ran with echo_mark behind. */
@@ -873,7 +882,8 @@ static bool nt_take(struct nt_marks *m, const struct termios2 *t, uint8_t b)
 	bool echo = t->c_lflag & ECHO, replay = false;
 
 	/* an IXANY restart of stopped output runs process_echoes() first */
-	if (m->stopped && (t->c_iflag & (IXON | IXANY)) == (IXON | IXANY) && d != NT_QUEUED &&
+	if (m->stopped && !m->tco && (t->c_iflag & (IXON | IXANY)) == (IXON | IXANY) &&
+	    d != NT_QUEUED &&
 	    d != NT_START && d != NT_STOP && d != NT_SIGNAL) {
 		replay = m->behind;
 		m->stopped = false;
@@ -889,13 +899,13 @@ static bool nt_take(struct nt_marks *m, const struct termios2 *t, uint8_t b)
 	case NT_QUIET: break;
 	case NT_START:
 		replay |= m->behind;
-		m->stopped = false;
+		m->stopped &= m->tco;
 		break;
 	case NT_STOP: m->stopped = true; break;
 	case NT_SIGNAL:
 		replay |= m->behind && !echo;
 		m->behind &= !echo;
-		m->stopped &= !(t->c_iflag & IXON);
+		m->stopped &= m->tco || !(t->c_iflag & IXON);
 		break;
 	case NT_EOL: m->behind &= !echo; break;
 	case NT_NEWLINE: m->behind &= !(t->c_lflag & (ECHO | ECHONL)); break;
@@ -916,6 +926,67 @@ static bool nt_take(struct nt_marks *m, const struct termios2 *t, uint8_t b)
 }
 
 /*
+ * n_tty's output flow, from the case alone (never from pilotd's trace):
+ * per line i of a trace (0 the first "set", i step i-1), whether output
+ * was stopped as the step began and after it.  IXON's STOP stops
+ * (stop_tty()); its START, a signal character under IXON and, under
+ * IXANY, any other byte that is not queued unedited (EXTPROC) start it
+ * again (start_tty(): not after tcflow(TCOOFF), which only TCOON undoes);
+ * so does a tcsetattr() that turns IXON off (n_tty_set_termios()).
+ */
+struct nt_flow {
+	bool stopped_before, tco_before; /* as the step began (tco: by TCOOFF) */
+	bool stopped, tco;		 /* after it */
+	bool isig_flush;		 /* a signal character's flush (isig(), no NOFLSH) */
+	bool held_flush;		 /* ... while output was stopped */
+	bool out_flush;			 /* tcflush() of the output (TCOFLUSH, TCIOFLUSH) */
+};
+
+static void nt_flow(const struct nd_case *c, struct nt_flow st[ND_OPS_MAX + 1])
+{
+	bool stopped = false, tco = false, lnext = false;
+
+	memset(st, 0, (ND_OPS_MAX + 1) * sizeof(st[0]));
+	for (int j = 1; j <= c->nops && j <= ND_OPS_MAX; j++) {
+		const struct nd_op *op = &c->ops[j - 1];
+		struct termios2 t = settings_at(c, j);
+		bool ixany = (t.c_iflag & (IXON | IXANY)) == (IXON | IXANY);
+
+		st[j].stopped_before = stopped;
+		st[j].tco_before = tco;
+		for (size_t k = 0; op->kind == ND_RX && k < op->len; k++) {
+			enum nt_does d = nt_receive(&t, op->bytes[k], lnext);
+
+			lnext = d == NT_LNEXT;
+			switch (d) {
+			case NT_QUEUED: break;
+			case NT_START: stopped &= tco; break;
+			case NT_STOP: stopped = true; break;
+			case NT_SIGNAL:
+				st[j].isig_flush |= !(t.c_lflag & NOFLSH);
+				st[j].held_flush |= stopped && !(t.c_lflag & NOFLSH);
+				stopped &= tco || !(t.c_iflag & IXON);
+				break;
+			default: stopped &= tco || !ixany; break;
+			}
+		}
+		if (op->kind == ND_XONC && op->arg == TCOOFF)
+			tco = stopped = true;
+		else if (op->kind == ND_XONC && op->arg == TCOON && tco)
+			tco = stopped = false; /* __start_tty() once tco is cleared */
+		if (op->kind == ND_SETATTR) {
+			if ((t.c_iflag & IXON) && !(op->iflag & IXON) && !tco)
+				stopped = false;
+			if ((t.c_lflag ^ op->lflag) & (ICANON | EXTPROC))
+				lnext = false;
+		}
+		st[j].out_flush = op->kind == ND_FLUSH && op->arg != TCIFLUSH;
+		st[j].stopped = stopped;
+		st[j].tco = tco;
+	}
+}
+
+/*
  * Does n_tty's process_echoes() run in step i with its echo_mark behind
  * echo_tail?  An LNEXT that follows an erase under ECHOPRT without ECHOCTL
  * echoes the erase's closing '/' without commit_echoes(), the only function
@@ -928,10 +999,13 @@ static bool nt_take(struct nt_marks *m, const struct termios2 *t, uint8_t b)
  * in when an erase leaves n_tty erasing, and in that the batch that left
  * the mark behind sent the '/' (not while output is stopped).
  */
-static bool replay_due(const struct nd_case *c, const struct nd_trace *port, int i)
+static bool replay_due(const struct nd_case *c, int i)
 {
+	struct nt_flow st[ND_OPS_MAX + 1];
 	struct nt_marks m = { 0 };
 	struct termios2 was = c->t;
+
+	nt_flow(c, st);
 
 	for (int k = 0; k < i && k < c->nops; k++) {
 		struct termios2 t = settings_at(c, k + 1);
@@ -946,7 +1020,8 @@ static bool replay_due(const struct nd_case *c, const struct nd_trace *port, int
 		was = t;
 		if (k == i - 1 && op->kind != ND_RX)
 			return m.behind && (op->kind == ND_WRITE || ixon_off);
-		m.stopped = k < ND_OPS_MAX + 2 && port->stopped[k]; /* as pilotd's output was */
+		m.stopped = st[k + 1].stopped_before; /* as n_tty's output was */
+		m.tco = st[k + 1].tco_before;
 		for (size_t j = 0; op->kind == ND_RX && j < op->len; j++)
 			replay |= nt_take(&m, &t, op->bytes[j]);
 		if (k == i - 1)
@@ -993,29 +1068,557 @@ static bool echo_replay(const struct nd_case *c, const struct nd_trace *port,
 	if (!step_parts(port, i, &head, &ha, &a) || !step_parts(pty, i, &head, &hb, &b))
 		return false;
 	return b >= a + 2 * REPLAY_MIN &&
-	       (memcmp(hb + b - a, ha, a) == 0 || column_counts(c, i)) && replay_due(c, port, i);
+	       (memcmp(hb + b - a, ha, a) == 0 || column_counts(c, i)) && replay_due(c, i);
+}
+
+/*
+ * Step i's head (what the desktop saw: the step's kind and its answer) is
+ * "write " then a count: *n gets it.
+ */
+static bool head_count(const char *l, size_t head, const char *kind, long *n)
+{
+	size_t k = strlen(kind);
+	char num[24], *end;
+
+	if (head <= k || head - k >= sizeof(num) || memcmp(l, kind, k) != 0)
+		return false;
+	memcpy(num, l + k, head - k);
+	num[head - k] = 0;
+	*n = strtol(num, &end, 0);
+	return end != num && !*end;
+}
+
+static bool head_is(const char *l, size_t head, const char *text)
+{
+	return head == strlen(text) && memcmp(l, text, head) == 0;
+}
+
+/*
+ * A head that may differ while n_tty's output is stopped (pty_write_room()
+ * is 0): a write n_tty refused (EAGAIN) is not made on pilotd's side (a),
+ * poll lacks POLLOUT, TIOCOUTQ is 0 (a pty counts nothing) where pilotd's
+ * queue holds bytes.  Anything else the desktop sees must be the same.
+ */
+static bool stopped_head(const char *a, size_t ha, const char *b, size_t hb)
+{
+	long va, vb;
+
+	if (head_is(a, ha, "write -"))
+		return head_is(b, hb, "write EAGAIN");
+	if (head_count(a, ha, "poll ", &va) && head_count(b, hb, "poll ", &vb))
+		return vb == (va & ~(long)POLLOUT);
+	if (head_count(a, ha, "outq ", &va) && va > 0)
+		return head_is(b, hb, "outq 0");
+	return false;
+}
+
+/* What reached the handheld so far, on one side, in hex. */
+struct stream {
+	char *s;
+	size_t len;
+};
+
+static void stream_add(struct stream *st, const char *hex, size_t n)
+{
+	if (st->len + n < ND_TRACE_MAX) {
+		memcpy(st->s + st->len, hex, n);
+		st->len += n;
+	}
+}
+
+/*
+ * Bytes as the column cannot change them (LOOSE_COLUMNS: a run of tabs and
+ * spaces one space, a run of backspaces one, no CR, which ONOCR drops at
+ * column 0), or as OPOST cannot either (LOOSE_OFLAG: after n_tty took its
+ * echoes through another c_oflag than pilotd; no NL, fill (NUL, DEL) or
+ * backspace either, upper case as the kernel's toupper() makes it, which
+ * maps 0xff to 0xdf and 0xdf to 0xbf).
+ */
+enum { LOOSE_NOT, LOOSE_COLUMNS, LOOSE_OFLAG };
+
+static void stream_add_loose(struct stream *st, const char *hex, size_t n, int level)
+{
+	if (level == LOOSE_NOT) {
+		stream_add(st, hex, n);
+		return;
+	}
+	for (size_t k = 0; k + 1 < n; k += 2) {
+		unsigned int b;
+		char x[3];
+
+		if (sscanf(hex + k, "%2x", &b) != 1 || b == '\r')
+			continue;
+		if (level == LOOSE_OFLAG && (b == '\n' || b == 0 || b == 0x7f || b == '\b'))
+			continue;
+		if (level == LOOSE_OFLAG)
+			b = latin1_upper(latin1_upper((uint8_t)b)); /* OLCUC, once or not */
+		b = b == '\t' ? ' ' : b;
+		snprintf(x, sizeof(x), "%02x", b);
+		if ((b == ' ' || b == '\b') && st->len >= 2 && memcmp(st->s + st->len - 2, x, 2) == 0)
+			continue;
+		stream_add(st, x, 2);
+	}
+}
+
+static void stream_loosen(struct stream *st, int level)
+{
+	static char was[ND_TRACE_MAX];
+	size_t n = st->len;
+
+	memcpy(was, st->s, n);
+	st->len = 0;
+	stream_add_loose(st, was, n, level);
+}
+
+/* The side behind takes the lead's bytes too: a flush dropped them on the side ahead. */
+static bool stream_even(struct stream *a, struct stream *b)
+{
+	struct stream *lo = a->len < b->len ? a : b, *hi = lo == a ? b : a;
+
+	if (lo->len == hi->len)
+		return false;
+	stream_add(lo, hi->s + lo->len, hi->len - lo->len);
+	return true;
+}
+
+enum { USED_STOP, USED_RACE, USED_KINDS };
+
+/* NTTY_WHY: say which step held_back() could not explain, and why */
+#define WHY(j, what)                                                              \
+	do {                                                                      \
+		if (getenv("NTTY_WHY"))                                           \
+			fprintf(stderr, "ntty_diff: step %d: %s\n", j, what);      \
+		return NULL;                                                      \
+	} while (0)
+
+static void used(int at[USED_KINDS], int kind, int j)
+{
+	if (at[kind] < 0)
+		at[kind] = j;
+}
+
+/*
+ * n_tty's bytes of a step onto its stream (ns, after pilotd's, ps): true if
+ * the two are then one stream with one side held back as held_back() lets
+ * it be.  On false ns is as it was.
+ */
+static bool n_tty_sent(struct stream *ps, struct stream *ns, const char *hex, size_t n,
+		       int loose, bool *kept, size_t kept_at, bool stopped, bool lag,
+		       int at[USED_KINDS], int j)
+{
+	static char saved[ND_TRACE_MAX];
+	size_t was = ns->len, from = ns->len + 1; /* > was: nothing resolved */
+
+	stream_add_loose(ns, hex, n, loose);
+	/* n_tty runs again: what it sends first may be echoes pilotd's flush dropped */
+	if (*kept && !stopped && ns->len > kept_at) {
+		size_t e = ps->len > kept_at ? ps->len - kept_at : 0, d = ns->len - kept_at;
+
+		if (ps->len < kept_at || d < e || memcmp(ns->s + ns->len - e, ps->s + kept_at, e))
+			goto no;
+		if (d > e)
+			used(at, USED_STOP, j);
+		from = kept_at < was ? kept_at : was;
+		memcpy(saved, ns->s + from, was - from);
+		memmove(ns->s + kept_at, ns->s + ns->len - e, e);
+		ns->len = kept_at + e;
+		*kept = false;
+	}
+	if (memcmp(ps->s, ns->s, ps->len < ns->len ? ps->len : ns->len) != 0)
+		goto no;
+	if (ps->len == ns->len)
+		return true;
+	/* behind after a TCOON only until n_tty sends: then it sends all it kept */
+	if (stopped || *kept || (lag && ns->len < ps->len && ns->len == was)) {
+		used(at, USED_STOP, j);
+		return true;
+	}
+no:
+	if (!*kept && from <= was) { /* the resolution undone */
+		memcpy(ns->s + from, saved, was - from);
+		*kept = true;
+	}
+	ns->len = was;
+	return false;
+}
+
+/*
+ * pilotd took writes that n_tty refused while stopped (skipped marks them):
+ * they wait in pilotd's queue (port's run; alt ran without them) until
+ * output starts again, or a flush drops them.  Until then pilotd sends
+ * what it sends without them; in a step that flushes them, the same but
+ * for the column they moved (pilotd's, as they were queued).
+ */
+static bool writes_held(const struct nd_case *c, const struct nd_case *skipped,
+			const struct nt_flow st[], const struct nd_trace *port,
+			const struct nd_trace *alt)
+{
+	static char abuf[ND_TRACE_MAX], bbuf[ND_TRACE_MAX];
+	bool pending = false;
+
+	for (int j = 1; j <= c->nops && j <= ND_OPS_MAX; j++) {
+		struct stream a = { abuf, 0 }, b = { bbuf, 0 };
+		bool flush = st[j].isig_flush || st[j].out_flush;
+		size_t ha, hb, xa, xb;
+		const char *pa, *pb;
+
+		if (!step_parts(port, j, &ha, &pa, &xa) || !step_parts(alt, j, &hb, &pb, &xb))
+			return false;
+		pending |= skipped->ops[j - 1].skip;
+		if (!pending)
+			continue;
+		if (!flush && !st[j].stopped)
+			return true; /* sent now, and their columns count from here on */
+		stream_add_loose(&a, pa, xa, LOOSE_OFLAG);
+		stream_add_loose(&b, pb, xb, LOOSE_OFLAG);
+		if (a.len != b.len || memcmp(a.s, b.s, a.len) != 0 ||
+		    (!flush && (xa != xb || memcmp(pa, pb, xa) != 0)))
+			return false;
+		if (flush)
+			return true;
+	}
+	return true;
+}
+
+/*
+ * The whole case under the two mechanisms that hold output back, with
+ * n_tty's flow (nt_flow(), from the case) deciding where each may act:
+ *
+ * ntty:pty_stopped: while n_tty's output is stopped, n_tty refuses the
+ * desktop's writes and keeps its echoes; pilotd queues both.  pilotd is
+ * run again without the writes n_tty refused (pilotd's answer to them,
+ * a count, is the listed difference); then each head must be the same but
+ * for stopped_head(), and the bytes to the handheld the same stream, one
+ * side at most behind the other while n_tty is stopped (n_tty sends at a
+ * START in the batch, pilotd after it) and n_tty behind after a TCOON
+ * (n_tty sends its echoes at its next process_echoes()), never a byte
+ * different.  A signal character's flush, and a tcflush() of the output
+ * on the side ahead, drop the lead; a tcflush() of the output while n_tty
+ * is stopped does not drop its echoes (pilotd's are in its queue, which
+ * it empties), which n_tty sends first once it runs again.  Under TCOOFF a
+ * pty drops a TCIOFF/TCION character (tty_send_xchar() cannot start it);
+ * pilotd sends it.  pilotd's queue must be empty after every step that
+ * leaves n_tty's output running; what it counts while stopped is checked by
+ * outq_released().  Where kept echoes went through other settings, or a
+ * flush dropped them before they moved n_tty's column, the streams are
+ * compared loosely from there on (stream_add_loose()).
+ *
+ * ntty:timing_isig_flush: in a step flush_races() finds, n_tty may have
+ * sent echoes before the signal's flush: what it sent may begin with bytes
+ * pilotd's flush dropped, and end with what pilotd sent.  With
+ * race_columns, such a step's echoes may have moved n_tty's column (even
+ * when the flush dropped them): loose as above from there on.
+ *
+ * The name of the mechanism first needed; NULL if they do not explain
+ * every step.
+ */
+static const char *held_back(const struct nd_case *c, const struct nd_trace *port,
+			     const struct nd_trace *pty, bool race_columns);
+
+/*
+ * A pty counts nothing in TIOCOUTQ, so what pilotd counts while n_tty is
+ * stopped is checked another way: the case up to step j (c, with the
+ * writes n_tty refused not made), then output started on both sides
+ * (TCOON, IXON on and off: n_tty's start_tty() and process_echoes()),
+ * run on both.  pilotd must send what it counted, and the two runs must
+ * agree as held_back() judges them, to the end with nothing held.  Only
+ * where the case leaves room for the three steps; not from inside one.
+ */
+static bool probing;
+
+/* The case up to step j, then output started (false: no room for it). */
+static bool probe_case(const struct nd_case *c, int j, struct nd_case *probe)
+{
+	struct termios2 t = settings_at(c, j + 1);
+
+	if (j - 1 + 3 > ND_OPS_MAX)
+		return false;
+	*probe = *c;
+	probe->nops = j - 1;
+	probe->ops[probe->nops++] = (struct nd_op){ .kind = ND_XONC, .arg = TCOON };
+	probe->ops[probe->nops++] = (struct nd_op){ .kind = ND_SETATTR,
+						    .iflag = t.c_iflag | IXON,
+						    .oflag = t.c_oflag,
+						    .lflag = t.c_lflag };
+	probe->ops[probe->nops++] = (struct nd_op){ .kind = ND_SETATTR,
+						    .iflag = t.c_iflag & ~(uint32_t)IXON,
+						    .oflag = t.c_oflag,
+						    .lflag = t.c_lflag };
+	return true;
+}
+
+/* What pilotd sends once output starts after step j of c, onto st. */
+static bool released(const struct nd_case *c, int j, struct stream *st, int level)
+{
+	static struct nd_trace pp;
+	static struct nd_case probe;
+
+	if (!probe_case(c, j, &probe) || nd_run_port(&probe, &pp) < 0)
+		return false;
+	for (int k = j; k < j + 3; k++) {
+		size_t h, x;
+		const char *hex;
+
+		if (!step_parts(&pp, k, &h, &hex, &x))
+			return false;
+		stream_add_loose(st, hex, x, level);
+	}
+	return true;
+}
+
+/*
+ * pilotd took writes n_tty refused, and a flush dropped them: what pilotd
+ * holds at step j must be what it holds without them (skipped) but for
+ * the column they moved.  What each sends once output starts: the same,
+ * loosely.
+ */
+static bool writes_dropped(const struct nd_case *c, const struct nd_case *skipped, int j)
+{
+	static char abuf[ND_TRACE_MAX], bbuf[ND_TRACE_MAX];
+	struct stream a = { abuf, 0 }, b = { bbuf, 0 };
+
+	if (j - 1 + 3 > ND_OPS_MAX)
+		return true;
+	if (!released(c, j, &a, LOOSE_COLUMNS) || !released(skipped, j, &b, LOOSE_COLUMNS))
+		return false;
+	return a.len == b.len && memcmp(a.s, b.s, a.len) == 0;
+}
+
+static bool outq_released(const struct nd_case *c, int j, long queued)
+{
+	static struct nd_trace pp, pq;
+	static struct nd_case probe;
+	size_t sent = 0;
+	bool ok;
+
+	if (!probe_case(c, j, &probe))
+		return true;
+	if (nd_run_port(&probe, &pp) < 0 || nd_run_pty(&probe, &pq) < 0)
+		return false;
+	for (int k = j; k < j + 3; k++) {
+		size_t h, x;
+		const char *hex;
+
+		if (!step_parts(&pp, k, &h, &hex, &x))
+			return false;
+		sent += x / 2;
+	}
+	if (sent != (size_t)queued) {
+		if (getenv("NTTY_WHY"))
+			fprintf(stderr, "ntty_diff: outq %ld, released %zu\n", queued, sent);
+		return false;
+	}
+	probing = true;
+	ok = (pp.len == pq.len && memcmp(pp.text, pq.text, pp.len) == 0) ||
+	     held_back(&probe, &pp, &pq, false) != NULL || held_back(&probe, &pp, &pq, true) != NULL;
+	probing = false;
+	return ok;
+}
+
+static const char *held_back(const struct nd_case *c, const struct nd_trace *port,
+			     const struct nd_trace *pty, bool race_columns)
+{
+	static char pbuf[ND_TRACE_MAX], nbuf[ND_TRACE_MAX];
+	static struct nd_trace alt;
+	static struct nd_case skipped, base;
+	struct stream ps = { pbuf, 0 }, ns = { nbuf, 0 };
+	long queued[ND_OPS_MAX + 1];
+	struct nt_flow st[ND_OPS_MAX + 1];
+	const struct nd_trace *pd = port;
+	int at[USED_KINDS] = { -1, -1 }, n = c->nops < ND_OPS_MAX ? c->nops : ND_OPS_MAX;
+	bool lag = false, kept = false, even, dropped;
+	int loose = LOOSE_NOT, level;
+	size_t kept_at = 0;
+
+	nt_flow(c, st);
+	skipped = *c;
+	for (int j = 1; j <= n; j++) {
+		size_t ha, hb, xa, xb;
+		const char *pa, *pb, *la = step_parts(port, j, &ha, &pa, &xa),
+				    *lb = step_parts(pty, j, &hb, &pb, &xb);
+		long v;
+
+		if (la && lb && c->ops[j - 1].kind == ND_WRITE && st[j].stopped_before &&
+		    head_is(lb, hb, "write EAGAIN") && head_count(la, ha, "write ", &v) && v > 0) {
+			skipped.ops[j - 1].skip = true;
+			pd = &alt;
+		}
+	}
+	if (pd == &alt && (nd_run_port(&skipped, &alt) < 0 || !writes_held(c, &skipped, st, port, pd)))
+		WHY(0, "writes");
+	for (int j = 0; j <= n; j++) {
+		const struct nd_op *op = j ? &c->ops[j - 1] : NULL;
+		size_t ha, hb, xa, xb;
+		const char *pa, *pb, *la = step_parts(pd, j, &ha, &pa, &xa),
+				    *lb = step_parts(pty, j, &hb, &pb, &xb);
+
+		if (!la || !lb)
+			return NULL;
+		/* pilotd's output must run where n_tty's does: nothing may wait then */
+		if (!st[j].stopped && (port->queued[j] || pd->queued[j]))
+			WHY(j, "queued");
+		if (ha != hb || memcmp(la, lb, ha) != 0) {
+			if (!st[j].stopped_before || !stopped_head(la, ha, lb, hb))
+				WHY(j, "head");
+			used(at, USED_STOP, j);
+		}
+		/* TCIOFF's and TCION's character goes ahead of any output held back */
+		if (op && op->kind == ND_XONC && (op->arg == TCIOFF || op->arg == TCION) &&
+		    c->t.c_cc[op->arg == TCIOFF ? VSTOP : VSTART]) {
+			char x[3];
+
+			snprintf(x, sizeof(x), "%02x", c->t.c_cc[op->arg == TCIOFF ? VSTOP : VSTART]);
+			if (xa != 2 || memcmp(pa, x, 2) != 0 ||
+			    (xb == 0 ? !st[j].tco_before : xb != 2 || memcmp(pb, x, 2) != 0))
+				WHY(j, "xchar");
+			if (xb == 0)
+				used(at, USED_STOP, j);
+			xa = xb = 0;
+		}
+		/* a signal's flush of echoes n_tty kept after a TCOON: as held_flush below */
+		dropped = st[j].isig_flush && ps.len > ns.len;
+		if (st[j].isig_flush || (st[j].out_flush && ns.len > ps.len)) {
+			/* n_tty sent its kept echoes first, ahead: pilotd's flush drops them too */
+			if (kept && ns.len > kept_at && ns.len > ps.len)
+				kept = false;
+			if (stream_even(&ps, &ns))
+				used(at, USED_STOP, j);
+			lag = false;
+		}
+		/* n_tty's kept echoes come after what it kept since a TCOON (sent by pilotd) */
+		if (st[j].out_flush && st[j].stopped_before && !kept) {
+			kept = true;
+			kept_at = ps.len > ns.len ? ps.len : ns.len;
+		}
+		/*
+		 * Held echoes go through the c_oflag (and IUTF8's columns) of
+		 * when n_tty sends them, and a signal's flush drops them before
+		 * they moved n_tty's column (pilotd's moved as they were queued).
+		 */
+		level = LOOSE_NOT;
+		if (op && op->kind == ND_SETATTR && (st[j].stopped_before || lag))
+			level = op->oflag != settings_at(c, j).c_oflag ? LOOSE_OFLAG
+				: (op->iflag ^ settings_at(c, j).c_iflag) & IUTF8 ? LOOSE_COLUMNS
+										    : LOOSE_NOT;
+		if (st[j].held_flush || dropped)
+			level = level > LOOSE_COLUMNS ? level : LOOSE_COLUMNS;
+		if (level > loose)
+			used(at, USED_STOP, j);
+		/* race_columns: the race's echoes moved n_tty's column, never pilotd's */
+		if (race_columns && flush_races(c, j) && loose < LOOSE_COLUMNS) {
+			used(at, USED_RACE, j);
+			level = level > LOOSE_COLUMNS ? level : LOOSE_COLUMNS;
+		}
+		if (level > loose) {
+			static char part[ND_TRACE_MAX];
+			struct stream kept_part = { part, 0 };
+
+			loose = level;
+			stream_add_loose(&kept_part, (ps.len > ns.len ? ps : ns).s, kept_at, loose);
+			kept_at = kept_part.len;
+			stream_loosen(&ps, loose);
+			stream_loosen(&ns, loose);
+		}
+		even = ps.len == ns.len;
+		stream_add_loose(&ps, pa, xa, loose);
+		if (op && op->kind == ND_XONC && op->arg == TCOON && st[j].tco_before)
+			lag = true;
+		if (!n_tty_sent(&ps, &ns, pb, xb, loose, &kept, kept_at, st[j].stopped, lag, at, j)) {
+			/*
+			 * A race's: n_tty sent echoes that pilotd's flush dropped,
+			 * then what both sent after it (the signal's echo at least)
+			 */
+			if (!flush_races(c, j) || !even || xa == 0 || xb <= xa ||
+			    memcmp(pb + xb - xa, pa, xa) != 0 ||
+			    !n_tty_sent(&ps, &ns, pb + xb - xa, xa, loose, &kept, kept_at,
+					st[j].stopped, lag, at, j) ||
+			    ps.len != ns.len)
+				WHY(j, "bytes");
+			used(at, USED_RACE, j);
+		}
+		if (ps.len == ns.len)
+			lag = false;
+	}
+	/* the probes run held_back() again: what they need first, out of its statics */
+	for (int j = 1; j <= n && !probing; j++) {
+		size_t ha, hb, xa, xb;
+		const char *pa, *pb, *la = step_parts(pd, j, &ha, &pa, &xa),
+				    *lb = step_parts(pty, j, &hb, &pb, &xb);
+
+		queued[j] = 0;
+		if (c->ops[j - 1].kind != ND_OUTQ || !head_count(la, ha, "outq ", &queued[j]) ||
+		    !head_is(lb, hb, "outq 0"))
+			queued[j] = 0;
+	}
+	if (!probing)
+		base = skipped;
+	for (int j = 1; j <= n && !probing; j++)
+		if (queued[j] > 0 && !outq_released(&base, j, queued[j]))
+			WHY(j, "outq");
+	/* pilotd's own count, with the writes it took, where a flush dropped them */
+	for (int j = 1, pending = 0; j <= n && !probing && pd != port; j++) {
+		size_t ha, hb, xa, xb;
+		const char *pa, *pb, *la = step_parts(port, j, &ha, &pa, &xa),
+				    *lb = step_parts(pd, j, &hb, &pb, &xb);
+
+		if (base.ops[j - 1].skip)
+			pending = 1; /* queued by pilotd */
+		else if (pending && (st[j].isig_flush || st[j].out_flush))
+			pending = 2; /* dropped */
+		else if (pending == 1 && !st[j].stopped)
+			pending = 0; /* sent */
+		if (pending == 2 && c->ops[j - 1].kind == ND_OUTQ && !head_is(la, ha, "outq 0") &&
+		    (ha != hb || memcmp(la, lb, ha) != 0) && !writes_dropped(c, &base, j))
+			WHY(j, "writes dropped");
+	}
+	if (at[USED_RACE] >= 0 && (at[USED_STOP] < 0 || at[USED_RACE] <= at[USED_STOP]))
+		return "timing_isig_flush";
+	return at[USED_STOP] >= 0 ? "pty_stopped" : NULL;
+}
+
+/*
+ * What the desktop saw in step i and after: the same on both sides, but
+ * for what counts the room for output (a write's count, POLLOUT, the
+ * output queue), which a burst of echo changes on a pty?
+ */
+static bool poll_in_same(const char *a, size_t ha, const char *b, size_t hb)
+{
+	long va, vb;
+
+	return head_count(a, ha, "poll ", &va) && head_count(b, hb, "poll ", &vb) &&
+	       (va & POLLIN) == (vb & POLLIN);
+}
+
+static bool heads_same(const struct nd_case *c, const struct nd_trace *port,
+		       const struct nd_trace *pty, int i)
+{
+	for (int j = i; j <= c->nops; j++) {
+		enum nd_kind k = j ? c->ops[j - 1].kind : ND_SETATTR;
+		size_t ha, hb, xa, xb;
+		const char *pa, *pb, *la = step_parts(port, j, &ha, &pa, &xa),
+				    *lb = step_parts(pty, j, &hb, &pb, &xb);
+
+		if (!la || !lb)
+			return false;
+		if ((ha != hb || memcmp(la, lb, ha) != 0) && k != ND_WRITE && k != ND_OUTQ &&
+		    !(k == ND_POLL && poll_in_same(la, ha, lb, hb)))
+			return false;
+	}
+	return true;
 }
 
 static const char *classify(const struct nd_case *c, const struct nd_trace *port,
 			    const struct nd_trace *pty, int i)
 {
+	const char *name;
+
+	/* echoes only: from i on the handheld's bytes may differ, never what the desktop sees */
 	if (echo_replay(c, port, pty, i))
-		return "echo_replay";
-	/* the race's echoes moved n_tty's column or not: later steps may differ */
-	for (int k = 1; k <= i; k++)
-		if (flush_races(c, k))
-			return "timing_isig_flush";
+		return heads_same(c, port, pty, i) ? "echo_replay" : NULL;
 	if (flood_explains(c, port, pty, i))
-		return "timing_echo_flood";
-	/*
-	 * A pty takes nothing while stopped; usb-serial and pilotd queue.  So
-	 * n_tty keeps echoes unprocessed then, and their columns count later
-	 * or never (an ISIG flush clears them): any later step may differ.
-	 */
-	for (int k = 0; k <= i && k < ND_OPS_MAX + 2; k++)
-		if (port->stopped[k])
-			return "pty_stopped";
-	return NULL;
+		return heads_same(c, port, pty, i) ? "timing_echo_flood" : NULL;
+	name = held_back(c, port, pty, false);
+	return name ? name : held_back(c, port, pty, true);
 }
 
 int nd_compare(const struct nd_case *c, const struct nd_trace *port, const struct nd_trace *pty,

@@ -26,8 +26,11 @@
  *
  * The differences pilotd may have are listed, with their reason, in
  * docs/tty-differences.md as lines `` - `ntty:NAME`: reason ``; a case
- * that differs is given the NAME of the first difference (nd_classify()),
- * NULL when nothing explains it.
+ * that differs is given a NAME (nd_compare()) only when a model of that
+ * mechanism, decided from n_tty's side of the case (its bytes, settings
+ * and n_tty's answers, never pilotd's state), explains every difference
+ * from the first on: what the desktop reads always the same, and only the
+ * handheld's bytes the mechanism can make different; NULL otherwise.
  */
 #ifndef PILOTD_TEST_NTTY_DIFF_H
 #define PILOTD_TEST_NTTY_DIFF_H
@@ -61,6 +64,7 @@ struct nd_op {
 	size_t len;
 	uint8_t bytes[ND_BYTES_MAX];
 	uint32_t iflag, oflag, lflag; /* ND_SETATTR */
+	bool skip; /* ND_WRITE: not made, "write -" (a write n_tty refused; ntty_diff.c) */
 };
 
 struct nd_case {
@@ -74,8 +78,8 @@ struct nd_trace {
 	char text[ND_TRACE_MAX];
 	size_t len;
 	int lines;
-	bool stopped[ND_OPS_MAX + 2]; /* pilotd: output stopped after step i */
-	bool flood[ND_OPS_MAX + 2];   /* step i's echo near n_tty's echo buffer's size */
+	bool flood[ND_OPS_MAX + 2];  /* step i's echo near n_tty's echo buffer's size */
+	bool queued[ND_OPS_MAX + 2]; /* pilotd: bytes for the handheld still queued after step i */
 };
 
 /* A case from any bytes (a fuzzer's input, or a seeded generator's). */
