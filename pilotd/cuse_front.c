@@ -83,10 +83,13 @@ int front_push_events(struct cuse_front *fr, uint64_t key, unsigned int events,
 
 	if (fr->closed)
 		return 0;
+	/* never by trial: another kernel may read the code as another notice */
+	if (!fr->poll_events)
+		return -EOPNOTSUPP;
 	do
 		n = write(fuse_session_fd(fr->se), notice, len);
 	while (n < 0 && errno == EINTR);
-	/* EINVAL: a kernel without the notification; anything else ends the connection */
+	/* EINVAL: the kernel refused it after all; anything else ends the connection */
 	return n < 0 && errno == EINVAL ? -EOPNOTSUPP : 0;
 }
 
@@ -334,6 +337,8 @@ static void cuse_ready(void *ctx, uint32_t events)
 	}
 	fr->poll_kh_seen = !(buf.flags & FUSE_BUF_IS_FD) &&
 			   poll_kh(buf.mem, (size_t)r, &fr->poll_kh);
+	if (!(buf.flags & FUSE_BUF_IS_FD))
+		cuse_init_offers_poll_events(buf.mem, (size_t)r, &fr->poll_events);
 	fuse_session_process_buf(fr->se, &buf);
 }
 
@@ -344,7 +349,8 @@ int front_start(struct cuse_front *fr, const char *argv0)
 	struct cuse_info ci = {
 		.dev_info_argc = 1,
 		.dev_info_argv = dev_info_argv,
-		.flags = CUSE_UNRESTRICTED_IOCTL,
+		/* the kernel takes pushed poll events only if asked (fuse_wire.h) */
+		.flags = CUSE_UNRESTRICTED_IOCTL | CUSE_POLL_EVENTS_FLAG,
 	};
 	/* -f: pilotd does not daemonize; -s: one thread, ours */
 	char *argv[] = { (char *)argv0, "-f", "-s", NULL };

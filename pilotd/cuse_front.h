@@ -27,6 +27,7 @@ struct cuse_front {
 	bool closed; /* the kernel ended the CUSE connection */
 	bool poll_kh_seen; /* the request in hand is a FUSE_POLL, of poll_kh */
 	uint64_t poll_kh;
+	bool poll_events; /* CUSE_INIT offered FUSE_NOTIFY_POLL_EVENTS (fuse_wire.h) */
 	bool stopping;
 	/* called once the node exists (the kernel took the init reply) */
 	void (*ready)(void *ctx);
@@ -51,7 +52,10 @@ void front_parked(void *req);
 bool front_caller_admin(void *req);
 void front_notify_poll(void *poll_handle);
 void front_drop_poll_handle(void *poll_handle);
-/* FUSE_NOTIFY_POLL_EVENTS under key (a kh); -EOPNOTSUPP: the kernel lacks it. */
+/*
+ * FUSE_NOTIFY_POLL_EVENTS under key (a kh); -EOPNOTSUPP: the kernel did not
+ * offer it at init (nothing is written), or refused it.
+ */
 int front_push_events(struct cuse_front *fr, uint64_t key, unsigned int events,
 		      unsigned int wake);
 

@@ -39,6 +39,24 @@ bool poll_kh(const void *buf, size_t len, uint64_t *kh)
 
 /* Not in <linux/fuse.h> before the series: its values, as the series has them. */
 #define NOTIFY_POLL_EVENTS 10
+#ifdef CUSE_POLL_EVENTS
+_Static_assert(CUSE_POLL_EVENTS == CUSE_POLL_EVENTS_FLAG, "the series' CUSE_INIT flag");
+#endif
+
+bool cuse_init_offers_poll_events(const void *buf, size_t len, bool *offered)
+{
+	struct fuse_in_header in;
+	struct cuse_init_in init;
+
+	if (len < sizeof(in) + sizeof(init))
+		return false;
+	memcpy(&in, buf, sizeof(in));
+	if (in.opcode != CUSE_INIT)
+		return false;
+	memcpy(&init, (const char *)buf + sizeof(in), sizeof(init));
+	*offered = init.flags & CUSE_POLL_EVENTS_FLAG;
+	return true;
+}
 struct notify_poll_events_out {
 	uint64_t kh;
 	uint32_t revents;

@@ -31,7 +31,21 @@ size_t open_reply(void *buf, uint64_t fh, unsigned int flags);
  * a file's events and answers poll from them.  Its key is the kh of the
  * file's FUSE_POLL requests, which libfuse does not show: poll_kh() reads
  * it from the request as it came (len bytes at buf).
+ *
+ * A kernel with the series offers the notification in CUSE_INIT (the
+ * CUSE_POLL_EVENTS bit of cuse_init_in.flags) and takes it only from a
+ * server that sets the bit in its reply; pilotd pushes only where it was
+ * offered, never by trial (an unpatched kernel may one day give the
+ * notification's code to another).  libfuse does not show the offer
+ * either: cuse_init_offers_poll_events() reads it from the request as it
+ * came, and is false for any request but CUSE_INIT.  CUSE_POLL_EVENTS
+ * goes into libfuse's reply flags (struct cuse_info), which libfuse sends
+ * whatever the kernel offered, as it does CUSE_UNRESTRICTED_IOCTL; a
+ * kernel without the series ignores the bit.
  */
+#define CUSE_POLL_EVENTS_FLAG (1u << 1)
+bool cuse_init_offers_poll_events(const void *buf, size_t len, bool *offered);
+
 bool poll_kh(const void *buf, size_t len, uint64_t *kh);
 #define POLL_EVENTS_MAX 32
 /* Fill buf (POLL_EVENTS_MAX bytes) with the notification; returns its length. */

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What pilotd reads from and writes to /dev/cuse past libfuse
+ * (pilotd/fuse_wire.h): whether CUSE_INIT offered FUSE_NOTIFY_POLL_EVENTS,
+ * on which pilotd pushes poll events or keeps being asked (kernels with
+ * kernel-patches/poll-events and without), the kh of a FUSE_POLL, and the
+ * notification itself.
+ */
+#include <linux/fuse.h>
+#include <string.h>
+
+#include "check.h"
+#include "fuse_wire.h"
+
+/* A request as the kernel sends it: header, then the argument. */
+static size_t request(void *buf, uint32_t opcode, const void *arg, size_t len)
+{
+	struct fuse_in_header in = { .len = sizeof(in) + len, .opcode = opcode, .unique = 2 };
+
+	memcpy(buf, &in, sizeof(in));
+	memcpy((char *)buf + sizeof(in), arg, len);
+	return sizeof(in) + len;
+}
+
+static void test_cuse_init(void)
+{
+	char buf[256];
+	struct cuse_init_in init = { .major = 7, .minor = 38 };
+	struct fuse_poll_in poll = { .kh = 5 };
+	bool offered;
+	size_t len;
+
+	/* a kernel with the series offers it beside CUSE_UNRESTRICTED_IOCTL */
+	init.flags = CUSE_UNRESTRICTED_IOCTL | CUSE_POLL_EVENTS_FLAG;
+	len = request(buf, CUSE_INIT, &init, sizeof(init));
+	offered = false;
+	CHECK(cuse_init_offers_poll_events(buf, len, &offered));
+	CHECK(offered);
+
+	/* today's kernels offer CUSE_UNRESTRICTED_IOCTL alone: no pushes */
+	init.flags = CUSE_UNRESTRICTED_IOCTL;
+	len = request(buf, CUSE_INIT, &init, sizeof(init));
+	offered = true;
+	CHECK(cuse_init_offers_poll_events(buf, len, &offered));
+	CHECK(!offered);
+
+	/* any other request leaves the answer as it was */
+	len = request(buf, FUSE_POLL, &poll, sizeof(poll));
+	offered = true;
+	CHECK(!cuse_init_offers_poll_events(buf, len, &offered));
+	CHECK(offered);
+
+	/* a CUSE_INIT too short to carry its flags */
+	init.flags = CUSE_POLL_EVENTS_FLAG;
+	len = request(buf, CUSE_INIT, &init, sizeof(init));
+	offered = false;
+	CHECK(!cuse_init_offers_poll_events(buf, len - 1, &offered));
+	CHECK(!offered);
+
+	/* the bit is the series' CUSE_POLL_EVENTS, next to CUSE_UNRESTRICTED_IOCTL */
+	CHECK_EQ(CUSE_POLL_EVENTS_FLAG, 2);
+}
+
+static void test_poll(void)
+{
+	char buf[256];
+	struct fuse_poll_in poll = { .fh = 1, .kh = 0x123456789abcULL, .flags = 1 };
+	struct fuse_out_header oh;
+	uint64_t kh = 0;
+	uint32_t u32;
+	size_t len;
+
+	len = request(buf, FUSE_POLL, &poll, sizeof(poll));
+	CHECK(poll_kh(buf, len, &kh));
+	CHECK_EQ(kh, 0x123456789abcULL);
+	CHECK(!poll_kh(buf, len - 1, &kh));
+	len = request(buf, FUSE_READ, &poll, sizeof(poll));
+	CHECK(!poll_kh(buf, len, &kh));
+
+	/* the notification: code 10, kh, revents, wake */
+	len = poll_events_notice(buf, 7, 0x41, 0);
+	CHECK_EQ(len, sizeof(oh) + 16);
+	memcpy(&oh, buf, sizeof(oh));
+	CHECK_EQ(oh.len, len);
+	CHECK_EQ(oh.error, 10);
+	CHECK_EQ(oh.unique, 0);
+	memcpy(&kh, buf + sizeof(oh), sizeof(kh));
+	CHECK_EQ(kh, 7);
+	memcpy(&u32, buf + sizeof(oh) + 8, sizeof(u32));
+	CHECK_EQ(u32, 0x41);
+}
+
+int main(void)
+{
+	test_cuse_init();
+	test_poll();
+	return check_result("test_fuse_wire");
+}
