@@ -209,6 +209,18 @@ static void test_input_as_n_tty(void)
 		  "\xff"
 		  "A",
 		  "" },
+		/* the rules that had only the n_tty differential (docs/mutation.md) */
+		/* START sends the echoes so far (process_echoes()): no ISIG flush drops them */
+		{ "start_sends_echoes", IXON, 0, ISIG | ECHO | ECHOCTL, S("a\x11\x03"), "", "a^C",
+		  "GG" },
+		/* a control character without ECHOCTL took no column: the tab backs all 8 */
+		{ "erase_tab_after_ctl", 0, 0, ICANON | ECHO | ECHOE, S("\x01\t\x7f"), "",
+		  "\x01\t\b\b\b\b\b\b\b\b", "" },
+		/* ECHOK and ECHOE without ECHOKE: KILL echoes as itself and a newline */
+		{ "kill_echok_echoe", 0, 0, ICANON | ECHO | ECHOK | ECHOE, S("ab\x15"), "",
+		  "ab\x15\n", "" },
+		/* WERASE takes the blanks after the word too */
+		{ "werase_blanks", 0, 0, LF_CANON, S("ab cd \x17\n"), "ab \n|", "", "" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -274,6 +286,7 @@ static void test_output_as_n_tty(void)
 		{ "out_tab3", OPOST | TAB3, "a\tb", "a       b" },
 		{ "out_initial", OPOST | ONLCR, "hi\n", "hi\r\n" },
 		{ "onlret", OPOST | ONLRET | ONOCR, "ab\n\r", "ab\n" },
+		{ "onocr_column_1", OPOST | ONOCR, "a\r", "a\r" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -312,24 +325,45 @@ static void test_output_room(void)
 }
 
 /*
- * Row 9: with OPOST and no mapping every written byte still moves the
- * column, so erasing a tab after "abc" backs 5 columns, as n_tty does.
+ * The echo's columns after written output.  Row 9: with OPOST and no
+ * mapping every written byte still moves the column, so erasing a tab after
+ * "abc" backs 5 columns, as n_tty does.  ONLCR's newline starts a line at
+ * column 0 for the echo as well: a tab erased on the line after "abc", "d"
+ * and a written newline backs to where the line's echo began there.
  */
-static void test_opost_column(void)
+static void test_echo_after_output(void)
 {
-	struct termios2 t = settings(0, OPOST, ICANON | ECHO | ECHOE | IEXTEN);
-	struct ldisc l;
-	struct seen s;
-	struct ldisc_ops ops = { .ctx = &s, .deliver = on_deliver, .echo = on_echo };
-	uint8_t out[16];
-	size_t taken;
+	static const struct {
+		const char *name;
+		uint32_t oflag;
+		const char *rx_first, *written_then, *echo;
+	} cases[] = {
+		{ "opost_column", OPOST, "", "", "\t\b\b\b\b\b" },
+		{ "onlcr_line_column", OPOST | ONLCR, "d", "\n", "d\t\b\b\b\b\b\b\b" },
+	};
 
-	memset(&s, 0, sizeof(s));
-	ldisc_init(&l);
-	CHECK_EQ(ldisc_output(&l, &t, (const uint8_t *)"abc", 3, out, sizeof(out), &taken), 3);
-	CHECK_EQ(l.column, 3);
-	ldisc_receive(&l, &t, (const uint8_t *)"\t\x7f", 2, &ops);
-	check_bytes("opost_column echo", s.echo, s.echo_len, "\t\b\b\b\b\b");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct termios2 t = settings(0, cases[i].oflag, ICANON | ECHO | ECHOE | IEXTEN);
+		struct ldisc l;
+		struct seen s;
+		struct ldisc_ops ops = { .ctx = &s, .deliver = on_deliver, .echo = on_echo };
+		uint8_t out[16];
+		size_t taken;
+		char what[64];
+
+		memset(&s, 0, sizeof(s));
+		ldisc_init(&l);
+		CHECK_EQ(ldisc_output(&l, &t, (const uint8_t *)"abc", 3, out, sizeof(out), &taken),
+			 3);
+		CHECK_EQ(l.column, 3);
+		ldisc_receive(&l, &t, (const uint8_t *)cases[i].rx_first, strlen(cases[i].rx_first),
+			      &ops);
+		ldisc_output(&l, &t, (const uint8_t *)cases[i].written_then,
+			     strlen(cases[i].written_then), out, sizeof(out), &taken);
+		ldisc_receive(&l, &t, (const uint8_t *)"\t\x7f", 2, &ops);
+		snprintf(what, sizeof(what), "%s echo", cases[i].name);
+		check_bytes(what, s.echo, s.echo_len, cases[i].echo);
+	}
 }
 
 /*
@@ -605,7 +639,7 @@ int main(void)
 	test_output_as_n_tty();
 	test_output_room();
 	test_raw_paths();
-	test_opost_column();
+	test_echo_after_output();
 	test_ixany_lnext();
 	return check_result("test_ldisc");
 }

@@ -3114,6 +3114,169 @@ static void test_flush_answered_before_hooks(void)
 	teardown();
 }
 
+/*
+ * VMIN > 0 with VTIME > 0 (n_tty_read()): no timer before the first byte,
+ * then VTIME from the latest byte; VMIN 0: VTIME from the read.  A read of
+ * 64 at 1000 ms, a byte at rx_ms (0: none), looked at when at_ms.
+ */
+static void test_vmin_vtime_timers(void)
+{
+	static const struct {
+		const char *name;
+		uint8_t vmin, vtime;
+		uint64_t rx_ms, at_ms;
+		const char *answer; /* NULL: still waiting */
+	} cases[] = {
+		{ "no timer before the first byte", 5, 1, 0, 9000, NULL },
+		{ "the timer runs from the last byte", 5, 1, 1500, 1550, NULL },
+		{ "the timer ends after the last byte", 5, 1, 1500, 1600, "a" },
+		{ "VMIN 0: the timer runs from the read", 0, 5, 0, 1499, NULL },
+		{ "VMIN 0: nothing when it ends", 0, 5, 0, 1500, "" },
+		{ "VTIME 0: VMIN bytes or nothing", 2, 0, 1100, 9000, NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct port p;
+		struct termios t;
+		uint64_t fh;
+		void *r;
+
+		setup(&p);
+		port_carrier_up(&p);
+		fh = do_open(false);
+		memcpy(&t, &p.tty.termios, sizeof(t));
+		t.c_cc[VMIN] = cases[i].vmin;
+		t.c_cc[VTIME] = cases[i].vtime;
+		do_ioctl(fh, TCSETS, &t, sizeof(t), 0);
+		r = ph_read(&h, fh, 64, false, 1000);
+		if (cases[i].rx_ms) {
+			port_rx(&p, "a", 1, cases[i].rx_ms);
+			port_after_events(&p, cases[i].rx_ms);
+		}
+		port_after_events(&p, cases[i].at_ms);
+		if (cases[i].answer ? !is_data(r, cases[i].answer) : ans(r)->count != 0) {
+			fprintf(stderr, "vmin_vtime_timers: %s: answered %d times\n", cases[i].name,
+				ans(r)->count);
+			check_failures++;
+		}
+		port_release(&p, fh);
+		check_all_answered_once();
+		teardown();
+	}
+}
+
+/*
+ * What stopped output and what restarts it (n_tty's stop_tty(),
+ * start_tty(), TCXONC): TCOON forgets a STOP too, START does not undo
+ * TCOOFF, TCOON alone does not undo a STOP; a departure forgets a STOP (the
+ * next handheld gets a new tty) even while a hung-up file stays open.
+ */
+enum stop_step { STOP_RX, START_RX, TCOOFF_IO, TCOON_IO, DEPART_ARRIVE, STEPS_END };
+
+static void test_what_restarts_output(void)
+{
+	static const struct {
+		const char *name;
+		enum stop_step steps[4];
+		bool goes;
+	} cases[] = {
+		{ "STOP, TCOOFF, TCOON", { STOP_RX, TCOOFF_IO, TCOON_IO, STEPS_END }, true },
+		{ "STOP, TCOON", { STOP_RX, TCOON_IO, STEPS_END }, false },
+		{ "TCOOFF, START", { TCOOFF_IO, START_RX, STEPS_END }, false },
+		{ "STOP, START", { STOP_RX, START_RX, STEPS_END }, true },
+		{ "STOP, a departure", { STOP_RX, DEPART_ARRIVE, STEPS_END }, true },
+		{ "TCOOFF, a departure", { TCOOFF_IO, DEPART_ARRIVE, STEPS_END }, true },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tty_ioctl on = { .cmd = TCXONC, .arg = TCOON },
+				 off = { .cmd = TCXONC, .arg = TCOOFF };
+		struct port p;
+		uint64_t fh, writer;
+		char buf[64];
+		size_t n;
+
+		setup(&p);
+		port_carrier_up(&p);
+		writer = fh = do_open(false);
+		set_flags(&p, fh, IXON, 0, 0);
+		for (int k = 0; cases[i].steps[k] != STEPS_END; k++) {
+			switch (cases[i].steps[k]) {
+			case STOP_RX: port_rx(&p, "\023", 1, 1); break;
+			case START_RX: port_rx(&p, "\021", 1, 1); break;
+			case TCOOFF_IO: port_ioctl(&p, new_req(), fh, &off); break;
+			case TCOON_IO: port_ioctl(&p, new_req(), fh, &on); break;
+			case DEPART_ARRIVE:
+				port_carrier_down(&p);
+				port_carrier_up(&p);
+				writer = do_open(false); /* fh stays open, hung up */
+				break;
+			case STEPS_END: break;
+			}
+		}
+		port_after_events(&p, 1);
+		do_write(writer, "out", false);
+		n = ph_handheld_takes_into(&h, buf, sizeof(buf));
+		if (n != (cases[i].goes ? 3 : 0)) {
+			fprintf(stderr, "what_restarts_output: %s: %zu bytes went\n", cases[i].name,
+				n);
+			check_failures++;
+		}
+		if (writer != fh)
+			port_release(&p, writer);
+		port_release(&p, fh);
+		check_all_answered_once();
+		teardown();
+	}
+}
+
+/*
+ * A hung-up file stays hung up when the next handheld comes
+ * (hung_up_tty_fops): writes and ioctls fail with EIO, reads end, poll
+ * says POLLHUP; the next handheld's files are not hung up.
+ */
+static void test_hung_up_after_the_next_arrival(void)
+{
+	static const struct {
+		const char *name;
+		int what; /* 0 write, 1 ioctl, 2 read, 3 poll */
+	} cases[] = {
+		{ "write", 0 },
+		{ "ioctl", 1 },
+		{ "read", 2 },
+		{ "poll", 3 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct port p;
+		uint64_t old, fresh;
+		bool ok = false;
+
+		setup(&p);
+		port_carrier_up(&p);
+		old = do_open(false);
+		port_carrier_down(&p);
+		port_carrier_up(&p);
+		fresh = do_open(false);
+		switch (cases[i].what) {
+		case 0: ok = is_err(do_write(old, "x", false), EIO); break;
+		case 1: ok = is_err(do_ioctl(old, TCGETS, NULL, 0, 36), EIO); break;
+		case 2: ok = is_data(ph_read(&h, old, 64, false, 1), ""); break;
+		case 3: ok = port_poll(&p, old, NULL, 0) & POLLHUP; break;
+		}
+		ok = ok && !(port_poll(&p, fresh, NULL, 0) & POLLHUP);
+		if (!ok) {
+			fprintf(stderr, "hung_up_after_the_next_arrival: %s: not as hung up\n",
+				cases[i].name);
+			check_failures++;
+		}
+		port_release(&p, fresh);
+		port_release(&p, old);
+		check_all_answered_once();
+		teardown();
+	}
+}
+
 int main(void)
 {
 	test_rx_with_no_file_open();
@@ -3177,5 +3340,8 @@ int main(void)
 	test_last_close_in_flight_unheard();
 	test_random_read_back();
 	test_flush_answered_before_hooks();
+	test_vmin_vtime_timers();
+	test_what_restarts_output();
+	test_hung_up_after_the_next_arrival();
 	return check_result("test_port");
 }

@@ -433,6 +433,52 @@ static void test_read_rules(void)
 }
 
 /*
+ * TCXONC (n_tty_ioctl_helper()): TCOOFF and TCOON stop and restart output,
+ * TCOON forgetting a STOP too, but only after a TCOOFF; TCIOFF and TCION
+ * send STOP and START, nothing when the character is disabled (0).
+ */
+static void test_xonc(void)
+{
+	static const struct {
+		const char *name;
+		unsigned int arg;
+		uint8_t vstop, vstart;
+		bool tco_before, stop_before; /* output_stopped, flow_stopped */
+		bool tco_after, stop_after, send;
+		uint8_t xchar;
+	} cases[] = {
+		{ "tcooff", TCOOFF, 023, 021, false, false, true, false, false, 0 },
+		{ "tcoon", TCOON, 023, 021, true, false, false, false, false, 0 },
+		{ "tcoon_after_stop", TCOON, 023, 021, true, true, false, false, false, 0 },
+		{ "tcoon_stop_alone", TCOON, 023, 021, false, true, false, true, false, 0 },
+		{ "tcioff", TCIOFF, 023, 021, false, false, false, false, true, 023 },
+		{ "tcion", TCION, 023, 021, false, false, false, false, true, 021 },
+		{ "tcioff_disabled", TCIOFF, 0, 021, false, false, false, false, false, 0 },
+		{ "tcion_disabled", TCION, 023, 0, false, false, false, false, false, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tty t;
+		struct tty_reply r;
+
+		tty_init(&t);
+		t.termios.c_cc[VSTOP] = cases[i].vstop;
+		t.termios.c_cc[VSTART] = cases[i].vstart;
+		t.output_stopped = cases[i].tco_before;
+		t.flow_stopped = cases[i].stop_before;
+		run(&t, TCXONC, cases[i].arg, NULL, 0, 0, &idle, &r);
+		if (r.err || t.output_stopped != cases[i].tco_after ||
+		    t.flow_stopped != cases[i].stop_after || r.send_xchar != cases[i].send ||
+		    (r.send_xchar && r.xchar != cases[i].xchar)) {
+			fprintf(stderr, "xonc: %s: stopped %d/%d, sends %d (0x%02x)\n",
+				cases[i].name, t.output_stopped, t.flow_stopped, r.send_xchar,
+				r.xchar);
+			check_failures++;
+		}
+	}
+}
+
+/*
  * Any command with any argument size: the core reads no more than it was
  * given (the input is an exactly-sized heap block, so ASan sees an
  * over-read) and never answers with more than the room it was given.
@@ -495,5 +541,6 @@ int main(void)
 	test_ldisc_and_unknown();
 	test_modem_wait_mask();
 	test_read_rules();
+	test_xonc();
 	return check_result("test_tty");
 }
