@@ -133,7 +133,9 @@ static void pilot_init_done(void *userdata)
  * same fsuid, between the call and the read; and a process with CAP_SETUID
  * here may make a user namespace whose map is pilotd's own, which uid_map
  * cannot tell apart.  A caller pilotd cannot see (another pid namespace:
- * pid 0) is "unseen", without such rights.
+ * pid 0), or whose thread shows credentials not the request's (an
+ * io_uring personality: caps_caller_userns()), is "unseen", without such
+ * rights.
  */
 /* All of a small procfs file, or -1 with errno (EFBIG: it does not fit). */
 static ssize_t read_whole(const char *path, char *buf, size_t size)
@@ -171,15 +173,39 @@ static uint64_t userns_id(const char *map, size_t len)
 	return caps_userns_id(map, len, key);
 }
 
-/* Is the thread pid in pilotd's own user namespace (core/caps.h)?  *id: else which. */
-static enum userns_view userns_of(int pid, uint64_t *id)
+/*
+ * The caller's /proc/TID/status, read by userns_of() for caller_admin()
+ * too: its length, or -1 (status_big: EFBIG, then status holds its first
+ * 64 KiB).  Its Groups line may list thousands (a larger one fails closed).
+ */
+static char status[64 * 1024];
+static ssize_t status_len;
+static bool status_read, status_big;
+
+static void read_status(int pid)
+{
+	char path[40];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	status_len = read_whole(path, status, sizeof(status));
+	status_big = status_len < 0 && errno == EFBIG;
+	status_read = true;
+}
+
+/*
+ * Is the thread pid, calling as fsuid, in pilotd's own user namespace
+ * (core/caps.h)?  *id: else which.  Reads its status for caller_admin().
+ */
+static enum userns_view userns_of(int pid, uint32_t fsuid, uint64_t *id)
 {
 	static bool told;
 	/* a map has at most 340 lines of 33 bytes ("%10u %10u %10u\n") */
 	static char map[16384], own[16384];
 	static ssize_t o = -2; /* pilotd's own map, read at the first open */
 	static int o_errno;
+	enum caps_userns v;
 	ssize_t m;
+	size_t n;
 	char path[40];
 
 	if (o == -2) {
@@ -204,18 +230,25 @@ static enum userns_view userns_of(int pid, uint64_t *id)
 		told = true;
 		return NS_UNKNOWN;
 	}
-	if (caps_same_userns(map, (size_t)m, own, (size_t)o))
-		return NS_OWN;
-	*id = userns_id(map, (size_t)m);
-	return NS_FOREIGN;
+	/* whose map that is: the thread's own credentials', which need not be
+	 * the ones it calls with (caps_caller_userns()); its Uid line comes
+	 * before Groups, so a status past 64 KiB still has it whole */
+	read_status(pid);
+	n = status_len >= 0 ? (size_t)status_len : status_big ? sizeof(status) : 0;
+	v = caps_caller_userns(map, (size_t)m, own, (size_t)o, status, n, fsuid);
+	if (v == CAPS_USERNS_OTHER)
+		*id = userns_id(map, (size_t)m);
+	return v == CAPS_USERNS_OWN ? NS_OWN : v == CAPS_USERNS_OTHER ? NS_FOREIGN : NS_UNSEEN;
 }
 
 /* Where the caller is; *id: its namespace's for the port (PORT_USERNS_*, or another's). */
 static enum userns_view caller_ns(fuse_req_t req, uint64_t *id)
 {
 	const struct fuse_ctx *c = fuse_req_ctx(req);
-	enum userns_view ns = c->pid > 0 ? userns_of((int)c->pid, id) : NS_UNSEEN;
+	enum userns_view ns;
 
+	status_read = false;
+	ns = c->pid > 0 ? userns_of((int)c->pid, (uint32_t)c->uid, id) : NS_UNSEEN;
 	if (ns == NS_OWN || ns == NS_UNKNOWN)
 		*id = PORT_USERNS_OWN;
 	else if (ns == NS_UNSEEN)
@@ -223,19 +256,16 @@ static enum userns_view caller_ns(fuse_req_t req, uint64_t *id)
 	return ns;
 }
 
+/* After caller_ns() for the same req. */
 static bool caller_admin(fuse_req_t req, enum userns_view ns)
 {
-	/* status: its Groups line may list thousands (a larger one fails closed) */
-	static char status[64 * 1024];
 	const struct fuse_ctx *c = fuse_req_ctx(req);
-	char path[40];
-	ssize_t n;
 
 	if (ns != NS_OWN)
 		return false;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)c->pid);
-	n = read_whole(path, status, sizeof(status));
-	return n > 0 && caps_status_admin(status, (size_t)n, (uint32_t)c->uid);
+	if (!status_read) /* no user namespaces here: not read yet */
+		read_status((int)c->pid);
+	return status_len > 0 && caps_status_admin(status, (size_t)status_len, (uint32_t)c->uid);
 }
 
 /* Has the thread that made req CAP_SYS_ADMIN now (port_hooks.caller_admin)? */

@@ -133,10 +133,11 @@ uint64_t caps_userns_id(const char *map, size_t len, const uint8_t key[16])
 	return id < 2 ? id + 2 : id; /* PORT_USERNS_OWN, PORT_USERNS_UNSEEN */
 }
 
-bool caps_status_admin(const char *status, size_t len, uint32_t fsuid)
+/* Is the fsuid of status's "Uid:" line fsuid? */
+static bool status_fsuid_is(const char *status, size_t len, uint32_t fsuid)
 {
 	const char *v, *end;
-	uint64_t caps, id = 0;
+	uint64_t id = 0;
 
 	v = field(status, len, "Uid:", &end);
 	if (!v)
@@ -144,7 +145,23 @@ bool caps_status_admin(const char *status, size_t len, uint32_t fsuid)
 	for (int i = 0; i < 4; i++) /* real, effective, saved, filesystem */
 		if (!number(&v, end, 10, &id))
 			return false;
-	if (id != fsuid)
+	return id == fsuid;
+}
+
+enum caps_userns caps_caller_userns(const char *map, size_t len, const char *own, size_t own_len,
+				    const char *status, size_t status_len, uint32_t fsuid)
+{
+	if (!status_fsuid_is(status, status_len, fsuid))
+		return CAPS_USERNS_UNSEEN;
+	return caps_same_userns(map, len, own, own_len) ? CAPS_USERNS_OWN : CAPS_USERNS_OTHER;
+}
+
+bool caps_status_admin(const char *status, size_t len, uint32_t fsuid)
+{
+	const char *v, *end;
+	uint64_t caps;
+
+	if (!status_fsuid_is(status, len, fsuid))
 		return false;
 	v = field(status, len, "CapEff:", &end);
 	if (!v || !number(&v, end, 16, &caps) || skip_blanks(v, end) != end)

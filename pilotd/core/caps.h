@@ -33,6 +33,21 @@ bool caps_status_admin(const char *status, size_t len, uint32_t fsuid);
 bool caps_same_userns(const char *map, size_t len, const char *own, size_t own_len);
 
 /*
+ * Which user namespace a request counts in, for pilotd's shares of its
+ * bounds (core/port.h "Bounds"): its thread's uid_map (map, len bytes)
+ * against pilotd's own (own), but only when the fsuid of its status's
+ * "Uid:" line is the request's fsuid.  /proc shows a thread's own
+ * credentials, and a request can be made with others: an io_uring
+ * personality registered in another user namespace (as a subordinate
+ * kuid) runs in the submitter's thread or io-wq worker, whose uid_map is
+ * the submitter's, pilotd's own.  Such a caller, whose namespace pilotd
+ * cannot tell, is unseen; so is one whose status has no Uid line.
+ */
+enum caps_userns { CAPS_USERNS_OWN, CAPS_USERNS_OTHER, CAPS_USERNS_UNSEEN };
+enum caps_userns caps_caller_userns(const char *map, size_t len, const char *own, size_t own_len,
+				    const char *status, size_t status_len, uint32_t fsuid);
+
+/*
  * The id of another user namespace, for its share of pilotd's bounds
  * (core/port.h "Bounds"): SipHash-2-4 of its uid_map text (as pilotd reads
  * it) under key, a secret of this run, so that no caller can make a map

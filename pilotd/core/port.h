@@ -64,7 +64,8 @@
  * each for one user (its kuid, in whatever user namespace it calls from);
  * a quarter of each for the callers of one other user namespace (one
  * user with subordinate ids acts there as many kuids), and for those
- * pilotd cannot see (another pid namespace: one bucket); and half of each
+ * pilotd cannot see (another pid namespace, credentials not their
+ * thread's own: one bucket); and half of each
  * for all other namespaces and unseen callers together, so that however
  * many namespaces a user makes, pilotd's own namespace keeps the other
  * half.  A file counts for its opener's kuid and namespace, and so do the
@@ -283,7 +284,7 @@ struct port_open_args {
 };
 /*
  * pilotd's own user namespace; and callers pilotd cannot see (another pid
- * namespace), one bucket.  Any other value names another namespace: the
+ * namespace, credentials not their thread's own), one bucket.  Any other value names another namespace: the
  * front's id for it, the same for all its callers.
  */
 #define PORT_USERNS_OWN	   0u

@@ -191,8 +191,43 @@ static void test_userns_id(void)
 	CHECK(caps_userns_id("", 0, key) >= 2);
 }
 
+/*
+ * Which namespace a request counts in: its thread's uid_map, but only when
+ * the thread calls with its own credentials.  An io_uring personality
+ * registered in a user namespace as a subordinate kuid (100001) runs in
+ * its submitter's thread or io-wq worker, whose uid_map and Uid line are
+ * the submitter's (host map, uid 1000): it is unseen, not one of pilotd's
+ * own users with a quarter of its own for each such kuid (measured on
+ * Linux 6.18: the worker blocked in an open made with a personality of
+ * kuid 100001 showed "0 0 4294967295" and "Uid: 1000 1000 1000 1000").
+ */
+static void test_caller_userns(void)
+{
+	static const char host[] = "         0          0 4294967295\n";
+	static const char sandbox[] = "         0     100000      65536\n";
+	static const char st1000[] = HEAD "Uid:\t1000\t1000\t1000\t1000\n" CAPS_NONE;
+	static const char st100001[] = HEAD "Uid:\t100001\t100001\t100001\t100001\n" CAPS_NONE;
+	const size_t hl = sizeof(host) - 1, sl = sizeof(sandbox) - 1;
+
+	CHECK_EQ(caps_caller_userns(host, hl, host, hl, st1000, strlen(st1000), 1000),
+		 CAPS_USERNS_OWN);
+	CHECK_EQ(caps_caller_userns(sandbox, sl, host, hl, st100001, strlen(st100001), 100001),
+		 CAPS_USERNS_OTHER);
+	/* the personality in the host submitter's thread */
+	CHECK_EQ(caps_caller_userns(host, hl, host, hl, st1000, strlen(st1000), 100001),
+		 CAPS_USERNS_UNSEEN);
+	CHECK_EQ(caps_caller_userns(sandbox, sl, host, hl, st100001, strlen(st100001), 1000),
+		 CAPS_USERNS_UNSEEN);
+	/* no Uid line, or one cut short: nobody's namespace */
+	CHECK_EQ(caps_caller_userns(host, hl, host, hl, HEAD, strlen(HEAD), 1000),
+		 CAPS_USERNS_UNSEEN);
+	CHECK_EQ(caps_caller_userns(host, hl, host, hl, st1000, strlen(HEAD) + 12, 1000),
+		 CAPS_USERNS_UNSEEN);
+}
+
 int main(void)
 {
+	test_caller_userns();
 	test_userns_id();
 	test_table();
 	test_not_terminated();
