@@ -268,11 +268,23 @@ static bool caller_admin(fuse_req_t req, enum userns_view ns)
 	return status_len > 0 && caps_status_admin(status, (size_t)status_len, (uint32_t)c->uid);
 }
 
-/* Has the thread that made req CAP_SYS_ADMIN now (port_hooks.caller_admin)? */
+/*
+ * Has the thread that made req CAP_SYS_ADMIN now (port_hooks.caller_admin)?
+ * Asked for each request refused at a share: its status alone answers
+ * "no" for all but the capable (one procfs read, not three), and only a
+ * capable caller's namespace is looked up (its capability is its own
+ * namespace's unless that is pilotd's).
+ */
 bool front_caller_admin(void *req)
 {
+	const struct fuse_ctx *c = fuse_req_ctx(req);
 	uint64_t id;
 
+	if (c->pid <= 0)
+		return false;
+	read_status((int)c->pid);
+	if (status_len <= 0 || !caps_status_admin(status, (size_t)status_len, (uint32_t)c->uid))
+		return false;
 	return caller_admin(req, caller_ns(req, &id));
 }
 
