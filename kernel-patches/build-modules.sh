@@ -352,7 +352,8 @@ dkms_build() {
 	log "dkms build of $(dpkg-deb -f "$deb" Package) $pkgver for $release (about a minute)"
 	unshare --mount --propagation private sh -c '
 		mount --bind "$1" "$2/mnt" && mount -t tmpfs tmpfs "$2/run" &&
-		mount -t proc proc "$2/proc" && exec chroot "$2" "$@"' sh "$tree" "$droot" \
+		mount -t proc proc "$2/proc" && r=$2 && shift 2 && exec chroot "$r" "$@"' \
+		sh "$tree" "$droot" \
 		dkms build -m pilotd-cuse -v "$pkgver" -k "$release" \
 		--dkmstree /mnt/dkms --sourcetree /mnt/root/usr/src >&2 || {
 		cat "$tree"/dkms/pilotd-cuse/"$pkgver"/build/make.log >&2 2>/dev/null
