@@ -15,6 +15,7 @@
 #
 # Usage: build-modules.sh [--dkms DEB] [--install DIR] VERSION...
 #        build-modules.sh --fetch VERSION...
+#        build-modules.sh --dkms-root VERSION
 # --install DIR writes, for each VERSION:
 #   vmlinuz-VERSION                  Debian's kernel image
 #   modules-VERSION.cpio.gz          its modules for the guest (USB host
@@ -26,9 +27,11 @@
 #                                    cuse.ko in updates/
 #   cuse_stream_test-VERSION         the series' selftest
 # --dkms DEB has Debian's dkms build the DKMS package DEB (pilotd-cuse-dkms)
-# for each VERSION instead (build only: nothing is installed or loaded
-# here) and writes modules-VERSION-dkms.cpio.gz, the guest's modules with
-# what DKMS built.
+# for each VERSION instead, in VERSION's DKMS root (build only: nothing is
+# installed or loaded here) and writes modules-VERSION-dkms.cpio.gz, the
+# guest's modules with what DKMS built.
+# --dkms-root makes VERSION's DKMS root (dkms_root()) and prints "ROOT
+# RELEASE DEBIAN-VERSION" (tests/package/dkms-autoinstall.sh).
 # --fetch only downloads the packages and makes the build root (fetch()).
 # Everything is cached under keys hashed from what went into it.
 # Cache root: $PILOTD_CACHE (default /var/cache/pilotd).
@@ -161,6 +164,43 @@ build_root() {
 	headers=/usr/src/linux-headers-$release
 }
 
+# dkms_root: a root of the kernel's Debian release as a user's machine
+# that runs DKMS has it: dkms and the kernel's compiler installed, and
+# Debian's kernel's headers and linux-source of the same version
+# installed with dpkg from the packages in the cache, so that dpkg's
+# database holds their versions (prepare.sh compares them).  Made once
+# with mmdebstrap in $PILOTD_CACHE/chroot (about 400 MB, 2 to 3 minutes);
+# nothing changes it afterwards (builds use --dkmstree, the autoinstall
+# test an overlay).  Sets $droot.
+dkms_root() {
+	local release_suite cc key d
+	local -a inc=() mirrors=()
+	case "$suite" in
+	bookworm) release_suite=bookworm cc=gcc-12 ;;
+	*) release_suite=trixie cc="gcc-14 linux-base" ;; # linux-run-hooks
+	esac
+	local pkgs="dkms $cc make libc6-dev patch xz-utils kmod"
+	for d in "${header_debs[@]}" "$source_deb"; do
+		inc+=(--include="$d")
+	done
+	mirrors=("deb http://deb.debian.org/debian $release_suite main")
+	[ "$suite" = trixie-backports ] &&
+		mirrors+=("deb http://deb.debian.org/debian trixie-backports main")
+	key=$({ echo "$release_suite $pkgs ${mirrors[*]}"; printf '%s\n' "${header_debs[@]##*/}" \
+		"${source_deb##*/}"; } | hash)
+	droot=$cache/chroot/dkms-$ver-$key
+	[ -f "$droot/.done" ] && return 0
+	need_pkgs mmdebstrap
+	log "making a Debian $release_suite root with dkms and linux-headers-$release and linux-source-$ver $debver installed in $droot (mmdebstrap: about 400 MB, 2 to 3 minutes)"
+	rm -rf "$droot"
+	mkdir -p "$droot"
+	mmdebstrap -q --variant=apt --include="${pkgs// /,}" "${inc[@]}" \
+		--hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount \
+		--aptopt='APT::Sandbox::User "root"' "$release_suite" "$droot" "${mirrors[@]}" >&2 ||
+		die "mmdebstrap failed"
+	touch "$droot/.done"
+}
+
 # in_build_root COMMAND...: COMMAND in the build root (with a /proc of
 # its own, which objtool reads, mounted in a mount namespace of its own).
 in_build_root() {
@@ -291,40 +331,31 @@ build_version() {
 	[ -f "$patched_cpio" ] || guest_cpio "$patched_cpio" "$mods"
 }
 
-# dkms_build VERSION DEB: Debian's dkms (of the kernel's own release: this
-# machine's for 6.1, the Debian 13 root's for the others) builds the
-# module of the DKMS package DEB for Debian's VERSION kernel, against its
-# headers, with linux-source of that version where the linux-source
-# package puts it, as on a user's machine.  Builds only: nothing is
-# installed or loaded here.  Sets $dkms_cpio, the guest's modules with
-# what DKMS built in updates/dkms.
+# dkms_build VERSION DEB: Debian's dkms of the kernel's own release, in
+# its DKMS root (dkms_root: the headers and linux-source of the kernel's
+# version installed, as on a user's machine), builds the module of the
+# DKMS package DEB for Debian's VERSION kernel.  Builds only: nothing is
+# installed or loaded here, and the root is not changed (the package,
+# DKMS's tree and /run are mounts of a namespace of its own).  Sets
+# $dkms_cpio, the guest's modules with what DKMS built in updates/dkms.
 dkms_build() {
-	local deb=$2 tree pkgver tarball m t0=$SECONDS
-	local -a env=()
+	local deb=$2 tree pkgver m t0=$SECONDS
 	use_version "$1"
 	module_series
 	unpack_kernel
-	build_root
-	mkdir -p "${broot:-$kdir}/build"
-	tarball=$broot/usr/src/linux-source-$ver.tar.xz
-	if [ -z "$broot" ]; then
-		# this machine's /usr/src is not ours: the test names the tarball
-		tarball=$kdir/linux-source-$ver.tar.xz
-		env=(env PILOTD_CUSE_SOURCE="$tarball")
-	fi
-	if [ ! -f "$tarball.$debver" ]; then
-		dpkg-deb --fsys-tarfile "$source_deb" | tar -xO "./usr/src/linux-source-$ver.tar.xz" \
-			> "$tarball"
-		touch "$tarball.$debver"
-	fi
-	tree=$(mktemp -d "${broot:-$kdir}/build/dkms.XXXXXX")
+	dkms_root
+	mkdir -p "$kdir/build"
+	tree=$(mktemp -d "$kdir/build/dkms.XXXXXX")
 	dpkg-deb -x "$deb" "$tree/root"
 	mkdir -p "$tree/dkms"
 	pkgver=$(dpkg-deb -f "$deb" Version)
 	log "dkms build of $(dpkg-deb -f "$deb" Package) $pkgver for $release (about a minute)"
-	in_build_root "${env[@]}" dkms build -m pilotd-cuse -v "$pkgver" -k "$release" \
-		--dkmstree "${tree#"$broot"}/dkms" --sourcetree "${tree#"$broot"}/root/usr/src" \
-		--kernelsourcedir "$headers" >&2 || {
+	unshare --mount --propagation private sh -c '
+		mount --bind "$1" "$2/mnt" && mount -t tmpfs tmpfs "$2/run" &&
+		mount -t proc proc "$2/proc" && r=$2 && shift 2 && exec chroot "$r" "$@"' \
+		sh "$tree" "$droot" \
+		dkms build -m pilotd-cuse -v "$pkgver" -k "$release" \
+		--dkmstree /mnt/dkms --sourcetree /mnt/root/usr/src >&2 || {
 		cat "$tree"/dkms/pilotd-cuse/"$pkgver"/build/make.log >&2 2>/dev/null
 		die "dkms build failed for $release"
 	}
@@ -362,6 +393,15 @@ if [ "${1:-}" = --fetch ]; then
 	shift
 	mkdir -p "$cache/debian-kernel"
 	fetch "$@"
+	exit 0
+fi
+if [ "${1:-}" = --dkms-root ]; then
+	mkdir -p "$cache/debian-kernel"
+	exec 9>"$cache/debian-kernel/lock"
+	flock 9
+	use_version "${2:?--dkms-root needs a VERSION}"
+	dkms_root
+	echo "$droot $release $debver"
 	exit 0
 fi
 if [ "${1:-}" = --dkms ]; then
