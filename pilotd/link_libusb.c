@@ -321,12 +321,16 @@ static void opened(struct usb_link *l)
 	r = l->open.r;
 	l->dev = NULL;
 	l->state = LINK_IDLE;
-	if (l->departed) {
-		if (l->open.handle)
-			unclaim(l->open.handle, false);
-		l->departed = false;
+	/* Gone under the open or the claim (usbfs: ENOENT, ENODEV).  Its
+	 * hotplug news comes later: libusb's fds are not watched while the
+	 * thread runs (usb_fds_pause()).  Not kept out: it is not there. */
+	if (r == LIBUSB_ERROR_NO_DEVICE) {
 		log_info("%s left the bus while it was being opened", l->name);
-		libusb_unref_device(dev); /* one waiting behind it: link_progress() */
+		if (l->waiting) { /* one waiting behind it, not this one again */
+			l->waiting = false;
+			scan_for_handheld(l, dev);
+		}
+		libusb_unref_device(dev);
 		return;
 	}
 	/* hotplug tells of a device before the kernel has chosen its

@@ -114,7 +114,7 @@ struct req {
 	size_t len;
 	bool parked;	/* a write waiting */
 	size_t modeled; /* of its bytes, those in the model (txq) already */
-	bool lost;	/* waiting when the handheld left: its bytes are gone */
+	bool lost;	/* queued or waiting when the handheld left: its bytes are gone */
 	uint32_t uid;	/* an open's */
 	uint64_t userns;
 	bool admin;
@@ -184,6 +184,7 @@ static struct fuzz {
 	uint64_t tx_cut;   /* txq's tail cut by flushes and the closing wait, seen */
 	int waiting[NREQ]; /* parked writes, in the order they parked */
 	int nwaiting;
+	struct req *writing; /* a write inside port_write(), queued, not yet answered */
 
 	/* the session */
 	bool excl;	 /* TIOCEXCL holds */
@@ -446,7 +447,8 @@ static void h_written(struct req *q, size_t len)
 
 	FUZZ_CHECK(q->kind == R_WRITE && len <= q->len);
 	if (q->lost) { /* taken into txq just before a departure discarded it */
-		unwait(q);
+		if (q->parked)
+			unwait(q);
 		return;
 	}
 	if (!fz.carrier) {
@@ -714,6 +716,11 @@ static void carrier_down(void)
 		fz.files[i].hung_up |= fz.files[i].open;
 	for (int i = 0; i < fz.nwaiting; i++)
 		fz.reqs[fz.waiting[i]].lost = true;
+	/* a write queues before its answer runs the transport's hooks
+	 * (answer_queued()): a departure there discards what it queued, and
+	 * it is answered as accepted, as n_tty's write is before a hangup */
+	if (fz.writing)
+		fz.writing->lost = true;
 	input_orphaned();
 	fz.line = 0; /* the line being edited became the hung-up files' last */
 	fz.txm.len = 0;
@@ -1086,7 +1093,9 @@ static void do_write(int f)
 	q->len = 1 + input_u16(&fz.in) % WRITEMAX;
 	for (size_t i = 0; i < q->len; i++)
 		q->data[i] = fz.tx_counter++;
+	fz.writing = fz.carrier ? q : NULL; /* no handheld: answered at once */
 	port_write(&fz.port, req_ptr(r), fz.files[f].fh, q->data, q->len, input_u8(&fz.in) & 1);
+	fz.writing = NULL;
 	if (answer_of(r)->count == 0) {
 		q->parked = true;
 		fz.waiting[fz.nwaiting++] = r;
