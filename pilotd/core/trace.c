@@ -164,18 +164,20 @@ void trace_arrival(struct trace *t, const char *name, unsigned int in_ep, unsign
 static void bytes_line(struct trace *t, const char *when, char dir, size_t off, const uint8_t *b,
 		       size_t n)
 {
+	static const char digits[] = "0123456789abcdef";
 	char hex[16 * 3 + 2], ascii[17];
 	size_t h = 0;
 
+	/* by hand, not snprintf: a tenth of the cost, at every byte traced */
 	for (size_t i = 0; i < 16; i++) {
 		if (i == 8)
 			hex[h++] = ' ';
-		if (i < n)
-			h += (size_t)snprintf(hex + h, sizeof(hex) - h, " %02x", b[i]);
-		else
-			h += (size_t)snprintf(hex + h, sizeof(hex) - h, "   ");
+		hex[h++] = ' ';
+		hex[h++] = i < n ? digits[b[i] >> 4] : ' ';
+		hex[h++] = i < n ? digits[b[i] & 15] : ' ';
 		ascii[i] = i < n ? (b[i] >= 0x20 && b[i] < 0x7f ? (char)b[i] : '.') : '\0';
 	}
+	hex[h] = '\0';
 	ascii[n < 16 ? n : 16] = '\0';
 	line(t, "%s %c %04zx %s  |%s|\n", when, dir, off, hex, ascii);
 }
