@@ -126,7 +126,7 @@ static void start_stream(struct usb_link *l)
 {
 	l->state = LINK_RUNNING;
 	l->hs = l->setup.hs;
-	pump_start(&l->pump, l->name, palm_setup_in_size(&l->setup, PUMP_IN_SIZE_MAX),
+	pump_start(&l->pump, l->name, &l->hs, palm_setup_in_size(&l->setup, PUMP_IN_SIZE_MAX),
 		   OUT_TRANSFER_MAX);
 	log_info("%s: HotSync on bulk IN 0x%02x, OUT 0x%02x", l->name, l->hs.in_ep, l->hs.out_ep);
 }

@@ -247,7 +247,7 @@ static void start_stream(struct redir_link *l)
 	l->deadline_ms = 0;
 	l->hs = l->setup.hs;
 	redir_conn_useful(&l->conn);
-	pump_start(&l->pump, l->name, palm_setup_in_size(&l->setup, PUMP_IN_SIZE_MAX),
+	pump_start(&l->pump, l->name, &l->hs, palm_setup_in_size(&l->setup, PUMP_IN_SIZE_MAX),
 		   out_packet_max(l));
 	log_info("%s: HotSync on bulk IN 0x%02x, OUT 0x%02x", l->name, l->hs.in_ep, l->hs.out_ep);
 }

@@ -6,9 +6,10 @@
  * signals and an orderly shutdown.
  *
  *   pilotd [--name pilot] [--device VID:PID] [--port PATH | --usbredir SERVER]
- *          [--user USER] [--verbose]
+ *          [--user USER] [--trace FILE] [--verbose]
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
 #include <pwd.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -179,12 +181,17 @@ static void usage(FILE *f, const char *argv0)
 		"                        whenever the connection ends\n"
 		"  -u, --user USER       once /dev/cuse is open, run as USER (and its groups);\n"
 		"                        USER must be able to open the handheld's USB nodes\n"
+		"      --trace FILE      append each handheld session's bytes, both ways,\n"
+		"                        with times, to FILE (a new or regular file, not a\n"
+		"                        symbolic link; created 0600; at most 64 MiB)\n"
 		"  -v, --verbose         log every open, release and poll request, and USB\n"
 		"                        details\n"
 		"  -h, --help            show this help\n"
 		"  -V, --version         show the version\n",
 		argv0);
 }
+
+enum { OPT_TRACE = 0x100 }; /* long options only */
 
 static int parse_args(struct pilotd *pd, int argc, char **argv)
 {
@@ -197,6 +204,7 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "trace", required_argument, NULL, OPT_TRACE },
 		{ 0 },
 	};
 	int c;
@@ -253,6 +261,7 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 			pd->gid = pw->pw_gid;
 			break;
 		}
+		case OPT_TRACE: pd->trace_path = optarg; break;
 		case 'v': pilotd_verbose = true; break;
 		case 'h': usage(stdout, argv[0]); exit(0);
 		case 'V': printf("pilotd %s\n", PILOTD_VERSION); exit(0);
@@ -268,6 +277,40 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 				"cannot be used with --usbredir\n");
 		return -1;
 	}
+	return 0;
+}
+
+/*
+ * --trace FILE (core/trace.h): opened before --user drops root, so the
+ * file may be root's.  Appended to, never truncated; created 0600, as it
+ * holds whatever the handheld holds.  Not a symbolic link (pilotd runs
+ * as root: a link planted in /tmp must not make it write elsewhere), and
+ * only a regular file: a FIFO or a device could block the loop.
+ */
+static int trace_open(struct pilotd *pd)
+{
+	struct stat st;
+	int fd;
+
+	pd->trace_fd = -1;
+	if (!pd->trace_path)
+		return 0;
+	fd = open(pd->trace_path,
+		  O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+	if (fd < 0) {
+		log_err("--trace %s: %s", pd->trace_path,
+			errno == ELOOP ? "a symbolic link; name the file itself" : strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		log_err("--trace %s: not a regular file", pd->trace_path);
+		close(fd);
+		return -1;
+	}
+	pd->trace_fd = fd;
+	/* a file already at its limit: logged, and pilotd runs untraced */
+	if (trace_start(&pd->trace, fd, TRACE_MAX_BYTES, loop_now_ms, PILOTD_VERSION) == 0)
+		pd->port.trace = &pd->trace;
 	return 0;
 }
 
@@ -404,6 +447,8 @@ int main(int argc, char **argv)
 					.devname = pd.devname,
 					.ready = front_ready,
 					.ready_ctx = &pd };
+	if (trace_open(&pd) < 0)
+		return 2;
 	r = signals_start(&pd);
 	if (r == 0)
 		r = timer_start(&pd);
@@ -427,8 +472,11 @@ int main(int argc, char **argv)
 	if (pd.link)
 		pd.link->ops->stop(pd.link);
 	pd.link = NULL;
+	trace_end(pd.port.trace);
 	front_stop(&pd.front);
 	port_free(&pd.port);
+	if (pd.trace_fd >= 0)
+		close(pd.trace_fd);
 	if (pd.sig_watch.fd >= 0)
 		close(pd.sig_watch.fd);
 	if (pd.read_timer.fd >= 0)

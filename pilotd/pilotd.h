@@ -22,6 +22,7 @@
 
 #include "core/loop.h"
 #include "core/port.h"
+#include "core/trace.h"
 #include "cuse_front.h"
 #include "link.h"
 
@@ -46,6 +47,10 @@ struct pilotd {
 	struct port port;
 	struct cuse_front front;
 	struct link *link; /* the transport: link_libusb.c or link_usbredir.c */
+
+	const char *trace_path; /* --trace: the sessions' bytes to this file */
+	int trace_fd;
+	struct trace trace;
 };
 
 #endif

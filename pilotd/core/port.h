@@ -226,9 +226,14 @@ struct port_stats {
 #define PORT_DUE_TX_ABORT   8u
 #define PORT_DUE_RX_STOP    16u
 
+struct trace;
+
 struct port {
 	struct port_hooks h;
 	struct port_config cfg;
+	/* pilotd --trace (core/trace.h), set after port_init(); NULL: none.
+	 * The port traces opens, closes and hangups; the pump, the bytes. */
+	struct trace *trace;
 	struct tty tty;
 	struct ldisc ldisc; /* n_tty's processing, unless the settings are raw */
 	struct byteq rxq, txq;

@@ -10,6 +10,7 @@
 
 #include "log.h"
 #include "port_impl.h"
+#include "trace.h"
 
 struct port_file *port_file_find(struct port *p, uint64_t fh)
 {
@@ -255,6 +256,9 @@ static void release_file(struct port *p, uint64_t fh)
 
 	if (f)
 		f->push_keyed = false; /* the kernel forgot it before the release */
+	if (f && p->trace)
+		trace_event(p->trace, "close %llu%s", (unsigned long long)fh,
+			    live && p->live_files == 1 ? " (the last)" : "");
 	port_answer_all(p, &p->reads, fh, EIO);
 	port_answer_all(p, &p->writes, fh, EIO);
 	port_answer_all(p, &p->ioctls, fh, EIO);
@@ -307,6 +311,9 @@ void port_open_now(struct port *p, void *req, struct port_cred who)
 	p->files = f;
 	p->nfiles++;
 	p->live_files++;
+	if (p->trace)
+		trace_event(p->trace, "open %llu by uid %u%s", (unsigned long long)f->fh, f->uid,
+			    p->carrier ? "" : ", no handheld yet");
 	if (reply_open(p, req, f->fh) < 0)
 		release_file(p, f->fh); /* the opener was interrupted */
 }

@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "port_impl.h"
+#include "trace.h"
 
 /*
  * May an open go ahead now?  Not while the last session's output drains:
@@ -204,6 +205,8 @@ static void hang_up(struct port *p)
 	p->stats.hangups++;
 	if (n)
 		log_info("hung up %u open file%s", n, n == 1 ? "" : "s");
+	if (n && p->trace)
+		trace_event(p->trace, "hung up %u open file%s", n, n == 1 ? "" : "s");
 	if (p->closing)
 		port_end_closing(p, false);
 	serve_opens(p);

@@ -5,6 +5,7 @@
 
 #include "log.h"
 #include "pump.h"
+#include "trace.h"
 
 const char *pump_status_name(enum pump_status st)
 {
@@ -28,7 +29,8 @@ void pump_init(struct pump *pm, const struct pump_io *io, void *ctx, struct port
 	pm->out_cap = out_cap;
 }
 
-void pump_start(struct pump *pm, const char *name, size_t in_size, size_t out_max)
+void pump_start(struct pump *pm, const char *name, const struct palm_hotsync *hs, size_t in_size,
+		size_t out_max)
 {
 	pump_init(pm, pm->io, pm->ctx, pm->port, pm->out_buf, pm->out_cap);
 	pm->name = name;
@@ -36,6 +38,8 @@ void pump_start(struct pump *pm, const char *name, size_t in_size, size_t out_ma
 	pm->carrier_due = true;
 	pm->in_size = in_size < PUMP_IN_SIZE_MAX ? in_size : PUMP_IN_SIZE_MAX;
 	pm->out_max = out_max < pm->out_cap ? out_max : pm->out_cap;
+	if (pm->port->trace)
+		trace_arrival(pm->port->trace, name, hs->in_ep, hs->out_ep, pm->in_size);
 }
 
 static void cancel_in_flight(struct pump *pm)
@@ -49,6 +53,8 @@ void pump_stop(struct pump *pm)
 {
 	if (!pm->running)
 		return;
+	if (pm->port->trace)
+		trace_departure(pm->port->trace);
 	pm->running = false;
 	pm->carrier_due = false;
 	pm->close_due = false;
@@ -113,6 +119,9 @@ static void failed(struct pump *pm, bool in, enum pump_status st, uint64_t now)
 		return;
 	log_warn("%s: bulk %s failed (%s); recovering", pm->name, in ? "IN" : "OUT",
 		 pump_status_name(st));
+	if (pm->port->trace)
+		trace_event(pm->port->trace, "bulk %s failed (%s)", in ? "IN" : "OUT",
+			    pump_status_name(st));
 	*halted = true;
 	count_halt(pm, now);
 }
@@ -344,6 +353,12 @@ void pump_in_done(struct pump *pm, int slot, enum pump_status st, const void *da
 	pm->in_state[slot] = PUMP_SLOT_DONE;
 	pm->in_order[(pm->in_done_head + pm->in_done_count) % PUMP_IN_MAX] = (uint8_t)slot;
 	pm->in_done_count++;
+	if (pm->port->trace && len > 0) {
+		trace_bytes(pm->port->trace, TRACE_FROM_HANDHELD, pm->in_buf[slot], len);
+		if (pm->in_stale[slot])
+			trace_event(pm->port->trace,
+				    "discarded: nobody listens since the last close");
+	}
 }
 
 void pump_out_done(struct pump *pm, enum pump_status st, size_t sent)
@@ -357,6 +372,8 @@ void pump_out_done(struct pump *pm, enum pump_status st, size_t sent)
 	pm->out_done = true;
 	pm->out_st = (uint8_t)st;
 	pm->out_sent = sent < pm->out_len ? sent : pm->out_len; /* never more than was sent */
+	if (pm->port->trace && pm->out_sent > 0)
+		trace_bytes(pm->port->trace, TRACE_TO_HANDHELD, pm->out_buf, pm->out_sent);
 }
 
 void pump_ctrl_done(struct pump *pm, enum pump_status st)

@@ -112,7 +112,9 @@ static uint64_t setup(struct port *p, size_t rxq)
 /* A handheld arrives: the carrier and the stream start at the next drive. */
 static void start(struct port *p, size_t in_size, size_t out_max)
 {
-	pump_start(&pm, "test", in_size, out_max);
+	const struct palm_hotsync hs = { .in_ep = 0x82, .out_ep = 0x02 };
+
+	pump_start(&pm, "test", &hs, in_size, out_max);
 	CHECK(!p->carrier);
 	pump_drive(&pm, h.now);
 	CHECK(p->carrier);

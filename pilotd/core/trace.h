@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The byte trace (pilotd --trace FILE): every handheld session's bytes,
+ * both ways, with times, as text a user can paste into a bug report.
+ * Written where the bytes cross the pump (core/pump.c: an IN transfer's
+ * completion, an OUT transfer's), which both transports drive, and where
+ * the port opens, closes and hangs up files.
+ *
+ * Format 1 (pilotd(8) "TRACE FORMAT"; README "Reading a trace"), one
+ * event a line, the first character says which:
+ *
+ *   # pilotd 0.9 trace, format 1: pilotd(8) TRACE FORMAT
+ *   = 1.000 trace begins
+ *     +0.350 * open 1 by uid 1000, no handheld yet
+ *   = 2.000 arrival 1: handheld 0830:0061 (bus 1 address 5), bulk IN 0x82 (64-byte
+ *           packets), OUT 0x02                        [one line in the file]
+ *     +0.012 < 0000  01 ff 00 00 00 16 90 01  00 00 00 00 00 00 00 20  |............... |
+ *     +0.012 < 0010  00 00 00 08 01 00 00 00  00 00 00 00              |............|
+ *     +0.021 > 0000  01 ff 00 00 00 32 12 01                           |.....2..|
+ *     +3.000 * close 1 (the last)
+ *   = 6.000 departure 1 after 4.000 s: 28 bytes in, 8 out
+ *
+ *   '#'  a comment: the header (once each time pilotd opens the file) and
+ *        the marker where the trace stopped at its size limit;
+ *   '='  a new origin, with CLOCK_MONOTONIC in seconds (journalctl
+ *        -o short-monotonic prints the same clock): the trace opened, a
+ *        handheld arrived (its stream started: name, VID:PID, transport,
+ *        endpoints), or it departed (with its byte counts);
+ *   '+'  seconds since the last '=' line, then '<' bytes from the
+ *        handheld, '>' bytes to it, or '*' an event (open, close, hangup,
+ *        a failed transfer, bytes that came after the last close).
+ *        Bytes: the offset in the transfer (0000 starts a new one), 16
+ *        bytes in hex, and the same as ASCII ('.' for the rest).
+ *
+ * '<' is what a bulk IN transfer brought, as the transport reported its
+ * completion; '>' what the handheld took of a bulk OUT transfer (what
+ * it did not take is sent again, and shows then).  Only between an
+ * arrival and its departure do bytes show, so no byte is another
+ * session's.
+ *
+ * Bounds: each event is one write(2) of at most TRACE_BUF_SIZE bytes (a
+ * large transfer, several), so nothing is held in memory when pilotd
+ * stops or dies; the file never grows beyond the limit given to
+ * trace_start() (what it held before counts), at which a '#' line says
+ * the trace stopped.  A write error stops the trace with one log line;
+ * the session goes on.  With no trace (a NULL pointer) the pump and the
+ * port pay a pointer test.
+ */
+#ifndef PILOTD_TRACE_H
+#define PILOTD_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TRACE_FORMAT	1
+#define TRACE_MAX_BYTES (64ull << 20) /* pilotd's limit on the file: 64 MiB */
+#define TRACE_BUF_SIZE	8192u	      /* text gathered before each write(2) */
+
+enum trace_dir { TRACE_FROM_HANDHELD = '<', TRACE_TO_HANDHELD = '>' };
+
+struct trace {
+	int fd;
+	bool on;
+	uint64_t limit, size;	    /* the file's bound and its size */
+	uint64_t (*clock_ms)(void); /* CLOCK_MONOTONIC, ms */
+	uint64_t origin_ms;	    /* of the last '=' line */
+	bool in_session;
+	unsigned int sessions; /* arrivals so far */
+	uint64_t bytes_in, bytes_out;
+	size_t len;
+	char buf[TRACE_BUF_SIZE];
+};
+
+/*
+ * Trace to fd (opened for appending); at most limit bytes in the file,
+ * counting what is in it already.  version goes in the header.  Returns 0,
+ * or -EFBIG when the file has no room left (nothing is traced; logged).
+ */
+int trace_start(struct trace *t, int fd, uint64_t limit, uint64_t (*clock_ms)(void),
+		const char *version);
+
+static inline bool trace_on(const struct trace *t)
+{
+	return t && t->on;
+}
+
+/* A handheld's stream starts: name says its VID:PID and transport. */
+void trace_arrival(struct trace *t, const char *name, unsigned int in_ep, unsigned int out_ep,
+		   size_t in_packet);
+void trace_departure(struct trace *t);
+/* pilotd stops: the last line ("= ... trace ends"); a trace without it ended
+ * with pilotd's death. */
+void trace_end(struct trace *t);
+void trace_bytes(struct trace *t, enum trace_dir dir, const void *buf, size_t len);
+void trace_event(struct trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The byte trace (core/trace.c, pilotd --trace) as the pump and the port
+ * write it: a real port with port_harness.h's fake front, a real pump
+ * over a fake transport, a fake clock and the trace in a temporary file.
+ * Its exact text for two sessions (an open before the arrival, the NET
+ * handshake's first bytes both ways, a close, a departure, a second
+ * handheld whose bytes are its own); the bound on the file's size; a
+ * write error, which stops the trace and leaves the session alone.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "raw_termios.h"
+#include "core/pump.h"
+#include "core/trace.h"
+#include "port_harness.h"
+
+/* ---- the fake transport: what a test completes, it submitted ---- */
+
+static struct fake {
+	bool in_flying[PUMP_IN_MAX];
+	int out_submitted;
+} fk;
+
+static int fk_submit_in(void *ctx, int slot, uint8_t *buf, size_t len)
+{
+	fk.in_flying[slot] = true;
+	return 0;
+}
+
+static int fk_submit_out(void *ctx, const uint8_t *buf, size_t len)
+{
+	fk.out_submitted++;
+	return 0;
+}
+
+static void fk_cancel(void *ctx, int slot)
+{
+}
+
+static void fk_cancel_out(void *ctx)
+{
+}
+
+static int fk_clear_halt(void *ctx, bool in)
+{
+	return 0;
+}
+
+static int fk_close(void *ctx)
+{
+	return 0;
+}
+
+static const struct pump_io fake_io = {
+	.submit_in = fk_submit_in,
+	.submit_out = fk_submit_out,
+	.cancel_in = fk_cancel,
+	.cancel_out = fk_cancel_out,
+	.clear_halt = fk_clear_halt,
+	.close_notification = fk_close,
+};
+
+/* ---- the port and pump, and the trace in a temporary file ---- */
+
+static struct pump pm;
+static uint8_t out_buf[4096];
+static struct ph h;
+static struct trace tr;
+static FILE *file;
+
+static uint64_t fake_clock(void)
+{
+	return h.now;
+}
+
+static void setup(struct port *p, uint64_t limit)
+{
+	memset(&fk, 0, sizeof(fk));
+	CHECK_EQ(ph_init(&h, p, &ph_config_small, 64), 0);
+	h.now = 1000;
+	make_raw_termios(&p->tty.termios);
+	pump_init(&pm, &fake_io, NULL, p, out_buf, sizeof(out_buf));
+	h.pump = &pm;
+	file = tmpfile();
+	CHECK(file != NULL);
+	CHECK_EQ(trace_start(&tr, fileno(file), limit, fake_clock, "test"), 0);
+	p->trace = &tr;
+}
+
+/* A handheld's stream starts; the carrier goes up at the drive. */
+static void arrive(const char *name)
+{
+	const struct palm_hotsync hs = { .in_ep = 0x82, .out_ep = 0x02 };
+
+	pump_start(&pm, name, &hs, 64, sizeof(out_buf));
+	pump_drive(&pm, h.now);
+}
+
+/* The handheld answers an IN request with len bytes. */
+static void handheld_says(const void *bytes, size_t len)
+{
+	int slot = 0;
+
+	while (slot < PUMP_IN_MAX && !fk.in_flying[slot])
+		slot++;
+	CHECK(slot < PUMP_IN_MAX);
+	if (slot == PUMP_IN_MAX)
+		return;
+	fk.in_flying[slot] = false;
+	pump_in_done(&pm, slot, pm.running ? PUMP_OK : PUMP_CANCELLED, bytes, len);
+	pump_drive(&pm, h.now);
+}
+
+/* The handheld takes what the OUT transfer in flight carried, up to n. */
+static void handheld_takes(size_t n)
+{
+	pump_out_done(&pm, PUMP_OK, n);
+	pump_drive(&pm, h.now);
+}
+
+static void depart(struct port *p)
+{
+	pump_stop(&pm);
+	port_carrier_down(p);
+}
+
+/* The file's whole text (the test's static buffer). */
+static const char *trace_text(void)
+{
+	static char text[65536];
+	ssize_t n = pread(fileno(file), text, sizeof(text) - 1, 0);
+
+	text[n > 0 ? n : 0] = '\0';
+	return text;
+}
+
+static size_t trace_size(void)
+{
+	struct stat st;
+
+	return fstat(fileno(file), &st) == 0 ? (size_t)st.st_size : 0;
+}
+
+static void check_text(const char *want)
+{
+	const char *got = trace_text();
+
+	CHECK(strcmp(got, want) == 0);
+	if (strcmp(got, want))
+		fprintf(stderr, "--- trace:\n%s--- expected:\n%s---\n", got, want);
+}
+
+static void done(void)
+{
+	CHECK_EQ(ph_close_all(&h), 0);
+	ph_free(&h);
+	fclose(file);
+}
+
+/* The first bytes of the NET handshake (palm-protocol.md "NET"). */
+static const uint8_t net_hello[] = { 0x01, 0xff, 0x00, 0x00, 0x00, 0x16, 0x90, 0x01, 0x00, 0x00,
+				     0x00, 0x00, 0x00, 0x00, 0x00, 0x20, 0x00, 0x00, 0x00, 0x08,
+				     0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 };
+static const uint8_t net_answer_head[] = { 0x01, 0xff, 0x00, 0x00, 0x00, 0x32, 0x12, 0x01 };
+
+/* Two sessions, as a user would paste them. */
+static void test_two_sessions(void)
+{
+	struct port p;
+	uint64_t fh;
+	void *r;
+
+	setup(&p, TRACE_MAX_BYTES);
+	h.now = 1350;
+	fh = ph_open(&h, 1000, false, true); /* the desktop listens first */
+	h.now = 2000;
+	arrive("handheld 0830:0061 (bus 1 address 5)");
+	h.now = 2012;
+	handheld_says(net_hello, sizeof(net_hello));
+	r = ph_read(&h, fh, 64, true, h.now);
+	CHECK_EQ(ph_ans(&h, r)->len, sizeof(net_hello)); /* the session's bytes, whole */
+	h.now = 2020;
+	ph_write(&h, fh, net_answer_head, sizeof(net_answer_head), true);
+	CHECK_EQ(fk.out_submitted, 1);
+	h.now = 2021;
+	handheld_takes(sizeof(net_answer_head));
+	h.now = 5000;
+	port_release(&p, fh);
+	/* a transfer cancelled at the last close still brought a byte */
+	handheld_says("z", 1);
+	h.now = 6000;
+	depart(&p);
+
+	/* the next handheld: its own bytes, counted from its arrival */
+	h.now = 7000;
+	fh = ph_open(&h, 1000, false, true);
+	h.now = 7500;
+	arrive("handheld 0830:0060 (usbredir 10.0.2.2:4000)");
+	h.now = 7501;
+	handheld_says("ab", 2);
+	h.now = 9000;
+	depart(&p);
+	/* what a transfer brings after the departure is no session's */
+	handheld_says("zz", 2);
+	trace_end(&tr);
+	check_text("# pilotd test trace, format 1: pilotd(8) TRACE FORMAT\n"
+		   "= 1.000 trace begins\n"
+		   "  +0.350 * open 1 by uid 1000, no handheld yet\n"
+		   "= 2.000 arrival 1: handheld 0830:0061 (bus 1 address 5), bulk IN 0x82 (64-byte "
+		   "packets), OUT 0x02\n"
+		   "  +0.012 < 0000  01 ff 00 00 00 16 90 01  00 00 00 00 00 00 00 20  "
+		   "|............... |\n"
+		   "  +0.012 < 0010  00 00 00 08 01 00 00 00  00 00 00 00              "
+		   "|............|\n"
+		   "  +0.021 > 0000  01 ff 00 00 00 32 12 01                           "
+		   "|.....2..|\n"
+		   "  +3.000 * close 1 (the last)\n"
+		   "  +3.000 < 0000  7a                                                |z|\n"
+		   "  +3.000 * discarded: nobody listens since the last close\n"
+		   "= 6.000 departure 1 after 4.000 s: 29 bytes in, 8 out\n"
+		   "  +1.000 * open 2 by uid 1000, no handheld yet\n"
+		   "= 7.500 arrival 2: handheld 0830:0060 (usbredir 10.0.2.2:4000), bulk IN 0x82 "
+		   "(64-byte packets), OUT 0x02\n"
+		   "  +0.001 < 0000  61 62                                             |ab|\n"
+		   "= 9.000 departure 2 after 1.500 s: 2 bytes in, 0 out\n"
+		   "  +0.000 * hung up 1 open file\n"
+		   "= 9.000 trace ends\n");
+	done();
+}
+
+/*
+ * The file never grows beyond its limit: a '#' line says where the trace
+ * stopped, nothing comes after it, and the session's bytes still flow.
+ */
+static void test_size_limit(void)
+{
+	static uint8_t bytes[64];
+	const uint64_t limit = 4096;
+	struct port p;
+	uint64_t fh;
+	size_t size;
+	const char *text, *last;
+
+	setup(&p, limit);
+	fh = ph_open(&h, 1000, false, true);
+	arrive("handheld 0830:0061 (bus 1 address 5)");
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (uint8_t)i;
+	for (int i = 0; i < 16; i++) { /* 16 * 64 bytes: some 6 KB of text */
+		void *r;
+
+		h.now++;
+		handheld_says(bytes, sizeof(bytes));
+		r = ph_read(&h, fh, 64, true, h.now);
+		CHECK_EQ(ph_ans(&h, r)->len, sizeof(bytes));
+	}
+	size = trace_size();
+	CHECK(size <= limit);
+	CHECK(size > limit - 2 * 320); /* it went as far as it could */
+	text = trace_text();
+	last = strrchr(text, '#');
+	CHECK(last && strcmp(last, "# trace stopped: the file reached pilotd's limit of 4096 "
+				   "bytes\n") == 0);
+	CHECK(!tr.on);
+	handheld_says(bytes, 1);
+	depart(&p);
+	trace_end(&tr);
+	CHECK_EQ(trace_size(), size); /* nothing after the marker */
+	done();
+
+	/* a file already at its limit: nothing is written, pilotd runs untraced */
+	file = tmpfile();
+	CHECK(file != NULL);
+	CHECK(ftruncate(fileno(file), 4000) == 0);
+	CHECK_EQ(trace_start(&tr, fileno(file), limit, fake_clock, "test"), -EFBIG);
+	CHECK(!trace_on(&tr));
+	CHECK_EQ(trace_size(), 4000);
+	fclose(file);
+}
+
+/*
+ * A write error (here ENOSPC, /dev/full put in the file's place) stops
+ * the trace for good; the session's bytes go on both ways.
+ */
+static void test_write_error(void)
+{
+	struct port p;
+	uint64_t fh;
+	int saved, full;
+	size_t size;
+	void *r;
+
+	setup(&p, TRACE_MAX_BYTES);
+	fh = ph_open(&h, 1000, false, true);
+	arrive("handheld 0830:0061 (bus 1 address 5)");
+	size = trace_size();
+	saved = dup(fileno(file));
+	full = open("/dev/full", O_WRONLY | O_CLOEXEC);
+	CHECK(saved >= 0 && full >= 0);
+	CHECK(dup2(full, fileno(file)) >= 0);
+	handheld_says(net_hello, sizeof(net_hello));
+	CHECK(!tr.on);
+	r = ph_read(&h, fh, 64, true, h.now);
+	CHECK_EQ(ph_ans(&h, r)->len, sizeof(net_hello));
+	/* the file back: the trace stays stopped, the session goes on */
+	CHECK(dup2(saved, fileno(file)) >= 0);
+	handheld_says("ab", 2);
+	r = ph_read(&h, fh, 64, true, h.now);
+	CHECK_EQ(ph_ans(&h, r)->len, 2);
+	ph_write(&h, fh, "hi", 2, true);
+	CHECK_EQ(fk.out_submitted, 1);
+	handheld_takes(2);
+	CHECK_EQ(pm.tx_bytes, 2);
+	depart(&p);
+	trace_end(&tr);
+	CHECK_EQ(trace_size(), size);
+	close(saved);
+	close(full);
+	done();
+}
+
+int main(void)
+{
+	test_two_sessions();
+	test_size_limit();
+	test_write_error();
+	return check_result("test_trace");
+}
