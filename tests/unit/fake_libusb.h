@@ -16,7 +16,7 @@
  *     notifiers, on the thread that opens or closes;
  *   - open and claim answer as each device is set to (fake_dev below),
  *     its device descriptor has its ids, its active configuration bulk
- *     endpoints 0x82 and 0x02;
+ *     endpoints 0x82 and 0x02 (and interrupt IN 0x83 for a Treo 90);
  *   - the connection-information handshake is answered as a Palm OS 4
  *     handheld answers it (HotSync on endpoints 2), bulk OUT transfers
  *     take all their bytes, bulk IN transfers wait for data that never
