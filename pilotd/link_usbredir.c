@@ -500,10 +500,11 @@ static void on_interrupt_packet(void *priv, uint64_t id,
 
 	if (l->conn.drop || l->dev != DEV_SETUP || !l->int_ep || h->endpoint != l->int_ep) {
 		/* not asked for (a late one, after receiving stopped) */
-	} else if (len > l->int_len) {
-		redir_conn_drop(&l->conn, "an interrupt packet longer than asked");
 	} else {
-		interrupt_answer(l, answer_of(h->status), data, len);
+		/* the server reads whole packets of the endpoint (no length is
+		 * asked for): what is past the set-up's read is not looked at */
+		interrupt_answer(l, answer_of(h->status), data,
+				 len < l->int_len ? len : l->int_len);
 	}
 	if (data)
 		usbredirparser_free_packet_data(l->conn.parser, data);

@@ -94,8 +94,8 @@ static void log_answer(struct palm_setup *s, enum palm_answer a, const uint8_t *
 
 	switch (a) {
 	case PALM_ANSWER_OK:
-		log_info("%s: set-up < %zu bytes%s%s", s->name, len, len ? ": " : "",
-			 palm_hex(hex, sizeof(hex), data, len, HEX_SHOWN));
+		log_info("%s: set-up < %zu byte%s%s%s", s->name, len, len == 1 ? "" : "s",
+			 len ? ": " : "", palm_hex(hex, sizeof(hex), data, len, HEX_SHOWN));
 		break;
 	case PALM_ANSWER_STALL: log_info("%s: set-up < refused (stall)", s->name); break;
 	case PALM_ANSWER_TIMEOUT:
