@@ -150,7 +150,8 @@ static void scan_for_handheld(struct usb_link *l, const libusb_device *gone)
 		if (!l->arrived)
 			on_hotplug(l->ctx, list[i], LIBUSB_HOTPLUG_EVENT_DEVICE_ARRIVED, l);
 		else if (wanted(l, list[i], &d))
-			l->waiting = true; /* behind the one noted: it may leave before it is taken */
+			l->waiting =
+				true; /* behind the one noted: it may leave before it is taken */
 	}
 	if (n >= 0)
 		libusb_free_device_list(list, 1);
@@ -215,7 +216,8 @@ static void begin_close(struct usb_link *l, const char *why)
 /* ---- opening a handheld, on a thread of its own ---- */
 
 /*
- * Note interface 0's bulk endpoints, and the first pair for the fallback.
+ * Note interface 0's bulk endpoints, the first pair for the fallback, and
+ * its first interrupt IN endpoint (the Treo 90's connection information).
  * The descriptor is read once, here, when the handheld is opened.
  */
 static int read_bulk_endpoints(libusb_device *dev, struct palm_endpoints *eps)
@@ -234,6 +236,9 @@ static int read_bulk_endpoints(libusb_device *dev, struct palm_endpoints *eps)
 
 			if ((ep->bmAttributes & 3) == LIBUSB_TRANSFER_TYPE_BULK)
 				palm_endpoints_add(eps, ep->bEndpointAddress, ep->wMaxPacketSize);
+			else if ((ep->bmAttributes & 3) == LIBUSB_TRANSFER_TYPE_INTERRUPT)
+				palm_endpoints_add_interrupt(eps, ep->bEndpointAddress,
+							     ep->wMaxPacketSize);
 		}
 	}
 	libusb_free_config_descriptor(cfg);
@@ -309,6 +314,25 @@ static void join_opener(struct usb_link *l)
 	usb_fds_sync(&l->fds, l->ctx); /* the fds it opened or closed */
 }
 
+/*
+ * A handheld that is not on a root port (a port path of more than one
+ * number) sits behind a hub: users found that one enumerates there and
+ * never syncs (macports-ports pull 33740), so the log says so.
+ */
+static void say_if_behind_hub(struct usb_link *l)
+{
+	uint8_t ports[8];
+	char path[PALM_PORT_PATH_MAX];
+	int n = libusb_get_port_numbers(l->dev, ports, (int)sizeof(ports));
+
+	if (n < 2 ||
+	    palm_format_port_path(path, sizeof(path), libusb_get_bus_number(l->dev), ports, n) < 0)
+		return;
+	log_warn("%s sits behind a hub (port %s): some handhelds enumerate there and never sync; "
+		 "if it does not, plug its cable into the computer itself",
+		 l->name, path);
+}
+
 /* The opener is done: the handshake starts, or the handheld is let go. */
 static void opened(struct usb_link *l)
 {
@@ -358,11 +382,14 @@ static void opened(struct usb_link *l)
 	l->dev = dev;
 	l->handle = l->open.handle;
 	log_info("%s arrived", l->name);
+	say_if_behind_hub(l);
 	l->failure = NULL;
 	l->state = LINK_HANDSHAKE;
 	libusb_get_device_descriptor(dev, &d);
-	palm_setup_start(&l->setup, l->name, d.idVendor, d.idProduct, &l->open.eps, &req);
-	usb_link_submit_ctrl(l, &req);
+	if (palm_setup_start(&l->setup, l->name, d.idVendor, d.idProduct, &l->open.eps, &req))
+		usb_link_start_stream(l);
+	else
+		usb_link_submit_setup(l, &req);
 }
 
 static void opener_done(void *ctx, uint32_t events)

@@ -82,7 +82,7 @@ struct usb_link {
 	struct palm_hotsync hs;
 
 	struct libusb_transfer *ctrl;
-	uint8_t ctrl_buf[LIBUSB_CONTROL_SETUP_SIZE + 64];
+	uint8_t ctrl_buf[LIBUSB_CONTROL_SETUP_SIZE + 64]; /* >= PALM_INTERRUPT_LEN_MAX */
 	bool ctrl_busy;
 	uint8_t halt_ep; /* of the CLEAR_FEATURE in flight, or 0 */
 
@@ -95,6 +95,10 @@ struct usb_link {
 /* link_libusb_io.c: the pump's I/O, and the handshake's control transfers */
 extern const struct pump_io usb_link_pump_io;
 int usb_link_submit_ctrl(struct usb_link *l, const struct palm_ctrl *req);
+/* A set-up request: a control transfer, or the interrupt IN transfer a
+ * Treo 90's connection information comes in; both on l->ctrl. */
+int usb_link_submit_setup(struct usb_link *l, const struct palm_ctrl *req);
 void usb_link_ctrl_done(struct libusb_transfer *t);
+void usb_link_start_stream(struct usb_link *l);
 
 #endif

@@ -121,14 +121,15 @@ const struct pump_io usb_link_pump_io = {
 
 /* ---- the connection-information handshake ---- */
 
-/* Inside a completion: the carrier goes up at the pump's next drive. */
-static void start_stream(struct usb_link *l)
+/* Inside a completion (or at the start, for a handheld asked nothing):
+ * the carrier goes up at the pump's next drive. */
+void usb_link_start_stream(struct usb_link *l)
 {
 	l->state = LINK_RUNNING;
 	l->hs = l->setup.hs;
 	pump_start(&l->pump, l->name, &l->hs, palm_setup_in_size(&l->setup, PUMP_IN_SIZE_MAX),
 		   OUT_TRANSFER_MAX);
-	log_info("%s: HotSync on bulk IN 0x%02x, OUT 0x%02x", l->name, l->hs.in_ep, l->hs.out_ep);
+	/* core/setup.c logged the endpoints and why */
 }
 
 int usb_link_submit_ctrl(struct usb_link *l, const struct palm_ctrl *req)
@@ -146,6 +147,36 @@ int usb_link_submit_ctrl(struct usb_link *l, const struct palm_ctrl *req)
 		return submit_failed(l, r);
 	l->ctrl_busy = true;
 	return 0;
+}
+
+int usb_link_submit_setup(struct usb_link *l, const struct palm_ctrl *req)
+{
+	int r;
+
+	if (!req->interrupt_in)
+		return usb_link_submit_ctrl(l, req);
+	if (l->ctrl_busy)
+		return -EAGAIN;
+	_Static_assert(sizeof(l->ctrl_buf) >= PALM_INTERRUPT_LEN_MAX, "the interrupt read fits");
+	libusb_fill_interrupt_transfer(
+		l->ctrl, l->handle, req->interrupt_in, l->ctrl_buf,
+		req->length < PALM_INTERRUPT_LEN_MAX ? req->length : PALM_INTERRUPT_LEN_MAX,
+		l->ctrl->callback, l, PALM_INTERRUPT_WAIT_MS);
+	r = libusb_submit_transfer(l->ctrl);
+	if (r < 0)
+		return submit_failed(l, r);
+	l->ctrl_busy = true;
+	return 0;
+}
+
+static enum palm_answer answer_of(enum libusb_transfer_status st)
+{
+	switch (st) {
+	case LIBUSB_TRANSFER_COMPLETED: return PALM_ANSWER_OK;
+	case LIBUSB_TRANSFER_STALL: return PALM_ANSWER_STALL;
+	case LIBUSB_TRANSFER_TIMED_OUT: return PALM_ANSWER_TIMEOUT;
+	default: return PALM_ANSWER_FAILED;
+	}
 }
 
 void usb_link_ctrl_done(struct libusb_transfer *t)
@@ -169,10 +200,12 @@ void usb_link_ctrl_done(struct libusb_transfer *t)
 		l->departed = true;
 		return;
 	}
-	if (palm_setup_reply(&l->setup, t->status == LIBUSB_TRANSFER_COMPLETED,
-			     libusb_control_transfer_get_data(t),
-			     t->actual_length > 0 ? (size_t)t->actual_length : 0, &next))
-		start_stream(l);
+	if (palm_setup_answer(&l->setup, answer_of(t->status),
+			      t->type == LIBUSB_TRANSFER_TYPE_CONTROL
+				      ? libusb_control_transfer_get_data(t)
+				      : t->buffer,
+			      t->actual_length > 0 ? (size_t)t->actual_length : 0, &next))
+		usb_link_start_stream(l);
 	else
-		usb_link_submit_ctrl(l, &next);
+		usb_link_submit_setup(l, &next);
 }

@@ -7,7 +7,9 @@
  * or a Unix socket, with libusbredirparser.
  *
  * The device is driven as link_libusb.c drives a local one: the set-up
- * of core/setup.h as control packets, then the pump (core/pump.h), whose
+ * of core/setup.h as control packets (and, for a Treo 90, interrupt
+ * receiving on one endpoint until its first packet or
+ * PALM_INTERRUPT_WAIT_MS), then the pump (core/pump.h), whose
  * I/O calls become bulk and control packets here (usbredirhost turns a
  * CLEAR_FEATURE(ENDPOINT_HALT) into libusb_clear_halt(), which also
  * resets the host side of the endpoint).  Everything the server
@@ -43,10 +45,10 @@
 #include "redir_conn.h"
 #include "redir_parser.h"
 
-#define OUT_PACKET_MAX	   (64u * 1024)
-#define OUT_PACKET_MAX_16  65535u /* a server without 32-bit bulk lengths */
-#define SETUP_TIMEOUT_MS   10000 /* from device_connect to the stream */
-#define CTRL_TIMEOUT_MS	   10000 /* a control request while bytes flow */
+#define OUT_PACKET_MAX	  (64u * 1024)
+#define OUT_PACKET_MAX_16 65535u /* a server without 32-bit bulk lengths */
+#define SETUP_TIMEOUT_MS  10000	 /* from device_connect to the stream */
+#define CTRL_TIMEOUT_MS	  10000	 /* a control request while bytes flow */
 /*
  * A server that stops reading is not seen by the socket (its kernel
  * still takes and acknowledges pilotd's few packets) nor by the write
@@ -55,7 +57,7 @@
  * reads answers it whatever the bulk endpoints do, one that does not is
  * hung up on at CTRL_TIMEOUT_MS.
  */
-#define PROBE_AFTER_MS	   10000
+#define PROBE_AFTER_MS 10000
 
 enum dev_state {
 	DEV_NONE,
@@ -87,6 +89,10 @@ struct redir_link {
 	enum ctrl_purpose ctrl_purpose;
 	uint16_t ctrl_len;
 
+	uint8_t int_ep;		  /* interrupt receiving for the set-up, or 0 */
+	uint16_t int_len;	  /* the bytes it asked for */
+	uint64_t int_deadline_ms; /* it ends then with PALM_ANSWER_TIMEOUT */
+
 	uint32_t in_id[PUMP_IN_MAX];
 	uint32_t out_id;
 	uint64_t out_sent_ms; /* when the OUT packet in flight was queued */
@@ -117,6 +123,8 @@ static void forget_device(struct redir_link *l, const char *why)
 	l->dev = DEV_NONE;
 	l->deadline_ms = 0; /* of its set-up */
 	l->ctrl_busy = false;
+	l->int_ep = 0;
+	l->int_deadline_ms = 0;
 }
 
 static void send_ctrl(struct redir_link *l, enum ctrl_purpose purpose, const struct palm_ctrl *req)
@@ -142,6 +150,43 @@ static void send_ctrl(struct redir_link *l, enum ctrl_purpose purpose, const str
 	redir_conn_queued(&l->conn);
 }
 
+static void start_stream(struct redir_link *l);
+
+/* A set-up request: a control packet, or interrupt receiving on the
+ * endpoint the Treo 90 reports its connection information on. */
+static void send_setup(struct redir_link *l, const struct palm_ctrl *req)
+{
+	struct usb_redir_start_interrupt_receiving_header h = { .endpoint = req->interrupt_in };
+
+	if (!req->interrupt_in) {
+		send_ctrl(l, CTRL_SETUP, req);
+		return;
+	}
+	l->int_ep = req->interrupt_in;
+	l->int_len = req->length;
+	l->int_deadline_ms = loop_now_ms() + PALM_INTERRUPT_WAIT_MS;
+	usbredirparser_send_start_interrupt_receiving(l->conn.parser, new_id(l), &h);
+	redir_conn_queued(&l->conn);
+}
+
+/* The interrupt read of the set-up ends: receiving stops (later packets
+ * are not asked for, and freed), the answer goes to the set-up. */
+static void interrupt_answer(struct redir_link *l, enum palm_answer a, const uint8_t *data,
+			     size_t len)
+{
+	struct usb_redir_stop_interrupt_receiving_header h = { .endpoint = l->int_ep };
+	struct palm_ctrl next;
+
+	l->int_ep = 0;
+	l->int_deadline_ms = 0;
+	usbredirparser_send_stop_interrupt_receiving(l->conn.parser, new_id(l), &h);
+	redir_conn_queued(&l->conn);
+	if (palm_setup_answer(&l->setup, a, data, len, &next))
+		start_stream(l);
+	else
+		send_setup(l, &next);
+}
+
 /* ---- the pump's I/O (core/pump.h): packets queued, sent at settle() ---- */
 
 static bool can_send(const struct redir_link *l)
@@ -152,7 +197,8 @@ static bool can_send(const struct redir_link *l)
 static int io_submit_in(void *ctx, int slot, uint8_t *buf, size_t len)
 {
 	struct redir_link *l = ctx;
-	struct usb_redir_bulk_packet_header h = { .endpoint = l->hs.in_ep, .length = (uint16_t)len };
+	struct usb_redir_bulk_packet_header h = { .endpoint = l->hs.in_ep,
+						  .length = (uint16_t)len };
 
 	if (!can_send(l))
 		return -EAGAIN; /* the connection is going */
@@ -240,7 +286,8 @@ static size_t out_packet_max(struct redir_link *l)
 		       : OUT_PACKET_MAX_16;
 }
 
-/* Inside a parser callback: the carrier goes up at the pump's next drive. */
+/* Inside a parser callback (or at device_connect, for a handheld asked
+ * nothing): the carrier goes up at the pump's next drive. */
 static void start_stream(struct redir_link *l)
 {
 	l->dev = DEV_RUNNING;
@@ -249,7 +296,17 @@ static void start_stream(struct redir_link *l)
 	redir_conn_useful(&l->conn);
 	pump_start(&l->pump, l->name, &l->hs, palm_setup_in_size(&l->setup, PUMP_IN_SIZE_MAX),
 		   out_packet_max(l));
-	log_info("%s: HotSync on bulk IN 0x%02x, OUT 0x%02x", l->name, l->hs.in_ep, l->hs.out_ep);
+	/* core/setup.c logged the endpoints and why */
+}
+
+static enum palm_answer answer_of(uint8_t status)
+{
+	switch (status) {
+	case usb_redir_success: return PALM_ANSWER_OK;
+	case usb_redir_stall: return PALM_ANSWER_STALL;
+	case usb_redir_timeout: return PALM_ANSWER_TIMEOUT;
+	default: return PALM_ANSWER_FAILED;
+	}
 }
 
 static enum pump_status status_of(uint8_t status)
@@ -276,7 +333,8 @@ static uint64_t probe_at(const struct redir_link *l)
 
 static void probe(struct redir_link *l)
 {
-	static const struct palm_ctrl get_status = { .reqtype = 0x80, .request = 0x00,
+	static const struct palm_ctrl get_status = { .reqtype = 0x80,
+						     .request = 0x00,
 						     .length = 2 };
 	uint64_t at = probe_at(l);
 
@@ -302,6 +360,8 @@ static void on_ep_info(void *priv, struct usb_redir_ep_info_header *info)
 
 		if (info->type[i] == usb_redir_type_bulk && info->interface[i] == 0)
 			palm_endpoints_add(&l->eps, addr, info->max_packet_size[i]);
+		else if (info->type[i] == usb_redir_type_interrupt && info->interface[i] == 0)
+			palm_endpoints_add_interrupt(&l->eps, addr, info->max_packet_size[i]);
 	}
 }
 
@@ -333,10 +393,15 @@ static void on_device_connect(void *priv, struct usb_redir_device_connect_header
 		return;
 	}
 	log_info("%s arrived", l->name);
+	log_info("%s: usbredir does not tell whether it sits behind a hub on the server's "
+		 "machine (a hub has been seen to stop HotSync)",
+		 l->name);
 	l->dev = DEV_SETUP;
 	l->deadline_ms = loop_now_ms() + SETUP_TIMEOUT_MS;
-	palm_setup_start(&l->setup, l->name, d->vendor_id, d->product_id, &l->eps, &req);
-	send_ctrl(l, CTRL_SETUP, &req);
+	if (palm_setup_start(&l->setup, l->name, d->vendor_id, d->product_id, &l->eps, &req))
+		start_stream(l);
+	else
+		send_setup(l, &req);
 }
 
 static void on_device_disconnect(void *priv)
@@ -368,7 +433,6 @@ static void on_control_packet(void *priv, uint64_t id, struct usb_redir_control_
 {
 	struct redir_link *l = link_of(priv);
 	size_t len = data_len > 0 ? (size_t)data_len : 0;
-	bool ok = h->status == usb_redir_success;
 	struct palm_ctrl next;
 
 	if (l->conn.drop) {
@@ -385,10 +449,10 @@ static void on_control_packet(void *priv, uint64_t id, struct usb_redir_control_
 		if (l->ctrl_purpose == CTRL_PUMP)
 			pump_ctrl_done(&l->pump, status_of(h->status));
 		else if (l->ctrl_purpose == CTRL_SETUP && l->dev == DEV_SETUP) {
-			if (palm_setup_reply(&l->setup, ok, data, len, &next))
+			if (palm_setup_answer(&l->setup, answer_of(h->status), data, len, &next))
 				start_stream(l);
 			else
-				send_ctrl(l, CTRL_SETUP, &next);
+				send_setup(l, &next);
 		}
 	}
 	if (data)
@@ -426,6 +490,38 @@ static void on_bulk_packet(void *priv, uint64_t id, struct usb_redir_bulk_packet
 		usbredirparser_free_packet_data(l->conn.parser, data);
 }
 
+/* The set-up's interrupt read: its first packet answers it. */
+static void on_interrupt_packet(void *priv, uint64_t id,
+				struct usb_redir_interrupt_packet_header *h, uint8_t *data,
+				int data_len)
+{
+	struct redir_link *l = link_of(priv);
+	size_t len = data_len > 0 ? (size_t)data_len : 0;
+
+	if (l->conn.drop || l->dev != DEV_SETUP || !l->int_ep || h->endpoint != l->int_ep) {
+		/* not asked for (a late one, after receiving stopped) */
+	} else {
+		/* the server reads whole packets of the endpoint (no length is
+		 * asked for): what is past the set-up's read is not looked at */
+		interrupt_answer(l, answer_of(h->status), data,
+				 len < l->int_len ? len : l->int_len);
+	}
+	if (data)
+		usbredirparser_free_packet_data(l->conn.parser, data);
+}
+
+/* Interrupt receiving could not start: the set-up goes on without it. */
+static void on_interrupt_receiving_status(void *priv, uint64_t id,
+					  struct usb_redir_interrupt_receiving_status_header *h)
+{
+	struct redir_link *l = link_of(priv);
+
+	if (l->conn.drop || l->dev != DEV_SETUP || !l->int_ep || h->endpoint != l->int_ep ||
+	    h->status == usb_redir_success)
+		return;
+	interrupt_answer(l, answer_of(h->status), NULL, 0);
+}
+
 /* ---- the connection's calls ---- */
 
 static struct usbredirparser *new_parser(void *ctx)
@@ -440,6 +536,8 @@ static struct usbredirparser *new_parser(void *ctx)
 	p->device_disconnect_func = on_device_disconnect;
 	p->control_packet_func = on_control_packet;
 	p->bulk_packet_func = on_bulk_packet;
+	p->interrupt_packet_func = on_interrupt_packet;
+	p->interrupt_receiving_status_func = on_interrupt_receiving_status;
 	redir_parser_init(p);
 	return p;
 }
@@ -479,6 +577,8 @@ static int timeout_ms(struct link *base)
 
 	if (pump_pending(&l->pump))
 		return 0;
+	if (l->int_deadline_ms && (!at || l->int_deadline_ms < at))
+		at = l->int_deadline_ms;
 	if (probe_at(l) && (!at || probe_at(l) < at))
 		at = probe_at(l);
 	if (!at)
@@ -491,9 +591,15 @@ static void after_events(struct link *base, bool timed_out)
 {
 	struct redir_link *l = (struct redir_link *)base;
 
+	if (l->int_deadline_ms && loop_now_ms() >= l->int_deadline_ms && !l->conn.drop &&
+	    l->dev == DEV_SETUP)
+		interrupt_answer(l, PALM_ANSWER_TIMEOUT, NULL, 0);
 	if (l->deadline_ms && loop_now_ms() >= l->deadline_ms)
-		redir_conn_drop(&l->conn, l->dev == DEV_SETUP ? "the handheld's set-up timed out"
-							     : "a control request went unanswered");
+		redir_conn_drop(&l->conn,
+				l->dev == DEV_SETUP
+					? "the handheld's set-up timed out: it enumerated "
+					  "and never finished answering its set-up"
+					: "a control request went unanswered");
 	if (pump_verdict(&l->pump) != PUMP_FINE)
 		redir_conn_drop(&l->conn, l->pump.why);
 	if (l->conn.state == REDIR_UP && !l->conn.drop) {

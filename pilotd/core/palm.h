@@ -28,24 +28,45 @@
 /* visor_connection_info port function ids */
 #define VISOR_FUNCTION_HOTSYNC 2
 
-/* How a model says where HotSync is. */
-enum palm_startup {
-	PALM_STARTUP_CONNINFO, /* connection-information requests (most) */
-	/*
-	 * Sony Clie 3.5: none; it expects GET_CONFIGURATION and GET_INTERFACE
-	 * and syncs on the first bulk pair (visor.c clie_3_5_startup()).
-	 */
-	PALM_STARTUP_CLIE_3_5,
+/*
+ * How a model is set up: which requests find its HotSync stream.  Each
+ * family is what a sync tool sends (docs/devices.md has the table, with
+ * where each fact comes from).
+ */
+enum palm_family {
+	/* PALM_GET_EXT_CONNECTION_INFORMATION, then the Visor's request when
+	 * it fails, then BYTES_AVAILABLE (visor.c palm_os_4_probe() and
+	 * visor_probe(); pilot-link USB_configure_generic()) */
+	PALM_FAMILY_GENERIC,
+	/* VISOR_GET_CONNECTION_INFORMATION, then BYTES_AVAILABLE (visor.c
+	 * palm_os_3_probe(); pilot-link USB_INIT_VISOR) */
+	PALM_FAMILY_VISOR,
+	/* the extended request three times, no BYTES_AVAILABLE (pilot-link
+	 * 0.15 USB_INIT_TAPWAVE: "the TwUSBD.sys driver on Windows sends the
+	 * ext-connection-info packet two additional times") */
+	PALM_FAMILY_TAPWAVE,
+	/* no request at all (pilot-link and palm-sync: USB_INIT_NONE, the m100) */
+	PALM_FAMILY_NONE,
+	/* GET_CONFIGURATION and GET_INTERFACE (visor.c clie_3_5_startup();
+	 * pilot-link 0.15 USB_INIT_SONY_CLIE; palm-sync EARLY_SONY_CLIE) */
+	PALM_FAMILY_SONY_EARLY,
+	/* the extended request is answered empty; the connection information
+	 * comes on the interrupt pipe (desrod/pilot-link issue 13, pull 14) */
+	PALM_FAMILY_TREO_90,
 };
 
 struct palm_model {
 	uint16_t vid, pid;
 	const char *name;
+	enum palm_family family;
 };
 
-enum palm_startup palm_model_startup(uint16_t vid, uint16_t pid);
+/* The family of VID:PID; PALM_FAMILY_GENERIC for one no tool knows. */
+enum palm_family palm_model_family(uint16_t vid, uint16_t pid);
+/* A family's name and the source that defines it, for the log. */
+const char *palm_family_name(enum palm_family f);
 
-/* Standard requests (USB 2.0 section 9.4) the Clie 3.5 expects. */
+/* Standard requests (USB 2.0 section 9.4) the early Clies expect. */
 #define USB_REQTYPE_DEVICE_IN	 0x80
 #define USB_REQTYPE_INTERFACE_IN 0x81
 #define USB_GET_CONFIGURATION	 0x08
@@ -68,6 +89,8 @@ struct palm_hotsync {
  * Parse a reply to VISOR_GET_CONNECTION_INFORMATION or
  * PALM_GET_EXT_CONNECTION_INFORMATION.  Returns 0 and fills *hs, -EPROTO
  * for a short or malformed reply, -ENOENT when no port is a sync port.
+ * A port count past 2 is taken as 2, as visor.c and pilot-link do ("device
+ * lied about number of ports"); the Visor's reply with 0 ports too (visor.c).
  */
 int palm_parse_conninfo(const uint8_t *buf, size_t len, struct palm_hotsync *hs);
 int palm_parse_ext_conninfo(const uint8_t *buf, size_t len, struct palm_hotsync *hs);

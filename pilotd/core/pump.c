@@ -5,13 +5,15 @@
 
 #include "log.h"
 #include "pump.h"
+#include "setup.h"
 #include "trace.h"
 
 const char *pump_status_name(enum pump_status st)
 {
 	static const char *const names[] = {
-		[PUMP_OK] = "ok",	    [PUMP_CANCELLED] = "cancelled", [PUMP_TIMEOUT] = "timeout",
-		[PUMP_STALL] = "stall",	    [PUMP_BABBLE] = "babble",	    [PUMP_ERROR] = "error",
+		[PUMP_OK] = "ok",	    [PUMP_CANCELLED] = "cancelled",
+		[PUMP_TIMEOUT] = "timeout", [PUMP_STALL] = "stall",
+		[PUMP_BABBLE] = "babble",   [PUMP_ERROR] = "error",
 		[PUMP_GONE] = "no device",
 	};
 
@@ -132,6 +134,34 @@ static void check_status(struct pump *pm, bool in, enum pump_status st, uint64_t
 		failed(pm, in, st, now);
 }
 
+/*
+ * Say once which stack the handheld speaks, from its first bytes
+ * (palm-protocol.md section 4): a user whose sync tool waits for the
+ * other one (ColdSync waited for SLP from a Treo 650 that spoke NetSync)
+ * reads it in the log.  At most PALM_STACK_BYTES bytes are kept.
+ */
+static void tell_stack(struct pump *pm, const uint8_t *b, size_t len)
+{
+	char hex[3 * sizeof(pm->first) + 8];
+	const char *stack;
+
+	while (len > 0 && pm->first_len < PALM_STACK_BYTES) {
+		pm->first[pm->first_len++] = *b++;
+		len--;
+	}
+	stack = palm_stack_of(pm->first, pm->first_len);
+	if (!stack && pm->first_len < PALM_STACK_BYTES)
+		return; /* too few to tell yet */
+	pm->stack_told = true;
+	palm_hex(hex, sizeof(hex), pm->first, pm->first_len, sizeof(pm->first));
+	if (stack)
+		log_info("%s speaks %s: its first bytes are %s (%s)", pm->name, stack, hex,
+			 strcmp(stack, "SLP") == 0 ? "an SLP frame" : "the NET handshake");
+	else
+		log_info("%s: its first bytes (%s) are neither an SLP frame nor the NET handshake",
+			 pm->name, hex);
+}
+
 /* Recorded IN completions to the port, in the order they came. */
 static void deliver_in(struct pump *pm, uint64_t now)
 {
@@ -142,6 +172,8 @@ static void deliver_in(struct pump *pm, uint64_t now)
 		pm->in_done_count--;
 		if (pm->in_len[slot] > 0) {
 			pm->rx_bytes += pm->in_len[slot];
+			if (!pm->stack_told && !pm->in_stale[slot])
+				tell_stack(pm, pm->in_buf[slot], pm->in_len[slot]);
 			if (pm->in_stale[slot])
 				port_rx_stale(pm->port, pm->in_len[slot]);
 			else
@@ -182,7 +214,8 @@ static void deliver_ctrl(struct pump *pm)
 			pm->in_halted = false;
 		else
 			pm->out_halted = false;
-		log_info("%s: bulk %s recovered", pm->name, what == PUMP_CTRL_CLEAR_IN ? "IN" : "OUT");
+		log_info("%s: bulk %s recovered", pm->name,
+			 what == PUMP_CTRL_CLEAR_IN ? "IN" : "OUT");
 	}
 }
 

@@ -44,13 +44,13 @@
 #include "port.h"
 #include "setup.h"
 
-#define PUMP_IN_MAX	    32	  /* one-packet IN requests in flight */
-#define PUMP_IN_SIZE_MAX    1024u /* the largest wMaxPacketSize of a bulk endpoint */
+#define PUMP_IN_MAX	 32    /* one-packet IN requests in flight */
+#define PUMP_IN_SIZE_MAX 1024u /* the largest wMaxPacketSize of a bulk endpoint */
 /* the most the IN transfers in flight may bring at once: the port's reserve */
-#define PUMP_IN_WINDOW	    (PUMP_IN_MAX * PUMP_IN_SIZE_MAX)
-#define PUMP_HALTS_MAX	    10	  /* halts within PUMP_HALTS_WINDOW_MS give up */
+#define PUMP_IN_WINDOW	     (PUMP_IN_MAX * PUMP_IN_SIZE_MAX)
+#define PUMP_HALTS_MAX	     10 /* halts within PUMP_HALTS_WINDOW_MS give up */
 #define PUMP_HALTS_WINDOW_MS 60000u
-#define PUMP_STOP_DRAIN_MS  2000 /* at stop, for queued bytes to go out */
+#define PUMP_STOP_DRAIN_MS   2000 /* at stop, for queued bytes to go out */
 
 enum pump_status {
 	PUMP_OK,
@@ -139,6 +139,10 @@ struct pump {
 	enum pump_verdict verdict;
 	const char *why; /* of the verdict */
 	unsigned long long rx_bytes, tx_bytes;
+	/* the handheld's first bytes, until they tell its stack (logged once) */
+	uint8_t first[8];
+	uint8_t first_len;
+	bool stack_told;
 };
 
 const char *pump_status_name(enum pump_status st);
@@ -190,8 +194,8 @@ static inline unsigned int pump_busy(const struct pump *pm)
 /* Recorded completions, or a due carrier: pump_drive() has work. */
 static inline bool pump_pending(const struct pump *pm)
 {
-	return pm->running && (pm->carrier_due || pm->in_done_count || pm->out_done ||
-			       pm->ctrl_done);
+	return pm->running &&
+	       (pm->carrier_due || pm->in_done_count || pm->out_done || pm->ctrl_done);
 }
 
 #endif

@@ -1,18 +1,23 @@
 // SPDX-License-Identifier: MIT
 /*
  * The parsers of core/palm.c that read untrusted bytes or strings: the
- * two connection-information replies (from the device), "VID:PID" and
- * the port path (from the command line), and the port path's formatting
- * (from libusb's numbers).  A parse either fails with its documented
- * error or gives a value in range, and what is formatted parses again.
+ * two connection-information replies (from the device, port counts past
+ * two taken as two), "VID:PID" and the port path (from the command line),
+ * and the port path's formatting (from libusb's numbers); and
+ * core/setup.c's reading of a handheld's first bytes (the stack it
+ * speaks) and their hex for the log.  A parse either fails with its
+ * documented error or gives a value in range, what is formatted parses
+ * again, and the hex fits its bound.
  *
- * Input: which (u8 % 5), then the reply's bytes, the string, or for the
+ * Input: which (u8 % 6), then the reply's bytes, the string, for the
  * formatting the buffer size (u8 % 64), bus (u32), port count (u8 % 10)
- * and ports (u8 each).
+ * and ports (u8 each), or for the stack the most bytes shown (u8 % 32)
+ * and the bytes.
  */
 #include <errno.h>
 
 #include "core/palm.h"
+#include "core/setup.h"
 #include "fuzz_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -98,16 +103,34 @@ static void fuzz_format_port_path(struct input *in)
 	free(ports);
 }
 
+static void fuzz_stack(struct input *in)
+{
+	size_t max = input_u8(in) % 32;
+	size_t len = in->left;
+	uint8_t *b = input_bytes(in, len);
+	char hex[3 * 32 + 4];
+	const char *stack = palm_stack_of(b, len);
+
+	if (stack) {
+		FUZZ_CHECK(strcmp(stack, "SLP") == 0 || strcmp(stack, "NetSync") == 0);
+		FUZZ_CHECK(len >= 3);
+	}
+	palm_hex(hex, sizeof(hex), b, len, max);
+	FUZZ_CHECK(strlen(hex) <= 3 * max + 3);
+	free(b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct input in = { .p = data, .left = size };
 
-	switch (input_u8(&in) % 5) {
+	switch (input_u8(&in) % 6) {
 	case 0: fuzz_conninfo(&in, false); break;
 	case 1: fuzz_conninfo(&in, true); break;
 	case 2: fuzz_vidpid(&in); break;
 	case 3: fuzz_port_path(&in); break;
 	case 4: fuzz_format_port_path(&in); break;
+	case 5: fuzz_stack(&in); break;
 	}
 	return 0;
 }

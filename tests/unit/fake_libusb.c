@@ -504,6 +504,13 @@ int libusb_get_port_numbers(libusb_device *dev, uint8_t *port_numbers, int port_
 {
 	if (port_numbers_len < 1)
 		return LIBUSB_ERROR_OVERFLOW;
+	if (dev->f->hub_port) {
+		if (port_numbers_len < 2)
+			return LIBUSB_ERROR_OVERFLOW;
+		port_numbers[0] = dev->f->hub_port;
+		port_numbers[1] = dev->f->address;
+		return 2;
+	}
 	port_numbers[0] = dev->f->address;
 	return 1;
 }
@@ -513,7 +520,7 @@ struct fake_config {
 	struct libusb_config_descriptor cfg; /* first: what is freed */
 	struct libusb_interface itf;
 	struct libusb_interface_descriptor alt;
-	struct libusb_endpoint_descriptor ep[2];
+	struct libusb_endpoint_descriptor ep[3];
 };
 
 int libusb_get_active_config_descriptor(libusb_device *dev,
@@ -529,7 +536,13 @@ int libusb_get_active_config_descriptor(libusb_device *dev,
 	c->ep[1] = (struct libusb_endpoint_descriptor){ .bEndpointAddress = HOTSYNC_PORT,
 							.bmAttributes = LIBUSB_TRANSFER_TYPE_BULK,
 							.wMaxPacketSize = 64 };
-	c->alt = (struct libusb_interface_descriptor){ .bNumEndpoints = 2, .endpoint = c->ep };
+	c->ep[2] =
+		(struct libusb_endpoint_descriptor){ .bEndpointAddress = 0x83,
+						     .bmAttributes = LIBUSB_TRANSFER_TYPE_INTERRUPT,
+						     .wMaxPacketSize = 16 };
+	c->alt = (struct libusb_interface_descriptor){
+		.bNumEndpoints = dev->f->conninfo_on_interrupt ? 3 : 2, .endpoint = c->ep
+	};
 	c->itf = (struct libusb_interface){ .altsetting = &c->alt, .num_altsetting = 1 };
 	c->cfg = (struct libusb_config_descriptor){ .bNumInterfaces = 1, .interface = &c->itf };
 	*config = &c->cfg;
@@ -687,6 +700,8 @@ static void answer_control(struct flight *fl)
 	}
 	switch (s->bRequest) {
 	case PALM_GET_EXT_CONNECTION_INFORMATION:
+		if (t->dev_handle->dev->f->conninfo_on_interrupt)
+			break; /* empty */
 		/* one port, the same endpoint number both ways: HotSync ("cnys") */
 		len = PALM_EXT_CONNINFO_LEN;
 		memset(data, 0, (size_t)(want < len ? want : len));
@@ -704,6 +719,26 @@ static void answer_control(struct flight *fl)
 	default: fl->status = LIBUSB_TRANSFER_STALL;
 	}
 	fl->actual_length = len < want ? len : want;
+}
+
+/* A Treo 90's connection information, on its interrupt pipe. */
+static void answer_interrupt(struct flight *fl)
+{
+	struct libusb_transfer *t = fl->t;
+	struct fake_dev *f = t->dev_handle->dev->f;
+
+	fl->done = true;
+	if (!f->conninfo_on_interrupt || t->endpoint != 0x83 || t->length < PALM_EXT_CONNINFO_LEN) {
+		fl->status = LIBUSB_TRANSFER_STALL;
+		return;
+	}
+	f->interrupt_reads++;
+	memset(t->buffer, 0, PALM_EXT_CONNINFO_LEN);
+	t->buffer[0] = 1;
+	memcpy(t->buffer + 4, "cnys", 4);
+	t->buffer[8] = HOTSYNC_PORT;
+	fl->status = LIBUSB_TRANSFER_COMPLETED;
+	fl->actual_length = PALM_EXT_CONNINFO_LEN;
 }
 
 static void take_out(struct flight *fl)
@@ -737,6 +772,8 @@ int libusb_submit_transfer(struct libusb_transfer *transfer)
 		*fl = (struct flight){ .t = transfer };
 		if (transfer->type == LIBUSB_TRANSFER_TYPE_CONTROL)
 			answer_control(fl);
+		else if (transfer->type == LIBUSB_TRANSFER_TYPE_INTERRUPT)
+			answer_interrupt(fl);
 		else if (!(transfer->endpoint & LIBUSB_ENDPOINT_IN))
 			take_out(fl);
 		else if (dev->f->in_halts)

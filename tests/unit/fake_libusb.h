@@ -16,7 +16,7 @@
  *     notifiers, on the thread that opens or closes;
  *   - open and claim answer as each device is set to (fake_dev below),
  *     its device descriptor has its ids, its active configuration bulk
- *     endpoints 0x82 and 0x02;
+ *     endpoints 0x82 and 0x02 (and interrupt IN 0x83 for a Treo 90);
  *   - the connection-information handshake is answered as a Palm OS 4
  *     handheld answers it (HotSync on endpoints 2), bulk OUT transfers
  *     take all their bytes, bulk IN transfers wait for data that never
@@ -56,12 +56,18 @@ struct fake_dev {
 	 * passed; then it opens */
 	bool open_waits;
 	bool in_halts; /* its bulk IN endpoint halts: every transfer stalls, after a clear too */
+	/* a Treo 90 (desrod/pilot-link issue 13): it answers the extended
+	 * connection-information request empty, and has interrupt IN
+	 * endpoint 0x83, on which it sends the reply (HotSync on endpoints 2) */
+	bool conninfo_on_interrupt;
+	uint8_t hub_port; /* nonzero: it sits behind a hub, on this port of it */
 
 	/* what pilotd did to it */
 	int opens; /* libusb_open() calls while it was there */
 	uint64_t first_open_ms, last_open_ms;
 	bool claimed;		    /* interface 0 held now */
 	bool handshake_done;	    /* asked where HotSync is, and told */
+	int interrupt_reads;	    /* interrupt IN transfers on 0x83 */
 	int clears;		    /* CLEAR_FEATURE(ENDPOINT_HALT) requests */
 	uint8_t out[FAKE_OUT_KEPT]; /* what its bulk OUT endpoint took */
 	size_t out_len;

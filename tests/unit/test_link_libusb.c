@@ -31,6 +31,7 @@
 #include "core/loop.h"
 #include "core/port.h"
 #include "fake_libusb.h"
+#include "kept_log.h"
 #include "link.h"
 #include "link_libusb_impl.h"
 #include "port_harness.h"
@@ -74,32 +75,7 @@ static uint64_t now(void)
 	return __wrap_loop_now_ms();
 }
 
-/* ---- the log a user reads (pilotd_log(), wrapped at link time) ---- */
-
-void __real_pilotd_log(enum log_level level, const char *fmt, ...);
-void __wrap_pilotd_log(enum log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static char log_lines[4096]; /* since the scenario began, one a line */
-
-void __wrap_pilotd_log(enum log_level level, const char *fmt, ...)
-{
-	size_t used = strlen(log_lines);
-	char line[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	snprintf(log_lines + used, sizeof(log_lines) - used, "%s\n", line);
-	__real_pilotd_log(level, "%s", line);
-}
-
-/* Did pilotd log a line with this in it? */
-static bool logged(const char *what)
-{
-	return strstr(log_lines, what) != NULL;
-}
+/* ---- the log a user reads: kept_log.h ---- */
 
 /* This process's threads (a sanitizer's own among them). */
 static int threads(void)
@@ -134,19 +110,25 @@ static struct {
 	bool stuck;
 } pd;
 
-static void start_pilotd(void)
+static void start_pilotd_for(const struct link_match *match)
 {
-	const struct link_match any_palm = { .any_palm = true };
-
 	pd.real_start = real_ms();
-	log_lines[0] = '\0';
+	kept_log_reset();
+	kept_log_echo = true;
 	threads_before_pilotd = threads();
 	pd.stuck = false;
 	CHECK_EQ(loop_init(&pd.loop), 0);
 	CHECK_EQ(ph_init(&pd.h, &pd.port, &ph_config_pilotd, 64), 0);
-	CHECK_EQ(link_libusb_start(&pd.link, &any_palm, &pd.loop, &pd.port), 0);
+	CHECK_EQ(link_libusb_start(&pd.link, match, &pd.loop, &pd.port), 0);
 	pd.h.pump = pd.link->pump; /* the port's hooks, as main.c wires them */
 	pd.h.clock = now;
+}
+
+static void start_pilotd(void)
+{
+	const struct link_match any_palm = { .any_palm = true };
+
+	start_pilotd_for(&any_palm);
 }
 
 /* One round of main.c's loop; the clock moves on if it would sleep. */
@@ -247,6 +229,87 @@ static void test_one_handheld(void)
 	CHECK(run_until_talks_to(&a, 1000));
 	CHECK(desktop_reaches(&a));
 	CHECK_EQ(a.opens, 1);
+	stop_pilotd();
+}
+
+/*
+ * A Treo 90 answers the extended connection-information request empty
+ * and sends the reply on its interrupt pipe (desrod/pilot-link issue 13):
+ * the transport carries the set-up's interrupt read, and HotSync runs on
+ * the endpoints it names.
+ */
+static void test_treo_90(void)
+{
+	struct fake_dev t = { .name = "Treo",
+			      .vid = 0x082d,
+			      .pid = 0x0200,
+			      .address = 6,
+			      .conninfo_on_interrupt = true };
+
+	fake_usb_plug(&t);
+	start_pilotd();
+	CHECK(run_until_talks_to(&t, 1000));
+	CHECK_EQ(t.interrupt_reads, 1);
+	CHECK(logged("set-up > interrupt IN 0x83, up to 32 bytes"));
+	CHECK(logged("set-up < 20 bytes: 01 00 00 00 63 6e 79 73 02"));
+	CHECK(logged("HotSync on bulk IN 0x82, OUT 0x02: from the connection information on the "
+		     "interrupt pipe"));
+	CHECK(desktop_reaches(&t));
+	stop_pilotd();
+}
+
+/* The m100 is asked nothing (pilot-link USB_INIT_NONE): its stream starts
+ * when it is opened, with no request in flight. */
+static void test_asked_nothing(void)
+{
+	struct fake_dev m = { .name = "m100", .vid = 0x0830, .pid = 0x0080, .address = 7 };
+
+	fake_usb_plug(&m);
+	start_pilotd();
+	run_for(1000);
+	CHECK(m.claimed && pd.port.carrier);
+	CHECK(!m.handshake_done); /* no BYTES_AVAILABLE either */
+	CHECK(logged("set-up done after 0 requests"));
+	CHECK(desktop_reaches(&m));
+	stop_pilotd();
+}
+
+/* A handheld behind a hub is said to be there (macports-ports 33740); one
+ * on a root port is not. */
+static void test_behind_hub(void)
+{
+	struct fake_dev a = { HANDHELD("A", 5), .hub_port = 3 };
+	struct fake_dev b = { HANDHELD("B", 4) };
+
+	fake_usb_plug(&a);
+	start_pilotd();
+	CHECK(run_until_talks_to(&a, 1000));
+	CHECK(logged("sits behind a hub (port 1-3.5)"));
+	stop_pilotd();
+	fake_usb_plug(&b);
+	start_pilotd();
+	CHECK(run_until_talks_to(&b, 1000));
+	CHECK(!strstr(kept_log, "behind a hub"));
+	stop_pilotd();
+}
+
+/* An ID no tool knows is taken when named (pilotd --device), and set up
+ * as a generic Palm OS 4 handheld; without --device it is not. */
+static void test_named_unknown(void)
+{
+	const struct link_match named = { .vid = 0x1209, .pid = 0x0001 };
+	struct fake_dev u = { .name = "new", .vid = 0x1209, .pid = 0x0001, .address = 8 };
+
+	fake_usb_plug(&u);
+	start_pilotd();
+	run_for(1000);
+	CHECK_EQ(u.opens, 0);
+	stop_pilotd();
+	fake_usb_plug(&u);
+	start_pilotd_for(&named);
+	CHECK(run_until_talks_to(&u, 1000));
+	CHECK(logged("set-up as generic Palm OS 4"));
+	CHECK(desktop_reaches(&u));
 	stop_pilotd();
 }
 
@@ -647,6 +710,10 @@ int main(void)
 {
 	fake_usb_reset();
 	test_one_handheld();
+	test_treo_90();
+	test_asked_nothing();
+	test_behind_hub();
+	test_named_unknown();
 	test_not_a_handheld();
 	test_waits_for_departure();
 	test_waiting_one_leaves();

@@ -49,11 +49,23 @@ static const struct conninfo_case visor_cases[] = {
 	  .out_ep = 0x02 },
 	{ .name = "visor: short", .data = { 2, 0, 0 }, .len = 3, .ret = -EPROTO },
 	{ .name = "visor: empty", .len = 0, .ret = -EPROTO },
-	{ .name = "visor: zero ports", .data = { 0, 0, 2, 2, 2, 2 }, .len = 6, .ret = -EPROTO },
-	{ .name = "visor: absurd port count",
-	  .data = { 0xee, 0x81, 2, 2, 2, 2 },
+	/* visor.c palm_os_3_probe() takes a count of 0 or past 2 as 2 */
+	{ .name = "visor: zero ports, taken as two",
+	  .data = { 0, 0, 2, 2, 2, 2 },
 	  .len = 6,
-	  .ret = -EPROTO },
+	  .ret = 0,
+	  .in_ep = 0x82,
+	  .out_ep = 0x02 },
+	{ .name = "visor: absurd port count, taken as two",
+	  .data = { 0xee, 0x81, 0, 1, 2, 3 },
+	  .len = 6,
+	  .ret = 0,
+	  .in_ep = 0x83,
+	  .out_ep = 0x03 },
+	{ .name = "visor: absurd port count, no HotSync in the two",
+	  .data = { 0xee, 0x81, 0, 1, 1, 2 },
+	  .len = 6,
+	  .ret = -ENOENT },
 	{ .name = "visor: no hotsync", .data = { 2, 0, 0, 1, 1, 2 }, .len = 6, .ret = -ENOENT },
 	{ .name = "visor: hotsync on port 0",
 	  .data = { 1, 0, 2, 0, 0, 0 },
@@ -107,10 +119,22 @@ static const struct conninfo_case ext_cases[] = {
 	  .len = 10,
 	  .ret = -EPROTO },
 	{ .name = "ext: empty", .len = 0, .ret = -EPROTO },
-	{ .name = "ext: absurd port count",
+	/* the Treo 90's count of 16 (desrod/pilot-link issue 13): two are read */
+	{ .name = "ext: absurd port count, taken as two",
 	  .data = { 0xee, 0, 0, 0, 'c', 'n', 'y', 's', 2 },
 	  .len = 20,
-	  .ret = -EPROTO },
+	  .ret = 0,
+	  .in_ep = 0x82,
+	  .out_ep = 0x02 },
+	{ .name = "ext: absurd port count, HotSync past the two",
+	  .data = { 16,	 0,   0,   0, 'r', 'f', 's', 'L', 1,   0,   0,	 0, 'r',
+		    'f', 's', 'L', 1, 0,   0,	0,   'c', 'n', 'y', 's', 2 },
+	  .len = 28,
+	  .ret = -ENOENT },
+	{ .name = "ext: no ports",
+	  .data = { 0, 0, 0, 0, 'c', 'n', 'y', 's', 2 },
+	  .len = 20,
+	  .ret = -ENOENT },
 	{ .name = "ext: bad flag",
 	  .data = { 1, 7, 0, 0, 'c', 'n', 'y', 's', 2 },
 	  .len = 20,
@@ -182,6 +206,39 @@ static void test_models(void)
 	CHECK(palm_find_model(0x0830, 0x0000) == NULL);
 }
 
+/*
+ * Each family's IDs, as docs/devices.md gives them; every other known ID
+ * is generic, and an ID no tool knows is set up as generic too (it can be
+ * named with --device).
+ */
+static void test_families(void)
+{
+	static const struct {
+		uint16_t vid, pid;
+		enum palm_family family;
+	} special[] = {
+		{ 0x082d, 0x0100, PALM_FAMILY_VISOR },
+		{ 0x082d, 0x0200, PALM_FAMILY_TREO_90 },
+		{ 0x0830, 0x0061, PALM_FAMILY_TAPWAVE },
+		{ 0x12ef, 0x0100, PALM_FAMILY_TAPWAVE },
+		{ 0x0830, 0x0080, PALM_FAMILY_NONE },
+		{ 0x054c, 0x0038, PALM_FAMILY_SONY_EARLY },
+		{ 0x054c, 0x009a, PALM_FAMILY_SONY_EARLY },
+		{ 0x054c, 0x0169, PALM_FAMILY_SONY_EARLY },
+	};
+	size_t n = sizeof(special) / sizeof(special[0]), generic = 0;
+
+	for (size_t i = 0; i < n; i++)
+		CHECK_EQ(palm_model_family(special[i].vid, special[i].pid), special[i].family);
+	for (size_t i = 0; i < palm_model_count; i++)
+		generic += palm_models[i].family == PALM_FAMILY_GENERIC;
+	CHECK_EQ(generic, palm_model_count - n);
+	CHECK_EQ(palm_model_count, 45); /* the union of the three tables */
+	CHECK_EQ(palm_model_family(0x1209, 0x0001), PALM_FAMILY_GENERIC);
+	for (int f = PALM_FAMILY_GENERIC; f <= PALM_FAMILY_TREO_90; f++)
+		CHECK(strcmp(palm_family_name((enum palm_family)f), "?") != 0);
+}
+
 static void test_vidpid(void)
 {
 	uint16_t v = 0, p = 0;
@@ -214,7 +271,8 @@ static void test_udev_rules(const char *path)
 		return;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned int vid, pid;
-		const char *v = strstr(line, "ATTR{idVendor}==\""), *p = strstr(line, "ATTR{idProduct}==\"");
+		const char *v = strstr(line, "ATTR{idVendor}==\""),
+			   *p = strstr(line, "ATTR{idProduct}==\"");
 		const struct palm_model *m;
 
 		if (line[0] == '#' || !strstr(line, "SUBSYSTEM==\"usb\""))
@@ -226,7 +284,8 @@ static void test_udev_rules(const char *path)
 			continue;
 		m = palm_find_model((uint16_t)vid, (uint16_t)pid);
 		if (!m) {
-			fprintf(stderr, "rule for %04x:%04x, which is no known handheld\n", vid, pid);
+			fprintf(stderr, "rule for %04x:%04x, which is no known handheld\n", vid,
+				pid);
 			CHECK(m != NULL);
 			continue;
 		}
@@ -246,9 +305,11 @@ static void test_udev_rules(const char *path)
 
 static void test_port_path(void)
 {
-	static const char *const good[] = { "1-1", "1-1.2", "12-3.4.5.6", "2-10", "1-1.2.3.4.5.6.7" };
-	static const char *const bad[] = { "", "1", "1-", "-1", "1-1.", "1.1", "1-1-2",
-					   "1-a", "1-1..2", "1-1.2.3.4.5.6.7.8", " 1-1" };
+	static const char *const good[] = { "1-1", "1-1.2", "12-3.4.5.6", "2-10",
+					    "1-1.2.3.4.5.6.7" };
+	static const char *const bad[] = { "",	  "1",	   "1-",  "-1",	    "1-1.",
+					   "1.1", "1-1-2", "1-a", "1-1..2", "1-1.2.3.4.5.6.7.8",
+					   " 1-1" };
 	static const uint8_t ports[] = { 1, 12, 3 };
 	char buf[PALM_PORT_PATH_MAX];
 
@@ -264,7 +325,7 @@ static void test_port_path(void)
 	CHECK(palm_format_port_path(buf, sizeof(buf), 1, ports, 1) == 0);
 	CHECK(strcmp(buf, "1-1") == 0);
 	CHECK(palm_format_port_path(buf, sizeof(buf), 1, ports, 0) < 0); /* a root hub */
-	CHECK(palm_format_port_path(buf, 4, 3, ports, 3) < 0);	    /* does not fit */
+	CHECK(palm_format_port_path(buf, 4, 3, ports, 3) < 0);		 /* does not fit */
 }
 
 int main(int argc, char **argv)
@@ -273,6 +334,7 @@ int main(int argc, char **argv)
 	run_cases(ext_cases, sizeof(ext_cases) / sizeof(ext_cases[0]), palm_parse_ext_conninfo);
 	test_garbage();
 	test_models();
+	test_families();
 	test_vidpid();
 	test_port_path();
 	CHECK(argc == 2); /* the rules file */

@@ -6,15 +6,18 @@
  * transport below the pump (struct pump_io that records each call) and a
  * fake clock: backpressure, the OUT transfer's resend,
  * halts cleared asynchronously and the bound on halts, the IN requests
- * cancelled when nobody listens, the close notification, departure, and
- * that completions only record (no hook runs inside one).
+ * cancelled when nobody listens, the close notification, departure,
+ * that completions only record (no hook runs inside one), and the log
+ * line that says which stack the handheld speaks (pilotd_log() wrapped).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "check.h"
 #include "raw_termios.h"
 #include "core/pump.h"
+#include "kept_log.h"
 #include "port_harness.h"
 
 /* ---- the fake transport ---- */
@@ -186,8 +189,8 @@ static void test_out_resend(void)
 	CHECK_EQ(fk.out_submitted, 1);
 	CHECK_EQ(fk.out_len, 65535);
 	pump_drive(&pm, h.now);
-	CHECK_EQ(fk.out_submitted, 1); /* one at a time */
-	pump_out_done(&pm, PUMP_OK, 1000); /* a short transfer */
+	CHECK_EQ(fk.out_submitted, 1);		   /* one at a time */
+	pump_out_done(&pm, PUMP_OK, 1000);	   /* a short transfer */
 	CHECK_EQ(port_tx_queued(&p), sizeof(big)); /* recorded only */
 	pump_drive(&pm, h.now);
 	CHECK_EQ(port_tx_queued(&p), sizeof(big) - 1000);
@@ -450,6 +453,47 @@ static void test_gone_and_stopped(void)
 	done(&p);
 }
 
+/* The first bytes tell the stack (palm-protocol.md section 4), said once,
+ * also when they come in pieces. */
+static void stack_case(const uint8_t *b, size_t len, size_t first_piece, const char *want)
+{
+	struct port p;
+
+	setup(&p, 4096);
+	start(&p, 64, 4096);
+	kept_log_reset();
+	fk.flying[0] = fk.flying[1] = fk.flying[2] = false;
+	pump_in_done(&pm, 0, PUMP_OK, b, first_piece);
+	pump_drive(&pm, h.now);
+	if (first_piece < 7)
+		CHECK(!strstr(kept_log, "first bytes")); /* not yet */
+	pump_in_done(&pm, 1, PUMP_OK, b + first_piece, len - first_piece);
+	pump_in_done(&pm, 2, PUMP_OK, b, len); /* more: no second line */
+	pump_drive(&pm, h.now);
+	if (!strstr(kept_log, want))
+		fprintf(stderr, "wanted '%s' in:\n%s", want, kept_log);
+	CHECK(strstr(kept_log, want) != NULL);
+	CHECK(strstr(kept_log, "first bytes") &&
+	      !strstr(strstr(kept_log, "first bytes") + 1, "first bytes")); /* once */
+	pump_stop(&pm);
+	done(&p);
+}
+
+static void test_stack_told(void)
+{
+	static const uint8_t net[] = { 0x01, 0xff, 0x00, 0x00, 0x00, 0x16, 0x90, 0x01, 0x00 };
+	static const uint8_t slp[] = { 0xbe, 0xef, 0xed, 0x03, 0x03, 0x02, 0x00, 0x0e };
+	static const uint8_t junk[] = { 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 };
+
+	stack_case(net, sizeof(net), 3,
+		   "test speaks NetSync: its first bytes are 01 ff 00 00 00 16 90 (the NET "
+		   "handshake)");
+	stack_case(slp, sizeof(slp), 8, "test speaks SLP: its first bytes are be ef ed");
+	stack_case(junk, sizeof(junk), 2,
+		   "test: its first bytes (01 00 00 00 00 00 00) are neither an SLP frame nor "
+		   "the NET handshake");
+}
+
 int main(void)
 {
 	test_backpressure();
@@ -462,5 +506,6 @@ int main(void)
 	test_no_hook_inside_a_completion();
 	test_close_after_clear();
 	test_gone_and_stopped();
+	test_stack_told();
 	return check_result("test_pump");
 }
