@@ -73,7 +73,9 @@ struct net_link {
 	/* the docked session */
 	struct watch peer;
 	uint32_t peer_events;
-	bool docked, peer_closed;
+	bool docked;
+	bool peer_closed;  /* it sent its last byte: what it sent is all in the socket */
+	bool peer_watched; /* in the loop; not once it hung up (HUP and ERR cannot be masked) */
 	char name[96];
 	uint64_t last_ms;  /* its last byte, either way */
 	const char *drop;  /* noted: settle() ends the session */
@@ -202,7 +204,7 @@ static void watch_peer(struct net_link *l)
 {
 	uint32_t ev = peer_wants(l);
 
-	if (l->peer.fd >= 0 && ev != l->peer_events && loop_mod(l->loop, &l->peer, ev) == 0)
+	if (l->peer_watched && ev != l->peer_events && loop_mod(l->loop, &l->peer, ev) == 0)
 		l->peer_events = ev;
 }
 
@@ -215,10 +217,11 @@ static void undock(struct net_link *l, const char *why)
 		 l->pump.tx_bytes);
 	pump_stop(&l->pump); /* before the hooks below */
 	port_carrier_down(l->port); /* also discards what it did not take */
-	loop_del(l->loop, &l->peer);
+	if (l->peer_watched)
+		loop_del(l->loop, &l->peer);
 	close(l->peer.fd);
 	l->peer.fd = -1;
-	l->docked = l->peer_closed = false;
+	l->docked = l->peer_closed = l->peer_watched = false;
 	l->drop = NULL;
 	l->in_head = l->in_count = l->cancels = 0;
 	l->out_waiting = l->out_cancelled = l->ctrl_waiting = false;
@@ -288,7 +291,10 @@ static void report_cancels(struct net_link *l)
 static bool work_due(const struct net_link *l)
 {
 	/* a port hook submitted since settle(): the socket's watch is behind */
-	if (l->docked && peer_wants(l) != l->peer_events)
+	if (l->docked && l->peer_watched && peer_wants(l) != l->peer_events)
+		return true;
+	/* a peer that hung up is not watched: its bytes are read as asked */
+	if (l->docked && !l->peer_watched && (l->in_count > l->cancels || l->out_waiting))
 		return true;
 	return l->drop || l->ctrl_waiting || (l->out_waiting && l->out_cancelled) ||
 	       (l->in_count > 0 && l->in_cancelled[l->in_fifo[l->in_head]]) ||
@@ -299,10 +305,8 @@ static bool work_due(const struct net_link *l)
 static void settle(struct net_link *l)
 {
 	for (int round = 0; round < 4 && l->docked; round++) {
-		if (l->drop) {
-			undock(l, l->drop);
-			return;
-		}
+		if (l->drop)
+			break;
 		report_cancels(l);
 		if (l->ctrl_waiting) {
 			l->ctrl_waiting = false;
@@ -316,8 +320,24 @@ static void settle(struct net_link *l)
 		if (pump_verdict(&l->pump) != PUMP_FINE)
 			note_drop(l, l->pump.why);
 		write_peer(l);
+		if (!l->peer_watched)
+			read_peer(l);
+		/* what it sent before it closed is read first; with no request
+		 * to read it and no file listening, nobody ever will */
+		if (l->peer_closed && l->in_count == l->cancels && !l->port->listening)
+			note_drop(l, "the peer closed the connection");
 		if (!work_due(l))
 			break;
+	}
+	if (l->drop && l->pump.in_done_count) {
+		/*
+		 * What it sent before it went reaches the port first, and the
+		 * departure waits for the next round: the port answers waiting
+		 * reads after the round, and a hangup answers them with end of
+		 * file, so the reader would see the end before the last bytes.
+		 */
+		pump_drive(&l->pump, loop_now_ms());
+		return;
 	}
 	if (l->drop) {
 		undock(l, l->drop);
@@ -333,17 +353,16 @@ static void peer_ready(void *ctx, uint32_t events)
 
 	if (events & EPOLLIN)
 		read_peer(l);
-	if ((events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) && !l->drop) {
-		/*
-		 * The peer is done sending.  What it sent before is read first
-		 * (recv() says 0 after it); with no request to read it and no
-		 * file listening, nobody ever will: that is the departure.
-		 */
+	/*
+	 * The peer is done sending (a FIN, or a reset: the bytes before it
+	 * are still read first).  They are read as /dev/pilot's reader takes
+	 * them, and recv() says 0 or the reset after them: the departure.
+	 */
+	if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
 		l->peer_closed = true;
-		if ((events & (EPOLLHUP | EPOLLERR)) || l->in_count == l->cancels) {
-			if (events & (EPOLLHUP | EPOLLERR) || !l->port->listening)
-				note_drop(l, "the peer closed the connection");
-		}
+	if ((events & (EPOLLHUP | EPOLLERR)) && l->peer_watched) {
+		loop_del(l->loop, &l->peer); /* else they would wake every round */
+		l->peer_watched = false;
 	}
 	if (events & EPOLLOUT)
 		write_peer(l);
@@ -394,6 +413,7 @@ static void dock(struct net_link *l, int fd, const char *peer)
 	snprintf(l->name, sizeof(l->name), "network handheld %s", peer);
 	l->docked = true;
 	l->peer_closed = false;
+	l->peer_watched = true;
 	l->last_ms = loop_now_ms();
 	log_info("%s arrived", l->name);
 	/* the carrier goes up at the next drive, in settle() */

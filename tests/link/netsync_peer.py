@@ -27,10 +27,19 @@ come back byte for byte, a hangup, refusals, a bound on time or memory.
                   most 5 refusal lines per 10 s window
   disallowed      --allow 10.0.0.0/8: palm-sim on 127.0.0.1 is refused, never
                   docks, and is logged; --allow 127.0.0.0/8 takes it
+  hotsync         palm-sim's network HotSync (mode hotsync, the four sample
+                  databases) and the project's desktop, palm-sync, on the pty of
+                  redir-client --pty (one client, one connection each): palm-sync
+                  --like-pilot-link lists (desktop first) and backs up (button
+                  first: the handheld waits 2 s), palm-sync lists (button first)
+                  and installs (desktop first); the listing is exact, the backup
+                  byte for byte, the installed files on the handheld as in the
+                  files, and palm-sim counts one sync per connection
 
 REDIR_VERBOSE=1 shows the client's output when a case passes too.
 
 usage: netsync_peer.py CASE --client REDIR-CLIENT --sim PALM-SIM
+                       [--desktop PALM-SYNC --db DIR --expected LIST.tsv]
 """
 import argparse
 import os
@@ -372,6 +381,127 @@ def case_disallowed(args):
     print("ok: a peer outside --netsync-allow was refused; one inside synced")
 
 
+def control(path, line):
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(10)
+        s.connect(path)
+        s.sendall(line.encode() + b"\n")
+        reply = b""
+        while not reply.endswith(b"\n"):
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            reply += chunk
+    return reply.decode().strip()
+
+
+def status(ctl, field):
+    m = re.search(rf"\b{field}=(\S+)", control(ctl, "hotsync"))
+    return m.group(1) if m else None
+
+
+def wait_status(ctl, field, value, timeout):
+    end = time.monotonic() + timeout
+    while status(ctl, field) != value:
+        if time.monotonic() > end:
+            raise Fail(f"palm-sim's {field} is {status(ctl, field)}, not {value}, "
+                       f"after {timeout} s")
+        time.sleep(0.05)
+
+
+def one_sync(args, tmp, ctl, like_pilot_link, op, desktop_first):
+    client = Client(args.client, "127.0.0.1:0", "--pty", "--seconds", "60")
+    try:
+        m = None
+        end = time.monotonic() + 10
+        while not m and time.monotonic() < end:
+            m = re.search(r"^pty (\S+)$", client.output(), re.M)
+            time.sleep(0.02)
+        if not m:
+            raise Fail("redir-client --pty did not say its pty")
+        control(ctl, f"netsync-to 127.0.0.1:{client.port}")
+        cmd = [args.desktop, "--port", m.group(1), "--wait", "30", "--timeout", "20"]
+        if like_pilot_link:
+            cmd.insert(1, "--like-pilot-link")
+        out = os.path.join(tmp, "out")
+        backup = os.path.join(tmp, "backup")
+        os.makedirs(backup, exist_ok=True)
+        cmd += {"list": ["list"], "backup": ["backup", backup],
+                "install": ["install", os.path.join(args.db, "NotesToGo.pdb"),
+                            os.path.join(args.db, "ToolBox.prc")]}[op]
+        if not desktop_first:
+            control(ctl, "sync")
+            time.sleep(2)
+            if status(ctl, "syncing") != "1":
+                raise Fail("the handheld gave up within 2 s")
+        with open(out, "w") as f:
+            desk = subprocess.Popen(cmd, stdout=f, stderr=subprocess.PIPE, text=True)
+        if desktop_first:
+            time.sleep(2)  # past pilot-link's 1 s kick, written with no handheld there
+            control(ctl, "sync")
+        _, err = desk.communicate(timeout=60)
+        order = "desktop first" if desktop_first else "button first"
+        name = ("palm-sync --like-pilot-link" if like_pilot_link else "palm-sync") + f" {op}"
+        if desk.returncode != 0:
+            raise Fail(f"{name} ({order}) failed: {err}")
+        wait_status(ctl, "syncing", "0", 10)
+        check_exit(client, client.finish(timeout=20), f"{name} ({order})")
+        print(f"{name}, {order}: {err.strip().splitlines()[-1] if err.strip() else 'ok'}")
+        if op == "list":
+            with open(out) as f, open(args.expected) as g:
+                if f.read() != g.read():
+                    raise Fail(f"the listing differs from {args.expected}")
+        elif op == "backup":
+            for name in ("MemoDB.pdb", "AddressDB.pdb", "HelloApp.prc", "EmptyDB.pdb"):
+                with open(os.path.join(backup, name), "rb") as f, \
+                        open(os.path.join(args.db, name), "rb") as g:
+                    if f.read() != g.read():
+                        raise Fail(f"the backup of {name} differs")
+        else:
+            for name, db in (("NotesToGo.pdb", "NotesToGo"), ("ToolBox.prc", "ToolBox")):
+                want = subprocess.run([args.desktop, "digest", os.path.join(args.db, name)],
+                                      capture_output=True, text=True).stdout.strip()
+                got = control(ctl, f"digest {db}")
+                if got != f"ok {want}":
+                    raise Fail(f"{db} on the handheld: {got}; the file: {want}")
+    finally:
+        client.close()
+
+
+def case_hotsync(args):
+    if not (args.desktop and args.db and args.expected):
+        raise Fail("hotsync needs --desktop, --db and --expected")
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        ctl = os.path.join(tmp, "ctl.sock")
+        stores = []
+        for name in ("MemoDB.pdb", "AddressDB.pdb", "HelloApp.prc", "EmptyDB.pdb"):
+            stores += ["--store", os.path.join(args.db, name)]
+        # no desktop yet: palm-sim's first call goes to port 9, refused
+        log = open(os.path.join(tmp, "sim.log"), "w")
+        sim = subprocess.Popen([args.sim, "--netsync", "127.0.0.1:9", "--mode", "hotsync",
+                                "--unplugged", "--control", ctl, *stores], stderr=log)
+        try:
+            end = time.monotonic() + 10
+            while not os.path.exists(ctl):
+                if time.monotonic() > end:
+                    raise Fail("palm-sim's control socket did not appear")
+                time.sleep(0.05)
+            syncs = [(True, "list", True), (True, "backup", False), (False, "list", False),
+                     (False, "install", True)]
+            for like_pilot_link, op, desktop_first in syncs:
+                one_sync(args, tmp, ctl, like_pilot_link, op, desktop_first)
+            if status(ctl, "syncs") != str(len(syncs)) or status(ctl, "failed_syncs") != "0":
+                raise Fail(f"palm-sim: {control(ctl, 'hotsync')}")
+        finally:
+            sim.terminate()
+            sim.wait(10)
+            log.close()
+            if os.environ.get("REDIR_VERBOSE"):
+                print(open(os.path.join(tmp, "sim.log")).read())
+    print("ok: list, backup and install through the network HotSync transport, both orders")
+
+
 CASES = {
     "echo": case_echo,
     "echo-ipv6": case_echo_ipv6,
@@ -380,6 +510,7 @@ CASES = {
     "silent": case_silent,
     "many": case_many,
     "disallowed": case_disallowed,
+    "hotsync": case_hotsync,
 }
 
 
@@ -388,6 +519,9 @@ def main():
     ap.add_argument("case", choices=sorted(CASES))
     ap.add_argument("--client", required=True)
     ap.add_argument("--sim", required=True)
+    ap.add_argument("--desktop")
+    ap.add_argument("--db")
+    ap.add_argument("--expected")
     args = ap.parse_args()
     args.out = ""
     try:
