@@ -50,9 +50,9 @@
 #include "link.h"
 #include "tcp_opts.h"
 
-#define NETSYNC_IN_SIZE	    PUMP_IN_SIZE_MAX /* one recv() per IN request */
+#define NETSYNC_IN_SIZE	    PUMP_IN_SIZE_MAX		    /* one recv() per IN request */
 #define NETSYNC_READ_BUDGET (PUMP_IN_MAX * NETSYNC_IN_SIZE) /* 32 KiB per round */
-#define NETSYNC_OUT_MAX	    (64u * 1024)			 /* one send() at most */
+#define NETSYNC_OUT_MAX	    (64u * 1024)		    /* one send() at most */
 
 struct net_link;
 
@@ -77,8 +77,8 @@ struct net_link {
 	bool peer_closed;  /* it sent its last byte: what it sent is all in the socket */
 	bool peer_watched; /* in the loop; not once it hung up (HUP and ERR cannot be masked) */
 	char name[96];
-	uint64_t last_ms;  /* its last byte, either way */
-	const char *drop;  /* noted: settle() ends the session */
+	uint64_t last_ms; /* its last byte, either way */
+	const char *drop; /* noted: settle() ends the session */
 	char drop_buf[96];
 
 	/* IN requests: slots waiting for bytes, in the order submitted */
@@ -215,7 +215,7 @@ static void undock(struct net_link *l, const char *why)
 		return;
 	log_info("%s: %s; departed (%llu bytes in, %llu out)", l->name, why, l->pump.rx_bytes,
 		 l->pump.tx_bytes);
-	pump_stop(&l->pump); /* before the hooks below */
+	pump_stop(&l->pump);	    /* before the hooks below */
 	port_carrier_down(l->port); /* also discards what it did not take */
 	if (l->peer_watched)
 		loop_del(l->loop, &l->peer);
@@ -370,8 +370,7 @@ static void peer_ready(void *ctx, uint32_t events)
 
 /* ---- who calls ---- */
 
-static void peer_address(const struct sockaddr_storage *ss, struct netsync_addr *a,
-			 uint16_t *port)
+static void peer_address(const struct sockaddr_storage *ss, struct netsync_addr *a, uint16_t *port)
 {
 	if (ss->ss_family == AF_INET) {
 		const struct sockaddr_in *in = (const struct sockaddr_in *)ss;
@@ -542,8 +541,8 @@ static void stop(struct link *base)
 	struct net_link *l = (struct net_link *)base;
 
 	/* Give queued bytes up to PUMP_STOP_DRAIN_MS to reach the handheld. */
-	for (int waited = 0; waited < PUMP_STOP_DRAIN_MS && l->docked && !l->drop &&
-			     port_tx_queued(l->port);
+	for (int waited = 0;
+	     waited < PUMP_STOP_DRAIN_MS && l->docked && !l->drop && port_tx_queued(l->port);
 	     waited += 10) {
 		settle(l);
 		if (l->out_waiting)

@@ -18,15 +18,15 @@
 #include <stdint.h>
 
 #define NETSYNC_PORT	      14238
-#define NETSYNC_LISTEN_MAX    2	    /* sockets: "PORT" alone is 127.0.0.1 and ::1 */
-#define NETSYNC_ALLOW_MAX     16    /* --netsync-allow entries */
-#define NETSYNC_BACKLOG	      4	    /* listen(2): connections the kernel holds for us */
-#define NETSYNC_ACCEPTS_ROUND 16    /* accepted (or refused) per loop round at most */
+#define NETSYNC_LISTEN_MAX    2	 /* sockets: "PORT" alone is 127.0.0.1 and ::1 */
+#define NETSYNC_ALLOW_MAX     16 /* --netsync-allow entries */
+#define NETSYNC_BACKLOG	      4	 /* listen(2): connections the kernel holds for us */
+#define NETSYNC_ACCEPTS_ROUND 16 /* accepted (or refused) per loop round at most */
 /* Nothing from the peer and nothing to it for this long ends its session:
  * a peer cannot keep the one dock by saying nothing (a dead host is found
  * sooner by TCP keepalive, link_netsync.c). */
 #define NETSYNC_IDLE_MS	      120000u
-#define NETSYNC_LOG_BURST     5	    /* refusal lines per window, then one summary */
+#define NETSYNC_LOG_BURST     5 /* refusal lines per window, then one summary */
 #define NETSYNC_LOG_WINDOW_MS 10000u
 
 /* An IPv4 address is kept as IPv6's v4-mapped form (::ffff:a.b.c.d). */
