@@ -19,6 +19,12 @@ come back byte for byte, a hangup, refusals, a bound on time or memory.
   silent          a peer docks, sends 6 bytes and then nothing, its socket
                   open: with --idle-ms 2000 the client hangs up on it within
                   10 s and says why; then palm-sim docks and 256 KiB echo
+  stops-reading   a peer docks and reads nothing (sends nothing either) while
+                  the client writes 16 MiB: the kernel's buffers and then the
+                  port's 512 KiB transmit queue fill and the writes park; with
+                  --idle-ms 2000 the client hangs up on it within 10 s of its
+                  last taken byte, its peak memory grows by less than 16 MiB;
+                  then palm-sim docks and 16 MiB echo
   many            while palm-sim's echo of 8 MiB runs, 300 connections at
                   once, each sending a byte: each ended by the client within
                   30 s (the kernel holds NETSYNC_BACKLOG for it and retries
@@ -267,6 +273,29 @@ def case_silent(args):
     print("ok: a silent peer was hung up on after the idle time")
 
 
+def case_stops_reading(args):
+    size = 16 << 20
+    client = Client(args.client, "127.0.0.1:0", "--echo", str(size), "--seconds", "90",
+                    "--idle-ms", "2000")
+    try:
+        before = vm_hwm_kb(client.proc.pid)
+        s = dock(client)
+        t0 = time.monotonic()
+        t = departed(client, t0, 20)
+        grown = vm_hwm_kb(client.proc.pid) - before
+        print(f"a peer that read nothing was hung up on {t - t0:.1f} s after it docked; "
+              f"the client's peak memory grew by {grown} kB")
+        if not client.count(r"silent for 2 s"):
+            raise Fail("the departure does not say the peer was silent")
+        if grown > 16 << 10:
+            raise Fail(f"peak memory grew by {grown} kB while the peer read nothing")
+        s.close()
+        echo_after(args, client, "a peer that read nothing", size)
+    finally:
+        client.close()
+    print("ok: a peer that read nothing was hung up on; writes were held at the port's bound")
+
+
 def open_fds(pid):
     return len(os.listdir(f"/proc/{pid}/fd"))
 
@@ -508,6 +537,7 @@ CASES = {
     "garbage": case_garbage,
     "flood": case_flood,
     "silent": case_silent,
+    "stops-reading": case_stops_reading,
     "many": case_many,
     "disallowed": case_disallowed,
     "hotsync": case_hotsync,
