@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A transport: what carries the byte stream between the port
- * (core/port.h) and a handheld.  Two exist, each in its own file:
+ * (core/port.h) and a handheld.  Three exist, each in its own file:
  *
  *   link_libusb.c    a handheld on this machine's USB bus (libusb)
  *   link_usbredir.c  a handheld exported by a usbredir server, such as
  *                    usbredirect on the machine with the cradle (its
  *                    connection to the server: redir_conn.c)
+ *   link_netsync.c   a handheld's or an emulator's network HotSync, a TCP
+ *                    connection it makes to pilotd (rules: core/netsync.h)
  *
- * Each finds its handheld, runs its set-up (core/setup.h) and carries
- * out the I/O calls of the pump (core/pump.h), which drives the stream
- * alike for both: what to submit, backpressure, errors and recovery, the
+ * Each finds its handheld, runs its set-up (core/setup.h; none over
+ * TCP) and carries out the I/O calls of the pump (core/pump.h), which
+ * drives the stream alike for all: what to submit, backpressure, errors and recovery, the
  * carrier, the close notification.  The port's transport hooks go to the
  * pump (link_tx_ready() ... below, which main.c wires to the hooks); the
  * departure (port_carrier_down) is the transport's.
@@ -22,6 +24,7 @@
 #include <stdint.h>
 
 #include "core/loop.h"
+#include "core/netsync.h"
 #include "core/palm.h"
 #include "core/port.h"
 #include "core/pump.h"
@@ -81,6 +84,17 @@ int link_libusb_start(struct link **l, const struct link_match *m, struct loop *
 /* server: "HOST:PORT", "[IPv6]:PORT" or a Unix socket path (with a '/'). */
 int link_usbredir_start(struct link **l, const struct link_match *m, const char *server,
 			struct loop *loop, struct port *port);
+
+/* --netsync: where to listen, whom to take, how long a silent one stays. */
+struct netsync_config {
+	const char *listen; /* "[ADDR:]PORT" (core/netsync.h) */
+	struct netsync_net allow[NETSYNC_ALLOW_MAX];
+	unsigned int nallow;
+	uint64_t idle_ms; /* NETSYNC_IDLE_MS; tests set less */
+};
+
+int link_netsync_start(struct link **l, const struct netsync_config *cfg, struct loop *loop,
+		       struct port *port);
 
 /* Does a device that says vid:pid fit m (the port path aside)? */
 static inline bool link_match_device(const struct link_match *m, uint16_t vid, uint16_t pid)

@@ -5,8 +5,8 @@
  * server.  This file is the daemon's lifecycle: options, the event loop,
  * signals and an orderly shutdown.
  *
- *   pilotd [--name pilot] [--device VID:PID] [--port PATH | --usbredir SERVER]
- *          [--user USER] [--trace FILE] [--verbose]
+ *   pilotd [--name pilot] [--device VID:PID] [--port PATH | --usbredir SERVER |
+ *          --netsync [ADDR:]PORT [--netsync-allow ADDR[/PREFIX]]...] [--user USER] [--trace FILE] [--verbose]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -170,7 +170,8 @@ static void usage(FILE *f, const char *argv0)
 		"usage: %s [options]\n"
 		"Create /dev/NAME with CUSE and forward its byte stream to a Palm handheld\n"
 		"over USB: on this machine's bus, or exported by a usbredir server such as\n"
-		"usbredirect.  Runs in the foreground until SIGTERM or SIGINT.\n\n"
+		"usbredirect; or from a network HotSync (--netsync).  Runs in the\n"
+		"foreground until SIGTERM or SIGINT.\n\n"
 		"  -n, --name NAME       device node name under /dev (default: pilot)\n"
 		"  -d, --device VID:PID  use this USB device (hex) instead of any known Palm\n"
 		"  -p, --port PATH       only the handheld at this USB port, as the kernel\n"
@@ -179,6 +180,14 @@ static void usage(FILE *f, const char *argv0)
 		"                        this machine's USB bus: HOST:PORT, [IPv6]:PORT or\n"
 		"                        a Unix socket path (with a '/'); called again\n"
 		"                        whenever the connection ends\n"
+		"      --netsync [ADDR:]PORT  a handheld's or an emulator's network HotSync,\n"
+		"                        instead of USB: listen on TCP PORT (the Palm's is\n"
+		"                        14238) of ADDR (numeric IPv4 or [IPv6]; default\n"
+		"                        127.0.0.1 and ::1); one connection at a time is\n"
+		"                        the handheld on /dev/NAME, its end a departure\n"
+		"      --netsync-allow ADDR[/PREFIX]  take network HotSync only from these\n"
+		"                        peers (repeatable, at most 16; default: any that\n"
+		"                        reaches ADDR)\n"
 		"  -u, --user USER       once /dev/cuse is open, run as USER (and its groups);\n"
 		"                        USER must be able to open the handheld's USB nodes\n"
 		"      --trace FILE      append each handheld session's bytes, both ways,\n"
@@ -201,6 +210,8 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 		{ "port", required_argument, NULL, 'p' },
 		{ "usbredir", required_argument, NULL, 'r' },
 		{ "user", required_argument, NULL, 'u' },
+		{ "netsync", required_argument, NULL, 'N' },
+		{ "netsync-allow", required_argument, NULL, 'A' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -249,6 +260,17 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 			}
 			pd->usbredir = optarg;
 			break;
+		case 'N': pd->netsync.listen = optarg; break;
+		case 'A':
+			if (pd->netsync.nallow == NETSYNC_ALLOW_MAX ||
+			    netsync_parse_net(optarg, &pd->netsync.allow[pd->netsync.nallow++]) < 0) {
+				fprintf(stderr,
+					"pilotd: bad --netsync-allow '%s': expected a numeric "
+					"ADDR[/PREFIX], at most %d of them\n",
+					optarg, NETSYNC_ALLOW_MAX);
+				return -1;
+			}
+			break;
 		case 'u': {
 			const struct passwd *pw = getpwnam(optarg);
 
@@ -270,6 +292,15 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 	}
 	if (optind != argc) {
 		fprintf(stderr, "pilotd: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (pd->netsync.nallow && !pd->netsync.listen) {
+		fprintf(stderr, "pilotd: --netsync-allow needs --netsync\n");
+		return -1;
+	}
+	if (pd->netsync.listen && (pd->usbredir || pd->match.port_path || !pd->match.any_palm)) {
+		fprintf(stderr, "pilotd: --netsync takes the handheld from the network; it cannot "
+				"be used with --usbredir, --port or --device\n");
 		return -1;
 	}
 	if (pd->usbredir && pd->match.port_path) {
@@ -452,7 +483,9 @@ int main(int argc, char **argv)
 	r = signals_start(&pd);
 	if (r == 0)
 		r = timer_start(&pd);
-	if (r == 0 && pd.usbredir)
+	if (r == 0 && pd.netsync.listen)
+		r = link_netsync_start(&pd.link, &pd.netsync, &pd.loop, &pd.port);
+	else if (r == 0 && pd.usbredir)
 		r = link_usbredir_start(&pd.link, &pd.match, pd.usbredir, &pd.loop, &pd.port);
 	else if (r == 0)
 		r = link_libusb_start(&pd.link, &pd.match, &pd.loop, &pd.port);
@@ -463,7 +496,7 @@ int main(int argc, char **argv)
 	if (r == 0)
 		r = run(&pd);
 	else
-		r = r == -EINVAL ? 2 : 1; /* a --usbredir that is no address */
+		r = r == -EINVAL ? 2 : 1; /* a --usbredir or --netsync that is no address */
 
 	/* Every parked request is answered before the CUSE fd closes. */
 	service_stopping();

@@ -7,9 +7,9 @@
  *   write(2) on /dev/pilot -> cuse_front.c -> port (txq) -> link -> bulk OUT
  *   bulk IN -> link -> port (rxq) -> cuse_front.c -> read(2) on /dev/pilot
  *
- * The link is one of two transports (link.h): link_libusb.c for a
+ * The link is one of three transports (link.h): link_libusb.c for a
  * handheld on this machine's bus, link_usbredir.c for one exported by a
- * usbredir server.
+ * usbredir server, link_netsync.c for a network HotSync.
  *
  * The edges call the port; the port reaches them through the hooks that
  * main.c wires.  All state lives in struct pilotd.
@@ -34,6 +34,7 @@ struct pilotd {
 	const char *devname;
 	struct link_match match;
 	const char *usbredir; /* --usbredir: the server, else libusb */
+	struct netsync_config netsync; /* --netsync: its listen is set, else USB */
 	const char *user; /* --user: run as this one once /dev/cuse is open */
 	uid_t uid;
 	gid_t gid;
@@ -46,7 +47,7 @@ struct pilotd {
 
 	struct port port;
 	struct cuse_front front;
-	struct link *link; /* the transport: link_libusb.c or link_usbredir.c */
+	struct link *link; /* the transport: link_libusb.c, link_usbredir.c, link_netsync.c */
 
 	const char *trace_path; /* --trace: the sessions' bytes to this file */
 	int trace_fd;

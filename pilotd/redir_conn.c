@@ -19,18 +19,10 @@
 
 #include "core/log.h"
 #include "redir_conn.h"
+#include "tcp_opts.h"
 
-/*
- * A server that falls silent (its machine lost power: no FIN, no RST) is
- * noticed after KEEPALIVE_IDLE_S + KEEPALIVE_COUNT x KEEPALIVE_INTERVAL_S
- * = 25 s with nothing unacknowledged, or USER_TIMEOUT_MS with data
- * unacknowledged (tcp(7)).  No deadline on bulk transfers instead: a
- * handheld may rightly say nothing for minutes.
- */
-#define KEEPALIVE_IDLE_S     10
-#define KEEPALIVE_INTERVAL_S 5
-#define KEEPALIVE_COUNT	     3
-#define USER_TIMEOUT_MS	     25000
+/* A server that falls silent is noticed as tcp_opts.h says.  No deadline
+ * on bulk transfers instead: a handheld may rightly say nothing for minutes. */
 
 /* ---- where the server is ---- */
 
@@ -303,30 +295,10 @@ static void close_connection(struct redir_conn *c, const char *why)
 								  : c->backoff_ms * 2;
 }
 
-static void set_tcp_options(int fd)
-{
-	static const struct {
-		int level, name, value;
-	} opts[] = {
-		{ IPPROTO_TCP, TCP_NODELAY, 1 },
-		{ SOL_SOCKET, SO_KEEPALIVE, 1 },
-		{ IPPROTO_TCP, TCP_KEEPIDLE, KEEPALIVE_IDLE_S },
-		{ IPPROTO_TCP, TCP_KEEPINTVL, KEEPALIVE_INTERVAL_S },
-		{ IPPROTO_TCP, TCP_KEEPCNT, KEEPALIVE_COUNT },
-		{ IPPROTO_TCP, TCP_USER_TIMEOUT, USER_TIMEOUT_MS },
-	};
-
-	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
-		if (setsockopt(fd, opts[i].level, opts[i].name, &opts[i].value,
-			       sizeof(opts[i].value)) < 0)
-			log_warn("setsockopt %d/%d: %s", opts[i].level, opts[i].name,
-				 strerror(errno));
-}
-
 static void connected(struct redir_conn *c)
 {
 	if (is_tcp(c))
-		set_tcp_options(c->sock.fd);
+		tcp_set_options(c->sock.fd);
 	c->parser = c->ops->new_parser(c->ctx);
 	if (!c->parser) {
 		close_connection(c, "out of memory");

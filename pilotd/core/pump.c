@@ -41,7 +41,8 @@ void pump_start(struct pump *pm, const char *name, const struct palm_hotsync *hs
 	pm->in_size = in_size < PUMP_IN_SIZE_MAX ? in_size : PUMP_IN_SIZE_MAX;
 	pm->out_max = out_max < pm->out_cap ? out_max : pm->out_cap;
 	if (pm->port->trace)
-		trace_arrival(pm->port->trace, name, hs->in_ep, hs->out_ep, pm->in_size);
+		trace_arrival(pm->port->trace, name, hs ? hs->in_ep : 0, hs ? hs->out_ep : 0,
+			      pm->in_size);
 }
 
 static void cancel_in_flight(struct pump *pm)

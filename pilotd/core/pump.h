@@ -152,7 +152,8 @@ void pump_init(struct pump *pm, const struct pump_io *io, void *ctx, struct port
 	       uint8_t *out_buf, size_t out_cap);
 /* A handheld's stream, on hs's endpoints: in_size per IN request, out_max
  * per OUT.  The carrier goes up, and bytes flow, at the next pump_drive().
- * With the port's trace on, its bytes are traced until pump_stop(). */
+ * hs is NULL for a stream without endpoints (a network HotSync).  With
+ * the port's trace on, its bytes are traced until pump_stop(). */
 void pump_start(struct pump *pm, const char *name, const struct palm_hotsync *hs, size_t in_size,
 		size_t out_max);
 /* Nothing is submitted any more and what is in flight is cancelled;

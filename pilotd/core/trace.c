@@ -155,8 +155,11 @@ void trace_arrival(struct trace *t, const char *name, unsigned int in_ep, unsign
 	t->in_session = true;
 	t->sessions++;
 	t->bytes_in = t->bytes_out = 0;
-	origin(t, "arrival %u: %s, bulk IN 0x%02x (%zu-byte packets), OUT 0x%02x", t->sessions,
-	       name, in_ep, in_packet, out_ep);
+	if (in_ep || out_ep)
+		origin(t, "arrival %u: %s, bulk IN 0x%02x (%zu-byte packets), OUT 0x%02x",
+		       t->sessions, name, in_ep, in_packet, out_ep);
+	else /* no endpoints: a network HotSync */
+		origin(t, "arrival %u: %s, reads of %zu bytes", t->sessions, name, in_packet);
 	flush(t);
 }
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,12 +60,30 @@ double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* A palm-sim inside the guest (network HotSync): its control socket. */
+static int control_socket(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		fail("PALMCTL_SOCKET too long: %s", path);
+	strcpy(sa.sun_path, path);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		fail("cannot reach the simulated Palm at %s: %s", path, strerror(errno));
+	return fd;
+}
+
 static void control_open(void)
 {
 	struct termios t;
 
 	if (control_fd >= 0)
 		return;
+	if (getenv("PALMCTL_SOCKET")) {
+		control_fd = control_socket(getenv("PALMCTL_SOCKET"));
+		return;
+	}
 	control_fd = open(CONTROL_TTY, O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (control_fd < 0)
 		fail("cannot open the simulated Palm's control channel %s: %s", CONTROL_TTY,

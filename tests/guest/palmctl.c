@@ -18,7 +18,8 @@ int main(int argc, char **argv)
 
 	if (argc < 2 || strcmp(argv[1], "--help") == 0) {
 		printf("usage: palmctl COMMAND [ARG]...\n"
-		       "Send one control command to the simulated Palm (over /dev/ttyS1)\n"
+		       "Send one control command to the simulated Palm (over /dev/ttyS1, or\n"
+		       "to the control socket $PALMCTL_SOCKET of a palm-sim in the guest)\n"
 		       "and print the reply; see palm-sim --help for the commands.\n");
 		return argc < 2 ? 2 : 0;
 	}
