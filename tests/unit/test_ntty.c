@@ -138,6 +138,7 @@ static void shrink(struct nd_case *c)
 	static struct nd_trace a, b;
 	const char *name;
 	bool again = true;
+	int at;
 
 	while (again) {
 		again = false;
@@ -170,7 +171,8 @@ static void shrink(struct nd_case *c)
 	}
 	nd_run_port(c, &a);
 	nd_run_pty(c, &b);
-	report(-1, c, &a, &b, nd_compare(c, &a, &b, &name), name);
+	at = nd_compare(c, &a, &b, &name); /* before name is read */
+	report(-1, c, &a, &b, at, name);
 	fprintf(stderr, "--- pilotd:\n%s--- n_tty:\n%s\n", a.text, b.text);
 }
 
