@@ -1365,9 +1365,10 @@ no:
  * output starts again, or a flush drops them.  Until then pilotd sends
  * what it sends without them; in a step that flushes them, the same but
  * for the column they moved (pilotd's, as they were queued).  From a flush
- * that dropped some on, pilotd must be pilotd without those (gone: a flush
- * that left them queued would show in TIOCOUTQ, or in what output sends
- * when it starts again), but for that column.
+ * that dropped some on, pilotd must be what it is with a tcflush() of its
+ * output just before that step (gone): the same column, and nothing of
+ * them left (a flush that left them queued shows in TIOCOUTQ, or in what
+ * output sends when it starts again).  A case has room for 3 such flushes.
  */
 static bool writes_held(const struct nd_case *c, const struct nd_case *skipped,
 			const struct nt_flow st[], const struct nd_trace *port,
@@ -1376,13 +1377,14 @@ static bool writes_held(const struct nd_case *c, const struct nd_case *skipped,
 	static char abuf[ND_TRACE_MAX], bbuf[ND_TRACE_MAX];
 	static struct nd_case gone;
 	static struct nd_trace gt;
-	int from = 0, first_drop = 0;
-	bool hide[ND_OPS_MAX + 1] = { 0 }; /* pilotd queues writes gone lacks in step j */
+	int from = 0, first_drop = 0, last = c->nops < ND_OPS_MAX ? c->nops : ND_OPS_MAX;
+	int shift[ND_OPS_MAX + 1] = { 0 }; /* step j of c is step j + shift[j] of gone */
 
 	gone = *c;
-	for (int j = 1; j <= c->nops && j <= ND_OPS_MAX; j++) {
+	gone.nops = 0;
+	for (int j = 1; j <= last; j++) {
 		struct stream a = { abuf, 0 }, b = { bbuf, 0 };
-		bool flush = st[j].isig_flush || st[j].out_flush;
+		bool flush = st[j].isig_flush || st[j].out_flush, drop;
 		size_t ha, hb, xa, xb;
 		const char *pa, *pb;
 
@@ -1390,42 +1392,46 @@ static bool writes_held(const struct nd_case *c, const struct nd_case *skipped,
 			return false;
 		if (skipped->ops[j - 1].skip && !from)
 			from = j;
-		if (!from)
-			continue;
-		if (!flush && !st[j].stopped) {
+		drop = from && flush;
+		if (from && !flush && !st[j].stopped)
 			from = 0; /* sent now, and their columns count from here on */
-			continue;
+		if (from) {
+			stream_add_loose(&a, pa, xa, LOOSE_OFLAG);
+			stream_add_loose(&b, pb, xb, LOOSE_OFLAG);
+			if (a.len != b.len || memcmp(a.s, b.s, a.len) != 0 ||
+			    (!flush && (xa != xb || memcmp(pa, pb, xa) != 0)))
+				return false;
 		}
-		stream_add_loose(&a, pa, xa, LOOSE_OFLAG);
-		stream_add_loose(&b, pb, xb, LOOSE_OFLAG);
-		if (a.len != b.len || memcmp(a.s, b.s, a.len) != 0 ||
-		    (!flush && (xa != xb || memcmp(pa, pb, xa) != 0)))
-			return false;
-		if (!flush)
-			continue;
-		for (int k = from; k <= j; k++) {
-			gone.ops[k - 1].skip = skipped->ops[k - 1].skip;
-			hide[k] = k < j;
+		if (drop && gone.nops + (c->nops - j + 1) + 1 > ND_OPS_MAX) {
+			last = j - 1; /* no room to follow this flush */
+			break;
 		}
-		first_drop = first_drop ? first_drop : j;
-		from = 0;
+		if (drop) {
+			gone.ops[gone.nops++] = (struct nd_op){ .kind = ND_FLUSH, .arg = TCOFLUSH };
+			first_drop = first_drop ? first_drop : j;
+			from = 0;
+		}
+		shift[j] = gone.nops - (j - 1);
+		gone.ops[gone.nops++] = c->ops[j - 1];
 	}
-	if (!first_drop)
+	if (!first_drop || first_drop > last)
 		return true;
+	for (int j = last + 1; j <= c->nops; j++)
+		gone.ops[gone.nops++] = c->ops[j - 1];
 	if (nd_run_port(&gone, &gt) < 0)
 		return false;
-	for (int j = first_drop; j <= c->nops && j <= ND_OPS_MAX; j++) {
+	for (int j = first_drop; j <= last; j++) {
 		struct stream a = { abuf, 0 }, b = { bbuf, 0 };
 		size_t ha, hb, xa, xb;
 		const char *pa, *pb, *la = step_parts(port, j, &ha, &pa, &xa),
-				     *lb = step_parts(&gt, j, &hb, &pb, &xb);
+				     *lb = step_parts(&gt, j + shift[j], &hb, &pb, &xb);
 
 		if (!la || !lb)
 			return false;
 		stream_add_loose(&a, pa, xa, LOOSE_OFLAG);
 		stream_add_loose(&b, pb, xb, LOOSE_OFLAG);
-		if (a.len != b.len || memcmp(a.s, b.s, a.len) != 0 ||
-		    (!hide[j] && (ha != hb || memcmp(la, lb, ha) != 0)))
+		if (a.len != b.len || memcmp(a.s, b.s, a.len) != 0 || ha != hb ||
+		    memcmp(la, lb, ha) != 0)
 			return false;
 	}
 	return true;
