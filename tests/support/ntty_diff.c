@@ -1013,6 +1013,11 @@ static void nt_flow(const struct nd_case *c, struct nt_flow st[ND_OPS_MAX + 1])
 			    (d == NT_START || (was && d != NT_QUEUED && d != NT_SIGNAL) ||
 			     (d == NT_SIGNAL && !(t.c_lflag & ECHO))))
 				held = fresh = false;
+			/* pilotd's flush_echo() there queues them even when n_tty has no room */
+			if (stopped &&
+			    (d == NT_START || (d == NT_SIGNAL && !(t.c_lflag & ECHO)) ||
+			     (ixany && d != NT_QUEUED && d != NT_STOP && d != NT_SIGNAL)))
+				held |= fresh;
 			fresh |= nt_may_echo(&t, d);
 		}
 		/* flush_echoes() at the batch's end: sent with output running, else held */
