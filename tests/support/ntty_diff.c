@@ -1458,7 +1458,7 @@ static bool writes_held(const struct nd_case *c, const struct nd_case *skipped,
  * first step that surely runs process_echoes() (n_tty_releases()), and
  * what n_tty sends then must be what pilotd sent ahead: the probe after
  * the TCOON, and after the last step when one side is ahead as the case
- * ends, starts n_tty's output and must agree (released_agree()); a flush
+ * ends, starts n_tty's output and must agree (probe_released()); a flush
  * that evens the two streams later does not excuse what pilotd sent ahead.
  * A signal character's flush, and a tcflush() of the output
  * on the side ahead, drop the lead; a tcflush() of the output while n_tty
@@ -1467,7 +1467,7 @@ static bool writes_held(const struct nd_case *c, const struct nd_case *skipped,
  * pty drops a TCIOFF/TCION character (tty_send_xchar() cannot start it);
  * pilotd sends it.  pilotd's queue must be empty after every step that
  * leaves n_tty's output running; what it counts while stopped is checked by
- * outq_released().  Where echoes n_tty held went through other settings,
+ * probe_released().  Where echoes n_tty held went through other settings,
  * or a flush dropped echoes n_tty held before they moved its column, the
  * streams are compared loosely from there on (stream_add_loose()); where
  * n_tty held none (nt_flow()), pilotd queued none either, and nothing is
@@ -1521,23 +1521,28 @@ static bool probe_case(const struct nd_case *c, int j, struct nd_case *probe)
 	return true;
 }
 
+/* What reached the handheld in a probe's three steps (pp: a run of the probe after step j - 1). */
+static bool probe_sent(const struct nd_trace *pp, int j, struct stream *st, int level)
+{
+	for (int k = j; k < j + 3; k++) {
+		size_t h, x;
+		const char *hex;
+
+		if (!step_parts(pp, k, &h, &hex, &x))
+			return false;
+		stream_add_loose(st, hex, x, level);
+	}
+	return true;
+}
+
 /* What pilotd sends once output starts after step j of c, onto st. */
 static bool released(const struct nd_case *c, int j, struct stream *st, int level)
 {
 	static struct nd_trace pp;
 	static struct nd_case probe;
 
-	if (!probe_case(c, j, &probe) || nd_run_port(&probe, &pp) < 0)
-		return false;
-	for (int k = j; k < j + 3; k++) {
-		size_t h, x;
-		const char *hex;
-
-		if (!step_parts(&pp, k, &h, &hex, &x))
-			return false;
-		stream_add_loose(st, hex, x, level);
-	}
-	return true;
+	return probe_case(c, j, &probe) && nd_run_port(&probe, &pp) >= 0 &&
+	       probe_sent(&pp, j, st, level);
 }
 
 /*
@@ -1571,48 +1576,33 @@ static bool probe_agrees(const struct nd_case *probe, const struct nd_trace *pp,
 	return ok;
 }
 
-static bool outq_released(const struct nd_case *c, int j, long queued)
-{
-	static struct nd_trace pp, pq;
-	static struct nd_case probe;
-	size_t sent = 0;
-
-	if (!probe_case(c, j, &probe))
-		return true;
-	if (nd_run_port(&probe, &pp) < 0 || nd_run_pty(&probe, &pq) < 0)
-		return false;
-	for (int k = j; k < j + 3; k++) {
-		size_t h, x;
-		const char *hex;
-
-		if (!step_parts(&pp, k, &h, &hex, &x))
-			return false;
-		sent += x / 2;
-	}
-	if (sent != (size_t)queued) {
-		if (getenv("NTTY_WHY"))
-			fprintf(stderr, "ntty_diff: outq %ld, released %zu\n", queued, sent);
-		return false;
-	}
-	return probe_agrees(&probe, &pp, &pq);
-}
-
 /*
- * n_tty behind after a TCOON (step j - 1), or one side ahead of the other
- * as the case ends (j: its steps + 1): the probe after step j - 1 of c
- * (with the writes n_tty refused not made) must agree, to the end with
- * nothing held.  So what pilotd sent ahead is what n_tty sends once its
- * process_echoes() runs, not only bytes a later flush evens out.
+ * The probe after step j - 1 of c (with the writes n_tty refused not made)
+ * on both sides: pilotd must send what it counted (queued; < 0: TIOCOUTQ
+ * was not asked), and the two runs must agree.  Also where n_tty is
+ * behind after a TCOON (step j - 1), or one side ahead of the other as the
+ * case ends (j: its steps + 1): what pilotd sent ahead must be what n_tty
+ * sends once its process_echoes() runs, not only bytes a later flush
+ * evens out.
  */
-static bool released_agree(const struct nd_case *c, int j)
+static bool probe_released(const struct nd_case *c, int j, long queued)
 {
+	static char buf[ND_TRACE_MAX];
 	static struct nd_trace pp, pq;
 	static struct nd_case probe;
+	struct stream sent = { buf, 0 };
 
 	if (!probe_case(c, j, &probe))
 		return true;
-	if (nd_run_port(&probe, &pp) < 0 || nd_run_pty(&probe, &pq) < 0)
+	if (nd_run_port(&probe, &pp) < 0 || nd_run_pty(&probe, &pq) < 0 ||
+	    !probe_sent(&pp, j, &sent, LOOSE_NOT))
 		return false;
+	if (queued >= 0 && sent.len / 2 != (size_t)queued) {
+		if (getenv("NTTY_WHY"))
+			fprintf(stderr, "ntty_diff: outq %ld, released %zu\n", queued,
+				sent.len / 2);
+		return false;
+	}
 	return probe_agrees(&probe, &pp, &pq);
 }
 
@@ -1784,7 +1774,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	if (!probing)
 		base = skipped;
 	for (int j = 1; j <= n && !probing; j++)
-		if (queued[j] > 0 && !outq_released(&base, j, queued[j]))
+		if (queued[j] > 0 && !probe_released(&base, j, queued[j]))
 			WHY(j, "outq");
 	/* pilotd's own count, with the writes it took, where a flush dropped them */
 	for (int j = 1, pending = 0; j <= n && !probing && pd != port; j++) {
@@ -1803,9 +1793,9 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			WHY(j, "writes dropped");
 	}
 	for (int j = 1; j <= n && !probing; j++)
-		if (lag_from[j] && !released_agree(&base, j + 1))
+		if (lag_from[j] && !probe_released(&base, j + 1, -1))
 			WHY(j, "kept after TCOON");
-	if (apart && !probing && !released_agree(&base, n + 1))
+	if (apart && !probing && !probe_released(&base, n + 1, -1))
 		WHY(n, "held at the end");
 	if (at[USED_RACE] >= 0 && (at[USED_STOP] < 0 || at[USED_RACE] <= at[USED_STOP]))
 		return "timing_isig_flush";
