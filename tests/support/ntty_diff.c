@@ -129,7 +129,7 @@ void nd_case_from_bytes(struct nd_case *c, const uint8_t *data, size_t len)
 	}
 	c->t.c_cc[VMIN] = rd8(&r) % 4;
 	c->t.c_cc[VTIME] = 0; /* a timer the pty would show only by sleeping */
-	c->nops = 1 + rd8(&r) % ND_OPS_MAX;
+	c->nops = 1 + rd8(&r) % ND_OPS_RANDOM;
 	for (int i = 0; i < c->nops; i++)
 		decode_op(&r, c, &c->ops[i]);
 }
@@ -171,6 +171,65 @@ void nd_case_print(const struct nd_case *c, char *out, size_t size)
 			k += (size_t)snprintf(out + k, size - k, ":%u", op->arg);
 		}
 	}
+}
+
+static bool unhex(const char *p, size_t n, uint8_t *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned int v;
+
+		if (sscanf(p + 2 * i, "%2x", &v) != 1)
+			return false;
+		out[i] = (uint8_t)v;
+	}
+	return true;
+}
+
+int nd_case_parse(struct nd_case *c, const char *line)
+{
+	const char *p;
+	int n = 0;
+
+	nd_case_from_bytes(c, NULL, 0);
+	c->nops = 0;
+	if (sscanf(line, "iflag=%x oflag=%x lflag=%x cc=%n", &c->t.c_iflag, &c->t.c_oflag,
+		   &c->t.c_lflag, &n) != 3 ||
+	    !n || strspn(line + n, "0123456789abcdef") != 2 * NCCS ||
+	    !unhex(line + n, NCCS, c->t.c_cc))
+		return -EINVAL;
+	for (p = line + n + 2 * NCCS; *p == ' ' && c->nops < ND_OPS_MAX;) {
+		struct nd_op *op = &c->ops[c->nops++];
+		size_t len = strcspn(++p, ": "), x;
+		int k;
+
+		for (k = 0; k < ND_KINDS &&
+			    !(strlen(kind_names[k]) == len && !memcmp(kind_names[k], p, len));
+		     k++)
+			;
+		if (k == ND_KINDS)
+			return -EINVAL;
+		memset(op, 0, sizeof(*op));
+		op->kind = (enum nd_kind)k;
+		p += len;
+		if (op->kind == ND_DRAIN || op->kind == ND_POLL)
+			continue;
+		if (*p++ != ':')
+			return -EINVAL;
+		x = strcspn(p, " ");
+		if (op->kind == ND_RX || op->kind == ND_WRITE) {
+			op->len = x / 2;
+			if (!op->len || x % 2 || op->len > ND_BYTES_MAX ||
+			    !unhex(p, op->len, op->bytes))
+				return -EINVAL;
+		} else if (op->kind == ND_SETATTR) {
+			if (sscanf(p, "%x,%x,%x", &op->iflag, &op->oflag, &op->lflag) != 3)
+				return -EINVAL;
+		} else if (sscanf(p, "%u", &op->arg) != 1) {
+			return -EINVAL;
+		}
+		p += x;
+	}
+	return *p ? -EINVAL : 0;
 }
 
 /* ---- one run, on either side ---- */
@@ -687,12 +746,6 @@ static struct termios2 settings_at(const struct nd_case *c, int i)
 	return t;
 }
 
-/*
- * A batch in which echoes went to the master before a flushing signal
- * (a START or an IXANY restart sends them, VREPRINT's fill n_tty's echo
- * buffer past its commit mark): the pty's flush of the master's buffer
- * races with the master's worker, which may have taken them already.
- */
 /* Surely a line's end: a newline that INLCR leaves one, or a CR that ICRNL makes one. */
 static bool ends_line(const struct termios2 *t, uint8_t b)
 {
@@ -715,47 +768,6 @@ static size_t line_bound(const struct nd_case *c, int i)
 			n = ends_line(&t, c->ops[k].bytes[j]) ? 0 : n + 1;
 	}
 	return n;
-}
-
-/* An erase's echo: n_tty's echo buffer takes up to 6 entries a byte (^X, tabs). */
-#define ERASE_ENTRIES 6
-#define ECHO_COMMIT_MARK 256
-
-static bool flush_races(const struct nd_case *c, int i)
-{
-	const struct nd_op *op = i >= 1 && i <= c->nops ? &c->ops[i - 1] : NULL;
-	struct termios2 t = settings_at(c, i);
-	size_t line = line_bound(c, i);
-	bool sent = false;
-
-	if (!op || op->kind != ND_RX || !(t.c_lflag & ISIG) || (t.c_lflag & NOFLSH))
-		return false;
-	for (size_t k = 0; k < op->len; k++, line++) {
-		uint8_t b = (t.c_iflag & ISTRIP) ? op->bytes[k] & 0x7f : op->bytes[k];
-
-		/* n_tty_receive_char_special() takes IXON's START and STOP first */
-		if ((t.c_iflag & IXON) && b && (b == t.c_cc[VSTART] || b == t.c_cc[VSTOP])) {
-			sent |= b == t.c_cc[VSTART];
-			continue;
-		}
-		if (b && (b == t.c_cc[VINTR] || b == t.c_cc[VQUIT] || b == t.c_cc[VSUSP])) {
-			if (sent)
-				return true;
-			continue;
-		}
-		if ((t.c_iflag & IXON) && ((t.c_iflag & IXANY) || (b && b == t.c_cc[VSTART])))
-			sent = true;
-		if (b && b == t.c_cc[VREPRINT] && (t.c_lflag & (ECHO | IEXTEN)) == (ECHO | IEXTEN))
-			sent = true;
-		/* a kill's or word erase's echo may pass the commit mark too */
-		if (b && (t.c_lflag & (ICANON | ECHO)) == (ICANON | ECHO) &&
-		    (b == t.c_cc[VKILL] || (b == t.c_cc[VWERASE] && (t.c_lflag & IEXTEN))) &&
-		    line * ERASE_ENTRIES >= ECHO_COMMIT_MARK)
-			sent = true;
-		if (ends_line(&t, b))
-			line = 0;
-	}
-	return false;
 }
 
 /*
@@ -933,18 +945,40 @@ static bool nt_take(struct nt_marks *m, const struct termios2 *t, uint8_t b)
  * IXANY, any other byte that is not queued unedited (EXTPROC) start it
  * again (start_tty(): not after tcflow(TCOOFF), which only TCOON undoes);
  * so does a tcsetattr() that turns IXON off (n_tty_set_termios()).
+ *
+ * And whether n_tty may hold echoes from an earlier step (held): those of
+ * a batch (any byte but START and STOP under ECHO, a newline under ECHONL)
+ * wait for its process_echoes() (a START, an IXANY restart, a signal
+ * character without ECHO) or the batch's flush_echoes(), and are held when
+ * output is stopped then.  A signal character's flush clears them (isig()
+ * empties the echo buffer); process_echoes() sends them once output runs
+ * (as above, a write, IXON turned off), but a TCOON does not (__start_tty()
+ * alone), nor a flush_echoes() when the batch echoed nothing new (its
+ * echo_commit is at echo_head).  Over-approximated where commit_echoes()
+ * passes its watermark.  Where n_tty holds none, pilotd's queue holds no
+ * echo either, so none may have gone through other settings, or moved
+ * pilotd's column alone.
  */
 struct nt_flow {
 	bool stopped_before, tco_before; /* as the step began (tco: by TCOOFF) */
 	bool stopped, tco;		 /* after it */
+	bool held_before;		 /* n_tty may hold echoes as the step begins */
 	bool isig_flush;		 /* a signal character's flush (isig(), no NOFLSH) */
-	bool held_flush;		 /* ... while output was stopped */
+	bool held_flush;		 /* ... that dropped echoes n_tty may have held */
 	bool out_flush;			 /* tcflush() of the output (TCOFLUSH, TCIOFLUSH) */
 };
 
+/* May n_tty echo what nt_receive() found (d), so that it holds it while stopped? */
+static bool nt_may_echo(const struct termios2 *t, enum nt_does d)
+{
+	if (d == NT_START || d == NT_STOP)
+		return false;
+	return (t->c_lflag & ECHO) || (d == NT_NEWLINE && (t->c_lflag & ECHONL));
+}
+
 static void nt_flow(const struct nd_case *c, struct nt_flow st[ND_OPS_MAX + 1])
 {
-	bool stopped = false, tco = false, lnext = false;
+	bool stopped = false, tco = false, lnext = false, held = false, fresh;
 
 	memset(st, 0, (ND_OPS_MAX + 1) * sizeof(st[0]));
 	for (int j = 1; j <= c->nops && j <= ND_OPS_MAX; j++) {
@@ -954,8 +988,11 @@ static void nt_flow(const struct nd_case *c, struct nt_flow st[ND_OPS_MAX + 1])
 
 		st[j].stopped_before = stopped;
 		st[j].tco_before = tco;
+		st[j].held_before = held;
+		fresh = false; /* echoes of this batch not processed yet */
 		for (size_t k = 0; op->kind == ND_RX && k < op->len; k++) {
 			enum nt_does d = nt_receive(&t, op->bytes[k], lnext);
+			bool was = stopped;
 
 			lnext = d == NT_LNEXT;
 			switch (d) {
@@ -964,26 +1001,111 @@ static void nt_flow(const struct nd_case *c, struct nt_flow st[ND_OPS_MAX + 1])
 			case NT_STOP: stopped = true; break;
 			case NT_SIGNAL:
 				st[j].isig_flush |= !(t.c_lflag & NOFLSH);
-				st[j].held_flush |= stopped && !(t.c_lflag & NOFLSH);
+				st[j].held_flush |= held && !(t.c_lflag & NOFLSH);
+				if (!(t.c_lflag & NOFLSH))
+					held = fresh = false;
 				stopped &= tco || !(t.c_iflag & IXON);
 				break;
 			default: stopped &= tco || !ixany; break;
 			}
+			/* process_echoes(), output running: a START, a restart, a quiet ISIG */
+			if (!stopped &&
+			    (d == NT_START || (was && d != NT_QUEUED && d != NT_SIGNAL) ||
+			     (d == NT_SIGNAL && !(t.c_lflag & ECHO))))
+				held = fresh = false;
+			/* pilotd's flush_echo() there queues them even when n_tty has no room */
+			if (stopped &&
+			    (d == NT_START || (d == NT_SIGNAL && !(t.c_lflag & ECHO)) ||
+			     (ixany && d != NT_QUEUED && d != NT_STOP && d != NT_SIGNAL)))
+				held |= fresh;
+			fresh |= nt_may_echo(&t, d);
 		}
+		/* flush_echoes() at the batch's end: sent with output running, else held */
+		if (fresh)
+			held = stopped;
 		if (op->kind == ND_XONC && op->arg == TCOOFF)
 			tco = stopped = true;
 		else if (op->kind == ND_XONC && op->arg == TCOON && tco)
 			tco = stopped = false; /* __start_tty() once tco is cleared */
 		if (op->kind == ND_SETATTR) {
 			if ((t.c_iflag & IXON) && !(op->iflag & IXON) && !tco)
-				stopped = false;
+				stopped = held = false;
 			if ((t.c_lflag ^ op->lflag) & (ICANON | EXTPROC))
 				lnext = false;
 		}
+		if (op->kind == ND_WRITE && !stopped)
+			held = false;
 		st[j].out_flush = op->kind == ND_FLUSH && op->arg != TCIFLUSH;
 		st[j].stopped = stopped;
 		st[j].tco = tco;
 	}
+}
+
+/* An erase's echo: n_tty's echo buffer takes up to 6 entries a byte (^X, tabs). */
+#define ERASE_ENTRIES	 6
+#define ECHO_COMMIT_MARK 256
+
+/*
+ * A batch in which echoes went to the master before a flushing signal
+ * (a START or an IXANY restart sends them, VREPRINT's fill n_tty's echo
+ * buffer past its commit mark): the pty's flush of the master's buffer
+ * races with the master's worker, which may have taken them already.
+ *
+ * *columns: whether the echoes n_tty sent before such a flush may have
+ * moved its column where pilotd's did not move.  pilotd processes its
+ * gathered echoes (flush_echo()) at a START and an IXANY restart, as
+ * n_tty's process_echoes() does: there both columns move alike, whichever
+ * side's bytes the flush then drops (not under TCOOFF: n_tty's output has
+ * no room then, and a byte under IXANY restarts only stopped output).
+ * n_tty's commit mark (a VREPRINT's, KILL's or WERASE's echo past it) has
+ * no counterpart in pilotd, whose gathered echoes a signal's flush drops
+ * unprocessed; a START or restart after it brings pilotd's column level.
+ */
+static bool flush_races(const struct nd_case *c, int i, bool *columns)
+{
+	const struct nd_op *op = i >= 1 && i <= c->nops ? &c->ops[i - 1] : NULL;
+	struct termios2 t = settings_at(c, i);
+	size_t line = line_bound(c, i);
+	bool sent = false, moved = false, race = false, stopped, tco;
+	struct nt_flow st[ND_OPS_MAX + 1];
+
+	*columns = false;
+	if (!op || op->kind != ND_RX || !(t.c_lflag & ISIG) || (t.c_lflag & NOFLSH))
+		return false;
+	nt_flow(c, st);
+	stopped = st[i].stopped_before;
+	tco = st[i].tco_before;
+	for (size_t k = 0; k < op->len; k++, line++) {
+		uint8_t b = (t.c_iflag & ISTRIP) ? op->bytes[k] & 0x7f : op->bytes[k];
+
+		/* n_tty_receive_char_special() takes IXON's START and STOP first */
+		if ((t.c_iflag & IXON) && b && (b == t.c_cc[VSTART] || b == t.c_cc[VSTOP])) {
+			sent |= b == t.c_cc[VSTART];
+			moved &= b != t.c_cc[VSTART] || tco;
+			stopped = b == t.c_cc[VSTOP] || tco;
+			continue;
+		}
+		if (b && (b == t.c_cc[VINTR] || b == t.c_cc[VQUIT] || b == t.c_cc[VSUSP])) {
+			race |= sent;
+			*columns |= sent && moved;
+			stopped &= tco || !(t.c_iflag & IXON);
+			continue;
+		}
+		if ((t.c_iflag & IXON) && ((t.c_iflag & IXANY) || (b && b == t.c_cc[VSTART])))
+			sent = true;
+		if ((t.c_iflag & (IXON | IXANY)) == (IXON | IXANY) && stopped && !tco)
+			stopped = moved = false;
+		if (b && b == t.c_cc[VREPRINT] && (t.c_lflag & (ECHO | IEXTEN)) == (ECHO | IEXTEN))
+			sent = moved = true;
+		/* a kill's or word erase's echo may pass the commit mark too */
+		if (b && (t.c_lflag & (ICANON | ECHO)) == (ICANON | ECHO) &&
+		    (b == t.c_cc[VKILL] || (b == t.c_cc[VWERASE] && (t.c_lflag & IEXTEN))) &&
+		    line * ERASE_ENTRIES >= ECHO_COMMIT_MARK)
+			sent = moved = true;
+		if (ends_line(&t, b))
+			line = 0;
+	}
+	return race;
 }
 
 /*
@@ -1247,35 +1369,75 @@ no:
  * they wait in pilotd's queue (port's run; alt ran without them) until
  * output starts again, or a flush drops them.  Until then pilotd sends
  * what it sends without them; in a step that flushes them, the same but
- * for the column they moved (pilotd's, as they were queued).
+ * for the column they moved (pilotd's, as they were queued).  From a flush
+ * that dropped some on, pilotd must be what it is with a tcflush() of its
+ * output just before that step (gone): the same column, and nothing of
+ * them left (a flush that left them queued shows in TIOCOUTQ, or in what
+ * output sends when it starts again).  A case has room for 3 such flushes.
  */
 static bool writes_held(const struct nd_case *c, const struct nd_case *skipped,
 			const struct nt_flow st[], const struct nd_trace *port,
 			const struct nd_trace *alt)
 {
 	static char abuf[ND_TRACE_MAX], bbuf[ND_TRACE_MAX];
-	bool pending = false;
+	static struct nd_case gone;
+	static struct nd_trace gt;
+	int from = 0, first_drop = 0, last = c->nops < ND_OPS_MAX ? c->nops : ND_OPS_MAX;
+	int shift[ND_OPS_MAX + 1] = { 0 }; /* step j of c is step j + shift[j] of gone */
 
-	for (int j = 1; j <= c->nops && j <= ND_OPS_MAX; j++) {
+	gone = *c;
+	gone.nops = 0;
+	for (int j = 1; j <= last; j++) {
 		struct stream a = { abuf, 0 }, b = { bbuf, 0 };
-		bool flush = st[j].isig_flush || st[j].out_flush;
+		bool flush = st[j].isig_flush || st[j].out_flush, drop;
 		size_t ha, hb, xa, xb;
 		const char *pa, *pb;
 
 		if (!step_parts(port, j, &ha, &pa, &xa) || !step_parts(alt, j, &hb, &pb, &xb))
 			return false;
-		pending |= skipped->ops[j - 1].skip;
-		if (!pending)
-			continue;
-		if (!flush && !st[j].stopped)
-			return true; /* sent now, and their columns count from here on */
+		if (skipped->ops[j - 1].skip && !from)
+			from = j;
+		drop = from && flush;
+		if (from && !flush && !st[j].stopped)
+			from = 0; /* sent now, and their columns count from here on */
+		if (from) {
+			stream_add_loose(&a, pa, xa, LOOSE_OFLAG);
+			stream_add_loose(&b, pb, xb, LOOSE_OFLAG);
+			if (a.len != b.len || memcmp(a.s, b.s, a.len) != 0 ||
+			    (!flush && (xa != xb || memcmp(pa, pb, xa) != 0)))
+				return false;
+		}
+		if (drop && gone.nops + (c->nops - j + 1) + 1 > ND_OPS_MAX) {
+			last = j - 1; /* no room to follow this flush */
+			break;
+		}
+		if (drop) {
+			gone.ops[gone.nops++] = (struct nd_op){ .kind = ND_FLUSH, .arg = TCOFLUSH };
+			first_drop = first_drop ? first_drop : j;
+			from = 0;
+		}
+		shift[j] = gone.nops - (j - 1);
+		gone.ops[gone.nops++] = c->ops[j - 1];
+	}
+	if (!first_drop || first_drop > last)
+		return true;
+	for (int j = last + 1; j <= c->nops; j++)
+		gone.ops[gone.nops++] = c->ops[j - 1];
+	if (nd_run_port(&gone, &gt) < 0)
+		return false;
+	for (int j = first_drop; j <= last; j++) {
+		struct stream a = { abuf, 0 }, b = { bbuf, 0 };
+		size_t ha, hb, xa, xb;
+		const char *pa, *pb, *la = step_parts(port, j, &ha, &pa, &xa),
+				     *lb = step_parts(&gt, j + shift[j], &hb, &pb, &xb);
+
+		if (!la || !lb)
+			return false;
 		stream_add_loose(&a, pa, xa, LOOSE_OFLAG);
 		stream_add_loose(&b, pb, xb, LOOSE_OFLAG);
-		if (a.len != b.len || memcmp(a.s, b.s, a.len) != 0 ||
-		    (!flush && (xa != xb || memcmp(pa, pb, xa) != 0)))
+		if (a.len != b.len || memcmp(a.s, b.s, a.len) != 0 || ha != hb ||
+		    memcmp(la, lb, ha) != 0)
 			return false;
-		if (flush)
-			return true;
 	}
 	return true;
 }
@@ -1291,23 +1453,34 @@ static bool writes_held(const struct nd_case *c, const struct nd_case *skipped,
  * for stopped_head(), and the bytes to the handheld the same stream, one
  * side at most behind the other while n_tty is stopped (n_tty sends at a
  * START in the batch, pilotd after it) and n_tty behind after a TCOON
- * (n_tty sends its echoes at its next process_echoes()), never a byte
- * different.  A signal character's flush, and a tcflush() of the output
+ * that finds it holding echoes (nt_flow()'s held: it sends them at its
+ * next process_echoes()), never a byte different.  That lag ends at the
+ * first step that surely runs process_echoes() (n_tty_releases()), and
+ * what n_tty sends then must be what pilotd sent ahead: the probe after
+ * the TCOON, and after the last step when one side is ahead as the case
+ * ends, starts n_tty's output and must agree (probe_released()); a flush
+ * that evens the two streams later does not excuse what pilotd sent ahead.
+ * A signal character's flush, and a tcflush() of the output
  * on the side ahead, drop the lead; a tcflush() of the output while n_tty
  * is stopped does not drop its echoes (pilotd's are in its queue, which
  * it empties), which n_tty sends first once it runs again.  Under TCOOFF a
  * pty drops a TCIOFF/TCION character (tty_send_xchar() cannot start it);
  * pilotd sends it.  pilotd's queue must be empty after every step that
  * leaves n_tty's output running; what it counts while stopped is checked by
- * outq_released().  Where kept echoes went through other settings, or a
- * flush dropped them before they moved n_tty's column, the streams are
- * compared loosely from there on (stream_add_loose()).
+ * probe_released().  Where echoes n_tty held went through other settings,
+ * or a flush dropped echoes n_tty held before they moved its column, the
+ * streams are compared loosely from there on (stream_add_loose()); where
+ * n_tty held none (nt_flow()), pilotd queued none either, and nothing is
+ * loosened.
  *
  * ntty:timing_isig_flush: in a step flush_races() finds, n_tty may have
  * sent echoes before the signal's flush: what it sent may begin with bytes
  * pilotd's flush dropped, and end with what pilotd sent.  With
  * race_columns, such a step's echoes may have moved n_tty's column (even
- * when the flush dropped them): loose as above from there on.
+ * when the flush dropped them) where they passed n_tty's commit mark,
+ * which pilotd does not have (flush_races()'s columns): loose as above from
+ * there on.  Echoes a START or an IXANY restart sent move both columns
+ * alike; only whether they reached the handheld is the race's.
  *
  * The name of the mechanism first needed; NULL if they do not explain
  * every step.
@@ -1321,8 +1494,9 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
  * writes n_tty refused not made), then output started on both sides
  * (TCOON, IXON on and off: n_tty's start_tty() and process_echoes()),
  * run on both.  pilotd must send what it counted, and the two runs must
- * agree as held_back() judges them, to the end with nothing held.  Only
- * where the case leaves room for the three steps; not from inside one.
+ * agree as held_back() judges them, to the end with nothing held.  A case
+ * has room for the three steps after any of its own (ND_OPS_MAX); not from
+ * inside a probe.
  */
 static bool probing;
 
@@ -1347,23 +1521,28 @@ static bool probe_case(const struct nd_case *c, int j, struct nd_case *probe)
 	return true;
 }
 
+/* What reached the handheld in a probe's three steps (pp: a run of the probe after step j - 1). */
+static bool probe_sent(const struct nd_trace *pp, int j, struct stream *st, int level)
+{
+	for (int k = j; k < j + 3; k++) {
+		size_t h, x;
+		const char *hex;
+
+		if (!step_parts(pp, k, &h, &hex, &x))
+			return false;
+		stream_add_loose(st, hex, x, level);
+	}
+	return true;
+}
+
 /* What pilotd sends once output starts after step j of c, onto st. */
 static bool released(const struct nd_case *c, int j, struct stream *st, int level)
 {
 	static struct nd_trace pp;
 	static struct nd_case probe;
 
-	if (!probe_case(c, j, &probe) || nd_run_port(&probe, &pp) < 0)
-		return false;
-	for (int k = j; k < j + 3; k++) {
-		size_t h, x;
-		const char *hex;
-
-		if (!step_parts(&pp, k, &h, &hex, &x))
-			return false;
-		stream_add_loose(st, hex, x, level);
-	}
-	return true;
+	return probe_case(c, j, &probe) && nd_run_port(&probe, &pp) >= 0 &&
+	       probe_sent(&pp, j, st, level);
 }
 
 /*
@@ -1384,35 +1563,70 @@ static bool writes_dropped(const struct nd_case *c, const struct nd_case *skippe
 	return a.len == b.len && memcmp(a.s, b.s, a.len) == 0;
 }
 
-static bool outq_released(const struct nd_case *c, int j, long queued)
+/* A probe's two runs agree as held_back() judges them. */
+static bool probe_agrees(const struct nd_case *probe, const struct nd_trace *pp,
+			 const struct nd_trace *pq)
 {
+	bool ok;
+
+	probing = true;
+	ok = (pp->len == pq->len && memcmp(pp->text, pq->text, pp->len) == 0) ||
+	     held_back(probe, pp, pq, false) != NULL || held_back(probe, pp, pq, true) != NULL;
+	probing = false;
+	return ok;
+}
+
+/*
+ * The probe after step j - 1 of c (with the writes n_tty refused not made)
+ * on both sides: pilotd must send what it counted (queued; < 0: TIOCOUTQ
+ * was not asked), and the two runs must agree.  Also where n_tty is
+ * behind after a TCOON (step j - 1), or one side ahead of the other as the
+ * case ends (j: its steps + 1): what pilotd sent ahead must be what n_tty
+ * sends once its process_echoes() runs, not only bytes a later flush
+ * evens out.
+ */
+static bool probe_released(const struct nd_case *c, int j, long queued)
+{
+	static char buf[ND_TRACE_MAX];
 	static struct nd_trace pp, pq;
 	static struct nd_case probe;
-	size_t sent = 0;
-	bool ok;
+	struct stream sent = { buf, 0 };
 
 	if (!probe_case(c, j, &probe))
 		return true;
-	if (nd_run_port(&probe, &pp) < 0 || nd_run_pty(&probe, &pq) < 0)
+	if (nd_run_port(&probe, &pp) < 0 || nd_run_pty(&probe, &pq) < 0 ||
+	    !probe_sent(&pp, j, &sent, LOOSE_NOT))
 		return false;
-	for (int k = j; k < j + 3; k++) {
-		size_t h, x;
-		const char *hex;
-
-		if (!step_parts(&pp, k, &h, &hex, &x))
-			return false;
-		sent += x / 2;
-	}
-	if (sent != (size_t)queued) {
+	if (queued >= 0 && sent.len / 2 != (size_t)queued) {
 		if (getenv("NTTY_WHY"))
-			fprintf(stderr, "ntty_diff: outq %ld, released %zu\n", queued, sent);
+			fprintf(stderr, "ntty_diff: outq %ld, released %zu\n", queued,
+				sent.len / 2);
 		return false;
 	}
-	probing = true;
-	ok = (pp.len == pq.len && memcmp(pp.text, pq.text, pp.len) == 0) ||
-	     held_back(&probe, &pp, &pq, false) != NULL || held_back(&probe, &pp, &pq, true) != NULL;
-	probing = false;
-	return ok;
+	return probe_agrees(&probe, &pp, &pq);
+}
+
+/*
+ * Does n_tty's process_echoes() run in step j with output running, and so
+ * send every echo it kept (each was committed: echo_mark is at echo_head)?
+ * n_tty_write() runs it before it takes the desktop's bytes, so a write
+ * n_tty took a byte of has sent them all; n_tty_set_termios() runs it when
+ * IXON goes off and output was not stopped by TCOOFF.  From n_tty's side
+ * alone: its flow (st) and its answer (l, the step's head).  A TCOON leaves
+ * n_tty behind pilotd only until such a step: what it has not sent then,
+ * its flush dropped (a signal character's clears its echo buffer), and
+ * pilotd must not send it either.
+ */
+static bool n_tty_releases(const struct nd_case *c, const struct nt_flow st[], int j, const char *l,
+			   size_t head)
+{
+	const struct nd_op *op = &c->ops[j - 1];
+	long v;
+
+	if (op->kind == ND_WRITE)
+		return !st[j].stopped_before && head_count(l, head, "write ", &v) && v > 0;
+	return op->kind == ND_SETATTR && (settings_at(c, j).c_iflag & IXON) &&
+	       !(op->iflag & IXON) && !st[j].tco_before;
 }
 
 static const char *held_back(const struct nd_case *c, const struct nd_trace *port,
@@ -1426,7 +1640,8 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	struct nt_flow st[ND_OPS_MAX + 1];
 	const struct nd_trace *pd = port;
 	int at[USED_KINDS] = { -1, -1 }, n = c->nops < ND_OPS_MAX ? c->nops : ND_OPS_MAX;
-	bool lag = false, kept = false, even, dropped;
+	bool lag = false, kept = false, even, dropped, apart, race_moved;
+	bool lag_from[ND_OPS_MAX + 1] = { 0 };
 	int loose = LOOSE_NOT, level;
 	size_t kept_at = 0;
 
@@ -1496,7 +1711,8 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		 * they moved n_tty's column (pilotd's moved as they were queued).
 		 */
 		level = LOOSE_NOT;
-		if (op && op->kind == ND_SETATTR && (st[j].stopped_before || lag))
+		if (op && op->kind == ND_SETATTR && st[j].held_before &&
+		    (st[j].stopped_before || lag))
 			level = op->oflag != settings_at(c, j).c_oflag ? LOOSE_OFLAG
 				: (op->iflag ^ settings_at(c, j).c_iflag) & IUTF8 ? LOOSE_COLUMNS
 										    : LOOSE_NOT;
@@ -1504,8 +1720,9 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			level = level > LOOSE_COLUMNS ? level : LOOSE_COLUMNS;
 		if (level > loose)
 			used(at, USED_STOP, j);
-		/* race_columns: the race's echoes moved n_tty's column, never pilotd's */
-		if (race_columns && flush_races(c, j) && loose < LOOSE_COLUMNS) {
+		/* race_columns: echoes past n_tty's commit mark moved its column, not pilotd's */
+		if (race_columns && flush_races(c, j, &race_moved) && race_moved &&
+		    loose < LOOSE_COLUMNS) {
 			used(at, USED_RACE, j);
 			level = level > LOOSE_COLUMNS ? level : LOOSE_COLUMNS;
 		}
@@ -1521,14 +1738,15 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		}
 		even = ps.len == ns.len;
 		stream_add_loose(&ps, pa, xa, loose);
-		if (op && op->kind == ND_XONC && op->arg == TCOON && st[j].tco_before)
-			lag = true;
+		if (op && op->kind == ND_XONC && op->arg == TCOON && st[j].tco_before &&
+		    st[j].held_before)
+			lag = lag_from[j] = true;
 		if (!n_tty_sent(&ps, &ns, pb, xb, loose, &kept, kept_at, st[j].stopped, lag, at, j)) {
 			/*
 			 * A race's: n_tty sent echoes that pilotd's flush dropped,
 			 * then what both sent after it (the signal's echo at least)
 			 */
-			if (!flush_races(c, j) || !even || xa == 0 || xb <= xa ||
+			if (!flush_races(c, j, &race_moved) || !even || xa == 0 || xb <= xa ||
 			    memcmp(pb + xb - xa, pa, xa) != 0 ||
 			    !n_tty_sent(&ps, &ns, pb + xb - xa, xa, loose, &kept, kept_at,
 					st[j].stopped, lag, at, j) ||
@@ -1538,7 +1756,10 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		}
 		if (ps.len == ns.len)
 			lag = false;
+		else if (lag && n_tty_releases(c, st, j, lb, hb))
+			WHY(j, "kept for good");
 	}
+	apart = ps.len != ns.len; /* before the probes reuse the streams */
 	/* the probes run held_back() again: what they need first, out of its statics */
 	for (int j = 1; j <= n && !probing; j++) {
 		size_t ha, hb, xa, xb;
@@ -1553,7 +1774,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	if (!probing)
 		base = skipped;
 	for (int j = 1; j <= n && !probing; j++)
-		if (queued[j] > 0 && !outq_released(&base, j, queued[j]))
+		if (queued[j] > 0 && !probe_released(&base, j, queued[j]))
 			WHY(j, "outq");
 	/* pilotd's own count, with the writes it took, where a flush dropped them */
 	for (int j = 1, pending = 0; j <= n && !probing && pd != port; j++) {
@@ -1571,6 +1792,11 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		    (ha != hb || memcmp(la, lb, ha) != 0) && !writes_dropped(c, &base, j))
 			WHY(j, "writes dropped");
 	}
+	for (int j = 1; j <= n && !probing; j++)
+		if (lag_from[j] && !probe_released(&base, j + 1, -1))
+			WHY(j, "kept after TCOON");
+	if (apart && !probing && !probe_released(&base, n + 1, -1))
+		WHY(n, "held at the end");
 	if (at[USED_RACE] >= 0 && (at[USED_STOP] < 0 || at[USED_RACE] <= at[USED_STOP]))
 		return "timing_isig_flush";
 	return at[USED_STOP] >= 0 ? "pty_stopped" : NULL;

@@ -40,7 +40,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ND_OPS_MAX   24
+#define ND_OPS_RANDOM 24		  /* steps of a case from bytes, at most */
+#define ND_OPS_MAX    (ND_OPS_RANDOM + 3) /* and ntty_diff.c's probe's 3 after any of them */
 #define ND_BYTES_MAX 32
 #define ND_TRACE_MAX (1 << 17)
 
@@ -86,6 +87,8 @@ struct nd_trace {
 void nd_case_from_bytes(struct nd_case *c, const uint8_t *data, size_t len);
 /* The case as one line (settings and script), to replay or report. */
 void nd_case_print(const struct nd_case *c, char *out, size_t size);
+/* ... and back: 0, or -EINVAL on a line nd_case_print() does not write. */
+int nd_case_parse(struct nd_case *c, const char *line);
 
 int nd_run_port(const struct nd_case *c, struct nd_trace *tr);
 /*
