@@ -53,6 +53,12 @@
 #define NETSYNC_IN_SIZE	    PUMP_IN_SIZE_MAX		    /* one recv() per IN request */
 #define NETSYNC_READ_BUDGET (PUMP_IN_MAX * NETSYNC_IN_SIZE) /* 32 KiB per round */
 #define NETSYNC_OUT_MAX	    (64u * 1024)		    /* one send() at most */
+/*
+ * accept() failed for want of a file or memory (EMFILE, ENFILE, ENOBUFS):
+ * the connection stays queued and the socket readable, so the listeners
+ * rest this long instead of waking the loop every round with a log line.
+ */
+#define NETSYNC_ACCEPT_PAUSE_MS 1000u
 
 struct net_link;
 
@@ -97,6 +103,9 @@ struct net_link {
 
 	struct netsync_ratelimit refusals;
 	unsigned long long refused;
+	struct netsync_ratelimit accept_errors;
+	bool accept_paused;
+	uint64_t accept_resume_ms;
 	uint8_t out_mem[NETSYNC_OUT_MAX];
 	struct pump pump;
 };
@@ -436,6 +445,32 @@ static void take_call(struct net_link *l, int fd, const struct sockaddr_storage 
 		dock(l, fd, peer);
 }
 
+/* The listeners rest NETSYNC_ACCEPT_PAUSE_MS; after_events() wakes them. */
+static void pause_accepts(struct net_link *l, const struct net_listener *ln, int err)
+{
+	unsigned int held_back;
+
+	if (netsync_ratelimit(&l->accept_errors, loop_now_ms(), &held_back)) {
+		if (held_back)
+			log_warn("network HotSync: %u more accept errors not logged", held_back);
+		log_warn("network HotSync on %s: accept: %s; not accepting for %u ms", ln->where,
+			 strerror(err), NETSYNC_ACCEPT_PAUSE_MS);
+	}
+	for (unsigned int i = 0; i < l->nlisteners; i++)
+		loop_mod(l->loop, &l->listeners[i].w, 0);
+	l->accept_paused = true;
+	l->accept_resume_ms = loop_now_ms() + NETSYNC_ACCEPT_PAUSE_MS;
+}
+
+static void resume_accepts(struct net_link *l)
+{
+	if (!l->accept_paused || loop_now_ms() < l->accept_resume_ms)
+		return;
+	for (unsigned int i = 0; i < l->nlisteners; i++)
+		loop_mod(l->loop, &l->listeners[i].w, EPOLLIN);
+	l->accept_paused = false;
+}
+
 static void listener_ready(void *ctx, uint32_t events)
 {
 	struct net_listener *ln = ctx;
@@ -449,8 +484,7 @@ static void listener_ready(void *ctx, uint32_t events)
 
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
-				log_warn("network HotSync on %s: accept: %s", ln->where,
-					 strerror(errno));
+				pause_accepts(l, ln, errno);
 			return;
 		}
 		take_call(l, fd, &ss);
@@ -512,13 +546,16 @@ static int listen_on(struct net_link *l, const struct netsync_addr *a, bool v4, 
 static int timeout_ms(struct link *base)
 {
 	struct net_link *l = (struct net_link *)base;
-	uint64_t now = loop_now_ms(), at;
+	uint64_t now = loop_now_ms(), at = UINT64_MAX;
 
-	if (!l->docked)
-		return -1;
-	if (work_due(l))
+	if (l->docked && work_due(l))
 		return 0;
-	at = l->last_ms + l->cfg.idle_ms;
+	if (l->docked)
+		at = l->last_ms + l->cfg.idle_ms;
+	if (l->accept_paused && l->accept_resume_ms < at)
+		at = l->accept_resume_ms;
+	if (at == UINT64_MAX)
+		return -1;
 	return at <= now ? 0 : (at - now > 60000 ? 60000 : (int)(at - now));
 }
 
@@ -534,6 +571,7 @@ static void after_events(struct link *base, bool timed_out)
 		note_drop(l, why);
 	}
 	settle(l);
+	resume_accepts(l);
 }
 
 static void stop(struct link *base)

@@ -31,6 +31,12 @@ come back byte for byte, a hangup, refusals, a bound on time or memory.
                   the rest), the client's open files never more than 2 above
                   what it had, the echo unaffected (one carrier change), at
                   most 5 refusal lines per 10 s window
+  accept-emfile   the client's open files limited to what it has: a call
+                  cannot be accepted (EMFILE) and stays queued; in 3 s at most
+                  5 accept lines are logged and the client uses less than
+                  0.5 s of CPU (it rested, it did not spin on the ready
+                  socket); with the limit back, the queued call docks within
+                  5 s, departs, and palm-sim docks and 256 KiB echo
   disallowed      --allow 10.0.0.0/8: palm-sim on 127.0.0.1 is refused, never
                   docks, and is logged; --allow 127.0.0.0/8 takes it
   hotsync         palm-sim's network HotSync (mode hotsync, the four sample
@@ -385,6 +391,44 @@ def case_many(args):
     print("ok: connections while one is docked were refused at once, the docked one unaffected")
 
 
+def cpu_s(pid):
+    """User and system CPU time of pid, in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def case_accept_emfile(args):
+    import resource
+    client = Client(args.client, "127.0.0.1:0", "--echo", str(256 << 10), "--seconds", "60",
+                    "--skip-sessions", "1")
+    try:
+        pid = client.proc.pid
+        soft, hard = resource.prlimit(pid, resource.RLIMIT_NOFILE)
+        resource.prlimit(pid, resource.RLIMIT_NOFILE, (open_fds(pid), hard))
+        cpu0, t0 = cpu_s(pid), time.monotonic()
+        s = socket.create_connection(("127.0.0.1", client.port), timeout=10)
+        time.sleep(3)
+        cpu, lines = cpu_s(pid) - cpu0, client.count(r"accept: ")
+        print(f"a call it could not accept for 3 s: {lines} accept lines, {cpu:.2f} s of CPU")
+        if client.count(r"arrived"):
+            raise Fail("a call docked with no file to take it")
+        if lines > 5:
+            raise Fail(f"{lines} accept lines in 3 s (at most 5 a 10 s window)")
+        if cpu > 0.5:
+            raise Fail(f"the client used {cpu:.2f} s of CPU in 3 s with a call it cannot accept")
+        resource.prlimit(pid, resource.RLIMIT_NOFILE, (soft, hard))
+        if client.wait_line(r"network handheld .* arrived", 5, t0) is None:
+            raise Fail("the queued call never docked once files were free:\n" + client.output())
+        t1 = time.monotonic()
+        s.close()
+        departed(client, t1, 10)
+        echo_after(args, client, "a call that waited for a file")
+    finally:
+        client.close()
+    print("ok: with no file for a call, the listener rested and took it once it could")
+
+
 def case_disallowed(args):
     client = Client(args.client, "127.0.0.1:0", "--allow", "10.0.0.0/8", "--allow", "fd00::/8",
                     "--echo", "4096", "--seconds", "4")
@@ -539,6 +583,7 @@ CASES = {
     "silent": case_silent,
     "stops-reading": case_stops_reading,
     "many": case_many,
+    "accept-emfile": case_accept_emfile,
     "disallowed": case_disallowed,
     "hotsync": case_hotsync,
 }
