@@ -127,6 +127,14 @@ static void test_allow(void)
 	CHECK_EQ(netsync_parse_net("host.example", &nets[0]), -EINVAL);
 	CHECK_EQ(netsync_parse_net("/8", &nets[0]), -EINVAL);
 	CHECK_EQ(netsync_parse_net("10.0.0.0/8x", &nets[0]), -EINVAL);
+	/* an IPv4-mapped address's prefix counts IPv6 bits: /8 would be ::/8,
+	 * every IPv4 peer (and ::1), not 10.0.0.0/8 */
+	CHECK_EQ(netsync_parse_net("::ffff:10.0.0.0/8", &nets[0]), -EINVAL);
+	CHECK_EQ(netsync_parse_net("::ffff:10.0.0.0/104", &nets[0]), 0);
+	a = v4(10, 9, 9, 9);
+	CHECK(netsync_allowed(nets, 1, &a));
+	a = v4(11, 9, 9, 9);
+	CHECK(!netsync_allowed(nets, 1, &a));
 }
 
 static void test_idle(void)
