@@ -28,7 +28,8 @@
  *
  * One session at a time.  A connection while one is docked is refused
  * at once (closed, and logged at most NETSYNC_LOG_BURST times per
- * NETSYNC_LOG_WINDOW_MS); so is a peer outside --netsync-allow.  At most
+ * NETSYNC_LOG_WINDOW_MS); so is a peer outside --netsync-allow, and a
+ * call beyond NETSYNC_SESSIONS_BURST sessions in that window.  At most
  * NETSYNC_ACCEPTS_ROUND connections are taken from the kernel per round,
  * which holds NETSYNC_BACKLOG more at most (listen(2)); none is kept.
  * A docked session that neither sends nor is sent anything for
@@ -106,6 +107,8 @@ struct net_link {
 	struct netsync_ratelimit accept_errors;
 	bool accept_paused;
 	uint64_t accept_resume_ms;
+	uint64_t sessions_since_ms; /* NETSYNC_SESSIONS_BURST a window */
+	unsigned int sessions;
 	uint8_t out_mem[NETSYNC_OUT_MAX];
 	struct pump pump;
 };
@@ -428,6 +431,21 @@ static void dock(struct net_link *l, int fd, const char *peer)
 	pump_start(&l->pump, l->name, NETSYNC_IN_SIZE, NETSYNC_OUT_MAX);
 }
 
+/* One more session within this window? */
+static bool session_due(struct net_link *l)
+{
+	uint64_t now = loop_now_ms();
+
+	if (l->sessions == 0 || now - l->sessions_since_ms >= NETSYNC_LOG_WINDOW_MS) {
+		l->sessions_since_ms = now;
+		l->sessions = 0;
+	}
+	if (l->sessions >= NETSYNC_SESSIONS_BURST)
+		return false;
+	l->sessions++;
+	return true;
+}
+
 static void take_call(struct net_link *l, int fd, const struct sockaddr_storage *ss)
 {
 	struct netsync_addr a;
@@ -441,6 +459,8 @@ static void take_call(struct net_link *l, int fd, const struct sockaddr_storage 
 		refuse(l, fd, peer, "not in --netsync-allow");
 	else if (l->docked)
 		refuse(l, fd, peer, "a handheld is docked already (one session at a time)");
+	else if (!session_due(l))
+		refuse(l, fd, peer, "too many sessions (5 per 10 s: NETSYNC_SESSIONS_BURST)");
 	else
 		dock(l, fd, peer);
 }

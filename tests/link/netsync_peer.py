@@ -37,6 +37,10 @@ come back byte for byte, a hangup, refusals, a bound on time or memory.
                   0.5 s of CPU (it rested, it did not spin on the ready
                   socket); with the limit back, the queued call docks within
                   5 s, departs, and palm-sim docks and 256 KiB echo
+  churn           a peer connects and hangs up every 20 ms for 3 s: at most
+                  5 sessions dock (NETSYNC_SESSIONS_BURST in 10 s), the rest
+                  are refused, pilotd logs fewer than 40 lines; once the 10 s
+                  are over palm-sim docks and 256 KiB echo
   disallowed      --allow 10.0.0.0/8: palm-sim on 127.0.0.1 is refused, never
                   docks, and is logged; --allow 127.0.0.0/8 takes it
   hotsync         palm-sim's network HotSync (mode hotsync, the four sample
@@ -429,6 +433,29 @@ def case_accept_emfile(args):
     print("ok: with no file for a call, the listener rested and took it once it could")
 
 
+def case_churn(args):
+    client = Client(args.client, "127.0.0.1:0", "--echo", str(256 << 10), "--seconds", "60",
+                    "--skip-sessions", "5")
+    try:
+        t0, calls = time.monotonic(), 0
+        while time.monotonic() - t0 < 3:
+            socket.create_connection(("127.0.0.1", client.port), timeout=10).close()
+            calls += 1
+            time.sleep(0.02)
+        time.sleep(1)
+        sessions, lines = client.count(r"arrived"), client.count(r"^pilotd: ")
+        print(f"{calls} calls in 3 s: {sessions} sessions, {lines} lines logged")
+        if sessions > 5:
+            raise Fail(f"{sessions} sessions docked in 3 s (at most 5 in 10 s)")
+        if lines >= 40:
+            raise Fail(f"{lines} lines logged for {calls} calls in 3 s")
+        time.sleep(max(0.0, t0 + 10.5 - time.monotonic()))
+        echo_after(args, client, f"{calls} calls")
+    finally:
+        client.close()
+    print("ok: a peer calling in a loop docked 5 times in 10 s; the next handheld echoed")
+
+
 def case_disallowed(args):
     client = Client(args.client, "127.0.0.1:0", "--allow", "10.0.0.0/8", "--allow", "fd00::/8",
                     "--echo", "4096", "--seconds", "4")
@@ -584,6 +611,7 @@ CASES = {
     "stops-reading": case_stops_reading,
     "many": case_many,
     "accept-emfile": case_accept_emfile,
+    "churn": case_churn,
     "disallowed": case_disallowed,
     "hotsync": case_hotsync,
 }
