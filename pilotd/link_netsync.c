@@ -574,9 +574,24 @@ static int timeout_ms(struct link *base)
 		at = l->last_ms + l->cfg.idle_ms;
 	if (l->accept_paused && l->accept_resume_ms < at)
 		at = l->accept_resume_ms;
+	if (netsync_ratelimit_due(&l->refusals) < at)
+		at = netsync_ratelimit_due(&l->refusals);
+	if (netsync_ratelimit_due(&l->accept_errors) < at)
+		at = netsync_ratelimit_due(&l->accept_errors);
 	if (at == UINT64_MAX)
 		return -1;
 	return at <= now ? 0 : (at - now > 60000 ? 60000 : (int)(at - now));
+}
+
+/* Refusals held back in a window no refusal came after: counted now. */
+static void log_held_back(struct net_link *l)
+{
+	unsigned int n;
+
+	if ((n = netsync_ratelimit_summary(&l->refusals, loop_now_ms())))
+		log_warn("network HotSync: %u more refusals not logged", n);
+	if ((n = netsync_ratelimit_summary(&l->accept_errors, loop_now_ms())))
+		log_warn("network HotSync: %u more accept errors not logged", n);
 }
 
 static void after_events(struct link *base, bool timed_out)
@@ -592,6 +607,7 @@ static void after_events(struct link *base, bool timed_out)
 	}
 	settle(l);
 	resume_accepts(l);
+	log_held_back(l);
 }
 
 static void stop(struct link *base)

@@ -152,3 +152,18 @@ bool netsync_ratelimit(struct netsync_ratelimit *rl, uint64_t now_ms,
 	rl->suppressed++;
 	return false;
 }
+
+uint64_t netsync_ratelimit_due(const struct netsync_ratelimit *rl)
+{
+	return rl->suppressed ? rl->window_ms + NETSYNC_LOG_WINDOW_MS : UINT64_MAX;
+}
+
+unsigned int netsync_ratelimit_summary(struct netsync_ratelimit *rl, uint64_t now_ms)
+{
+	unsigned int n = rl->suppressed;
+
+	if (!n || now_ms < netsync_ratelimit_due(rl))
+		return 0;
+	rl->suppressed = 0;
+	return n;
+}

@@ -81,5 +81,13 @@ struct netsync_ratelimit {
  */
 bool netsync_ratelimit(struct netsync_ratelimit *rl, uint64_t now_ms,
 		       unsigned int *suppressed_before);
+/*
+ * When the lines held back are to be counted in the log, though no line
+ * comes after them: the end of their window, or UINT64_MAX (none held).
+ * At or after it, netsync_ratelimit_summary() returns their count (and
+ * forgets them), else 0.
+ */
+uint64_t netsync_ratelimit_due(const struct netsync_ratelimit *rl);
+unsigned int netsync_ratelimit_summary(struct netsync_ratelimit *rl, uint64_t now_ms);
 
 #endif

@@ -41,6 +41,9 @@ come back byte for byte, a hangup, refusals, a bound on time or memory.
                   5 sessions dock (NETSYNC_SESSIONS_BURST in 10 s), the rest
                   are refused, pilotd logs fewer than 40 lines; once the 10 s
                   are over palm-sim docks and 256 KiB echo
+  refusal-summary while a peer is docked 10 more call at once and no more come:
+                  5 refusal lines, and within 12 s the line counting the other
+                  5 (not only at a next refusal, which may never come)
   disallowed      --allow 10.0.0.0/8: palm-sim on 127.0.0.1 is refused, never
                   docks, and is logged; --allow 127.0.0.0/8 takes it
   hotsync         palm-sim's network HotSync (mode hotsync, the four sample
@@ -456,6 +459,28 @@ def case_churn(args):
     print("ok: a peer calling in a loop docked 5 times in 10 s; the next handheld echoed")
 
 
+def case_refusal_summary(args):
+    client = Client(args.client, "127.0.0.1:0", "--seconds", "30")
+    try:
+        s = dock(client)
+        t0 = time.monotonic()
+        for _ in range(10):
+            socket.create_connection(("127.0.0.1", client.port), timeout=10).close()
+        t = client.wait_line(r"5 more refusals not logged", 12, t0)
+        lines = client.count(r"network HotSync: refused")
+        print(f"10 calls refused: {lines} lines, the count of the rest "
+              + (f"after {t - t0:.1f} s" if t else "never"))
+        if lines != 5:
+            raise Fail(f"{lines} refusal lines for 10 refusals (5 a window)")
+        if t is None:
+            raise Fail("the 5 refusals held back were never counted in the log:\n"
+                       + client.output())
+        s.close()
+    finally:
+        client.close()
+    print("ok: refusals held back were counted once their window ended")
+
+
 def case_disallowed(args):
     client = Client(args.client, "127.0.0.1:0", "--allow", "10.0.0.0/8", "--allow", "fd00::/8",
                     "--echo", "4096", "--seconds", "4")
@@ -612,6 +637,7 @@ CASES = {
     "many": case_many,
     "accept-emfile": case_accept_emfile,
     "churn": case_churn,
+    "refusal-summary": case_refusal_summary,
     "disallowed": case_disallowed,
     "hotsync": case_hotsync,
 }
