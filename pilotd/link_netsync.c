@@ -28,7 +28,8 @@
  *
  * One session at a time.  A connection while one is docked is refused
  * at once (closed, and logged at most NETSYNC_LOG_BURST times per
- * NETSYNC_LOG_WINDOW_MS); so is a peer outside --netsync-allow.  At most
+ * NETSYNC_LOG_WINDOW_MS); so is a peer outside --netsync-allow, and a
+ * call beyond NETSYNC_SESSIONS_BURST sessions in that window.  At most
  * NETSYNC_ACCEPTS_ROUND connections are taken from the kernel per round,
  * which holds NETSYNC_BACKLOG more at most (listen(2)); none is kept.
  * A docked session that neither sends nor is sent anything for
@@ -53,6 +54,12 @@
 #define NETSYNC_IN_SIZE	    PUMP_IN_SIZE_MAX		    /* one recv() per IN request */
 #define NETSYNC_READ_BUDGET (PUMP_IN_MAX * NETSYNC_IN_SIZE) /* 32 KiB per round */
 #define NETSYNC_OUT_MAX	    (64u * 1024)		    /* one send() at most */
+/*
+ * accept() failed for want of a file or memory (EMFILE, ENFILE, ENOBUFS):
+ * the connection stays queued and the socket readable, so the listeners
+ * rest this long instead of waking the loop every round with a log line.
+ */
+#define NETSYNC_ACCEPT_PAUSE_MS 1000u
 
 struct net_link;
 
@@ -97,6 +104,11 @@ struct net_link {
 
 	struct netsync_ratelimit refusals;
 	unsigned long long refused;
+	struct netsync_ratelimit accept_errors;
+	bool accept_paused;
+	uint64_t accept_resume_ms;
+	uint64_t sessions_since_ms; /* NETSYNC_SESSIONS_BURST a window */
+	unsigned int sessions;
 	uint8_t out_mem[NETSYNC_OUT_MAX];
 	struct pump pump;
 };
@@ -419,6 +431,21 @@ static void dock(struct net_link *l, int fd, const char *peer)
 	pump_start(&l->pump, l->name, NULL, NETSYNC_IN_SIZE, NETSYNC_OUT_MAX);
 }
 
+/* One more session within this window? */
+static bool session_due(struct net_link *l)
+{
+	uint64_t now = loop_now_ms();
+
+	if (l->sessions == 0 || now - l->sessions_since_ms >= NETSYNC_LOG_WINDOW_MS) {
+		l->sessions_since_ms = now;
+		l->sessions = 0;
+	}
+	if (l->sessions >= NETSYNC_SESSIONS_BURST)
+		return false;
+	l->sessions++;
+	return true;
+}
+
 static void take_call(struct net_link *l, int fd, const struct sockaddr_storage *ss)
 {
 	struct netsync_addr a;
@@ -432,8 +459,36 @@ static void take_call(struct net_link *l, int fd, const struct sockaddr_storage 
 		refuse(l, fd, peer, "not in --netsync-allow");
 	else if (l->docked)
 		refuse(l, fd, peer, "a handheld is docked already (one session at a time)");
+	else if (!session_due(l))
+		refuse(l, fd, peer, "too many sessions (5 per 10 s: NETSYNC_SESSIONS_BURST)");
 	else
 		dock(l, fd, peer);
+}
+
+/* The listeners rest NETSYNC_ACCEPT_PAUSE_MS; after_events() wakes them. */
+static void pause_accepts(struct net_link *l, const struct net_listener *ln, int err)
+{
+	unsigned int held_back;
+
+	if (netsync_ratelimit(&l->accept_errors, loop_now_ms(), &held_back)) {
+		if (held_back)
+			log_warn("network HotSync: %u more accept errors not logged", held_back);
+		log_warn("network HotSync on %s: accept: %s; not accepting for %u ms", ln->where,
+			 strerror(err), NETSYNC_ACCEPT_PAUSE_MS);
+	}
+	for (unsigned int i = 0; i < l->nlisteners; i++)
+		loop_mod(l->loop, &l->listeners[i].w, 0);
+	l->accept_paused = true;
+	l->accept_resume_ms = loop_now_ms() + NETSYNC_ACCEPT_PAUSE_MS;
+}
+
+static void resume_accepts(struct net_link *l)
+{
+	if (!l->accept_paused || loop_now_ms() < l->accept_resume_ms)
+		return;
+	for (unsigned int i = 0; i < l->nlisteners; i++)
+		loop_mod(l->loop, &l->listeners[i].w, EPOLLIN);
+	l->accept_paused = false;
 }
 
 static void listener_ready(void *ctx, uint32_t events)
@@ -449,8 +504,7 @@ static void listener_ready(void *ctx, uint32_t events)
 
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
-				log_warn("network HotSync on %s: accept: %s", ln->where,
-					 strerror(errno));
+				pause_accepts(l, ln, errno);
 			return;
 		}
 		take_call(l, fd, &ss);
@@ -512,14 +566,32 @@ static int listen_on(struct net_link *l, const struct netsync_addr *a, bool v4, 
 static int timeout_ms(struct link *base)
 {
 	struct net_link *l = (struct net_link *)base;
-	uint64_t now = loop_now_ms(), at;
+	uint64_t now = loop_now_ms(), at = UINT64_MAX;
 
-	if (!l->docked)
-		return -1;
-	if (work_due(l))
+	if (l->docked && work_due(l))
 		return 0;
-	at = l->last_ms + l->cfg.idle_ms;
+	if (l->docked)
+		at = l->last_ms + l->cfg.idle_ms;
+	if (l->accept_paused && l->accept_resume_ms < at)
+		at = l->accept_resume_ms;
+	if (netsync_ratelimit_due(&l->refusals) < at)
+		at = netsync_ratelimit_due(&l->refusals);
+	if (netsync_ratelimit_due(&l->accept_errors) < at)
+		at = netsync_ratelimit_due(&l->accept_errors);
+	if (at == UINT64_MAX)
+		return -1;
 	return at <= now ? 0 : (at - now > 60000 ? 60000 : (int)(at - now));
+}
+
+/* Refusals held back in a window no refusal came after: counted now. */
+static void log_held_back(struct net_link *l)
+{
+	unsigned int n;
+
+	if ((n = netsync_ratelimit_summary(&l->refusals, loop_now_ms())))
+		log_warn("network HotSync: %u more refusals not logged", n);
+	if ((n = netsync_ratelimit_summary(&l->accept_errors, loop_now_ms())))
+		log_warn("network HotSync: %u more accept errors not logged", n);
 }
 
 static void after_events(struct link *base, bool timed_out)
@@ -534,6 +606,8 @@ static void after_events(struct link *base, bool timed_out)
 		note_drop(l, why);
 	}
 	settle(l);
+	resume_accepts(l);
+	log_held_back(l);
 }
 
 static void stop(struct link *base)

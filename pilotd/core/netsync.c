@@ -107,6 +107,9 @@ int netsync_parse_net(const char *s, struct netsync_net *out)
 		prefix = v4 ? 32 : 128;
 	else if (parse_number(slash + 1, v4 ? 32 : 128, &prefix) < 0)
 		return -EINVAL;
+	/* ::ffff:10.0.0.0/8 would be ::/8, every IPv4 peer and ::1: say 10.0.0.0/8 */
+	if (!v4 && netsync_addr_is_v4(&out->addr) && prefix < 96)
+		return -EINVAL;
 	out->prefix = (unsigned int)(v4 ? 96 + prefix : prefix);
 	return 0;
 }
@@ -148,4 +151,19 @@ bool netsync_ratelimit(struct netsync_ratelimit *rl, uint64_t now_ms,
 	}
 	rl->suppressed++;
 	return false;
+}
+
+uint64_t netsync_ratelimit_due(const struct netsync_ratelimit *rl)
+{
+	return rl->suppressed ? rl->window_ms + NETSYNC_LOG_WINDOW_MS : UINT64_MAX;
+}
+
+unsigned int netsync_ratelimit_summary(struct netsync_ratelimit *rl, uint64_t now_ms)
+{
+	unsigned int n = rl->suppressed;
+
+	if (!n || now_ms < netsync_ratelimit_due(rl))
+		return 0;
+	rl->suppressed = 0;
+	return n;
 }

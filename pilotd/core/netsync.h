@@ -28,6 +28,11 @@
 #define NETSYNC_IDLE_MS	      120000u
 #define NETSYNC_LOG_BURST     5 /* refusal lines per window, then one summary */
 #define NETSYNC_LOG_WINDOW_MS 10000u
+/* Sessions docked per NETSYNC_LOG_WINDOW_MS at most; more are refused: a
+ * peer that connects and hangs up in a loop would otherwise log three
+ * lines and hang /dev/pilot's files up each time.  A HotSync takes
+ * seconds. */
+#define NETSYNC_SESSIONS_BURST 5
 
 /* An IPv4 address is kept as IPv6's v4-mapped form (::ffff:a.b.c.d). */
 struct netsync_addr {
@@ -76,5 +81,13 @@ struct netsync_ratelimit {
  */
 bool netsync_ratelimit(struct netsync_ratelimit *rl, uint64_t now_ms,
 		       unsigned int *suppressed_before);
+/*
+ * When the lines held back are to be counted in the log, though no line
+ * comes after them: the end of their window, or UINT64_MAX (none held).
+ * At or after it, netsync_ratelimit_summary() returns their count (and
+ * forgets them), else 0.
+ */
+uint64_t netsync_ratelimit_due(const struct netsync_ratelimit *rl);
+unsigned int netsync_ratelimit_summary(struct netsync_ratelimit *rl, uint64_t now_ms);
 
 #endif

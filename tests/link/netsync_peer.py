@@ -31,6 +31,19 @@ come back byte for byte, a hangup, refusals, a bound on time or memory.
                   the rest), the client's open files never more than 2 above
                   what it had, the echo unaffected (one carrier change), at
                   most 5 refusal lines per 10 s window
+  accept-emfile   the client's open files limited to what it has: a call
+                  cannot be accepted (EMFILE) and stays queued; in 3 s at most
+                  5 accept lines are logged and the client uses less than
+                  0.5 s of CPU (it rested, it did not spin on the ready
+                  socket); with the limit back, the queued call docks within
+                  5 s, departs, and palm-sim docks and 256 KiB echo
+  churn           a peer connects and hangs up every 20 ms for 3 s: at most
+                  5 sessions dock (NETSYNC_SESSIONS_BURST in 10 s), the rest
+                  are refused, pilotd logs fewer than 40 lines; once the 10 s
+                  are over palm-sim docks and 256 KiB echo
+  refusal-summary while a peer is docked 10 more call at once and no more come:
+                  5 refusal lines, and within 12 s the line counting the other
+                  5 (not only at a next refusal, which may never come)
   disallowed      --allow 10.0.0.0/8: palm-sim on 127.0.0.1 is refused, never
                   docks, and is logged; --allow 127.0.0.0/8 takes it
   hotsync         palm-sim's network HotSync (mode hotsync, the four sample
@@ -385,6 +398,94 @@ def case_many(args):
     print("ok: connections while one is docked were refused at once, the docked one unaffected")
 
 
+def cpu_s(pid):
+    """User and system CPU time of pid, in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def case_accept_emfile(args):
+    import resource
+    client = Client(args.client, "127.0.0.1:0", "--echo", str(256 << 10), "--seconds", "60",
+                    "--skip-sessions", "1")
+    try:
+        pid = client.proc.pid
+        soft, hard = resource.prlimit(pid, resource.RLIMIT_NOFILE)
+        resource.prlimit(pid, resource.RLIMIT_NOFILE, (open_fds(pid), hard))
+        cpu0, t0 = cpu_s(pid), time.monotonic()
+        s = socket.create_connection(("127.0.0.1", client.port), timeout=10)
+        time.sleep(3)
+        cpu, lines = cpu_s(pid) - cpu0, client.count(r"accept: ")
+        print(f"a call it could not accept for 3 s: {lines} accept lines, {cpu:.2f} s of CPU")
+        if client.count(r"arrived"):
+            raise Fail("a call docked with no file to take it")
+        if lines > 5:
+            raise Fail(f"{lines} accept lines in 3 s (at most 5 a 10 s window)")
+        if cpu > 0.5:
+            raise Fail(f"the client used {cpu:.2f} s of CPU in 3 s with a call it cannot accept")
+        resource.prlimit(pid, resource.RLIMIT_NOFILE, (soft, hard))
+        if client.wait_line(r"network handheld .* arrived", 5, t0) is None:
+            raise Fail("the queued call never docked once files were free:\n" + client.output())
+        t1 = time.monotonic()
+        s.close()
+        departed(client, t1, 10)
+        echo_after(args, client, "a call that waited for a file")
+    finally:
+        client.close()
+    print("ok: with no file for a call, the listener rested and took it once it could")
+
+
+def case_churn(args):
+    client = Client(args.client, "127.0.0.1:0", "--echo", str(256 << 10), "--seconds", "60",
+                    "--skip-sessions", "5")
+    try:
+        t0, calls = time.monotonic(), 0
+        # 3 s, and on a loaded machine on until 5 sessions were seen (the
+        # client skips 5), within the window of the first (10 s)
+        while time.monotonic() - t0 < 3 or (client.count(r"arrived") < 5 and
+                                            time.monotonic() - t0 < 8):
+            socket.create_connection(("127.0.0.1", client.port), timeout=10).close()
+            calls += 1
+            time.sleep(0.02)
+        time.sleep(1)
+        sessions, lines = client.count(r"arrived"), client.count(r"^pilotd: ")
+        took = time.monotonic() - t0 - 1
+        print(f"{calls} calls in {took:.1f} s: {sessions} sessions, {lines} lines logged")
+        if sessions > 5:
+            raise Fail(f"{sessions} sessions docked in {took:.1f} s (at most 5 in 10 s)")
+        if lines >= 40:
+            raise Fail(f"{lines} lines logged for {calls} calls in {took:.1f} s")
+        first = client.wait_line(r"arrived", 1, t0) or t0
+        time.sleep(max(0.0, first + 10.5 - time.monotonic()))  # the window is over
+        echo_after(args, client, f"{calls} calls")
+    finally:
+        client.close()
+    print("ok: a peer calling in a loop docked 5 times in 10 s; the next handheld echoed")
+
+
+def case_refusal_summary(args):
+    client = Client(args.client, "127.0.0.1:0", "--seconds", "30")
+    try:
+        s = dock(client)
+        t0 = time.monotonic()
+        for _ in range(10):
+            socket.create_connection(("127.0.0.1", client.port), timeout=10).close()
+        t = client.wait_line(r"5 more refusals not logged", 12, t0)
+        lines = client.count(r"network HotSync: refused")
+        print(f"10 calls refused: {lines} lines, the count of the rest "
+              + (f"after {t - t0:.1f} s" if t else "never"))
+        if lines != 5:
+            raise Fail(f"{lines} refusal lines for 10 refusals (5 a window)")
+        if t is None:
+            raise Fail("the 5 refusals held back were never counted in the log:\n"
+                       + client.output())
+        s.close()
+    finally:
+        client.close()
+    print("ok: refusals held back were counted once their window ended")
+
+
 def case_disallowed(args):
     client = Client(args.client, "127.0.0.1:0", "--allow", "10.0.0.0/8", "--allow", "fd00::/8",
                     "--echo", "4096", "--seconds", "4")
@@ -539,6 +640,9 @@ CASES = {
     "silent": case_silent,
     "stops-reading": case_stops_reading,
     "many": case_many,
+    "accept-emfile": case_accept_emfile,
+    "churn": case_churn,
+    "refusal-summary": case_refusal_summary,
     "disallowed": case_disallowed,
     "hotsync": case_hotsync,
 }

@@ -127,6 +127,14 @@ static void test_allow(void)
 	CHECK_EQ(netsync_parse_net("host.example", &nets[0]), -EINVAL);
 	CHECK_EQ(netsync_parse_net("/8", &nets[0]), -EINVAL);
 	CHECK_EQ(netsync_parse_net("10.0.0.0/8x", &nets[0]), -EINVAL);
+	/* an IPv4-mapped address's prefix counts IPv6 bits: /8 would be ::/8,
+	 * every IPv4 peer (and ::1), not 10.0.0.0/8 */
+	CHECK_EQ(netsync_parse_net("::ffff:10.0.0.0/8", &nets[0]), -EINVAL);
+	CHECK_EQ(netsync_parse_net("::ffff:10.0.0.0/104", &nets[0]), 0);
+	a = v4(10, 9, 9, 9);
+	CHECK(netsync_allowed(nets, 1, &a));
+	a = v4(11, 9, 9, 9);
+	CHECK(!netsync_allowed(nets, 1, &a));
 }
 
 static void test_idle(void)
@@ -150,6 +158,19 @@ static void test_ratelimit(void)
 	CHECK_EQ(held, 1000 - NETSYNC_LOG_BURST);
 	CHECK(netsync_ratelimit(&rl, 50000 + NETSYNC_LOG_WINDOW_MS + 1, &held));
 	CHECK_EQ(held, 0);
+	/* a storm that stops: its count is logged when its window ends,
+	 * not only at the next refusal, which may never come */
+	rl = (struct netsync_ratelimit){ 0 };
+	for (int i = 0; i < 8; i++)
+		netsync_ratelimit(&rl, 70000, &held);
+	CHECK_EQ(netsync_ratelimit_due(&rl), 70000 + NETSYNC_LOG_WINDOW_MS);
+	CHECK_EQ(netsync_ratelimit_summary(&rl, 70000 + NETSYNC_LOG_WINDOW_MS - 1), 0);
+	CHECK_EQ(netsync_ratelimit_summary(&rl, 70000 + NETSYNC_LOG_WINDOW_MS),
+		 8 - NETSYNC_LOG_BURST);
+	CHECK_EQ(netsync_ratelimit_summary(&rl, 90000), 0);
+	CHECK_EQ(netsync_ratelimit_due(&rl), UINT64_MAX);
+	CHECK(netsync_ratelimit(&rl, 90000, &held));
+	CHECK_EQ(held, 0); /* counted once */
 	/* the very first refusal at time 0 is logged */
 	rl = (struct netsync_ratelimit){ 0 };
 	CHECK(netsync_ratelimit(&rl, 0, &held));
