@@ -22,6 +22,7 @@
 
 #include "core/loop.h"
 #include "core/port.h"
+#include "core/status.h"
 #include "cuse_front.h"
 #include "link.h"
 
@@ -46,6 +47,7 @@ struct pilotd {
 	struct port port;
 	struct cuse_front front;
 	struct link *link; /* the transport: link_libusb.c or link_usbredir.c */
+	struct status_watch status; /* what `systemctl status` shows (service.c) */
 };
 
 #endif
