@@ -453,6 +453,8 @@ static int run(struct pilotd *pd)
 		}
 		pd->link->ops->after_events(pd->link, n == 0);
 		arm_timer(pd, port_after_events(&pd->port, loop_now_ms()));
+		service_status(&pd->status, &pd->port, pd->devname,
+			       pd->port.carrier ? pd->link->pump->name : NULL, loop_now_ms());
 	}
 	return pd->front.closed ? 1 : 0;
 }

@@ -23,6 +23,7 @@
 #include "core/loop.h"
 #include "core/port.h"
 #include "core/trace.h"
+#include "core/status.h"
 #include "cuse_front.h"
 #include "link.h"
 
@@ -52,6 +53,7 @@ struct pilotd {
 	const char *trace_path; /* --trace: the sessions' bytes to this file */
 	int trace_fd;
 	struct trace trace;
+	struct status_watch status; /* what `systemctl status` shows (service.c) */
 };
 
 #endif

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef HAVE_LIBSYSTEMD
 #include <systemd/sd-daemon.h>
 #endif
 
 #include "core/log.h"
+#include "core/status.h"
 #include "service.h"
 
 #ifdef HAVE_LIBSYSTEMD
@@ -30,6 +32,28 @@ void service_ready(const char *devname)
 
 	snprintf(msg, sizeof(msg), "READY=1\nSTATUS=/dev/%s is ready", devname);
 	notify(msg);
+}
+
+#ifdef HAVE_LIBSYSTEMD
+static int64_t wall_clock(void)
+{
+	return (int64_t)time(NULL);
+}
+#endif
+
+void service_status(struct status_watch *w, const struct port *p, const char *devname,
+		    const char *handheld, uint64_t now_ms)
+{
+#ifdef HAVE_LIBSYSTEMD
+	char msg[STATUS_MAX + 8];
+
+	if (!status_update(w, p, devname, handheld, now_ms, wall_clock))
+		return;
+	snprintf(msg, sizeof(msg), "STATUS=%s", w->text);
+	notify(msg);
+#else
+	(void)w, (void)p, (void)devname, (void)handheld, (void)now_ms;
+#endif
 }
 
 void service_stopping(void)

@@ -8,8 +8,20 @@
 #ifndef PILOTD_SERVICE_H
 #define PILOTD_SERVICE_H
 
+#include <stdint.h>
+
+#include "core/port.h"
+#include "core/status.h"
+
 /* /dev/NAME exists: the unit becomes active. */
 void service_ready(const char *devname);
+/*
+ * After a round of the loop: STATUS= with what `systemctl status` shows
+ * (core/status.h), sent only when it changed.  handheld: the transport's
+ * name for the one attached, or NULL.
+ */
+void service_status(struct status_watch *w, const struct port *p, const char *devname,
+		    const char *handheld, uint64_t now_ms);
 void service_stopping(void);
 
 #endif

@@ -24,7 +24,8 @@ missing=0
 for f in ./usr/sbin/pilotd ./usr/share/man/man8/pilotd.8.gz \
 	./usr/lib/udev/rules.d/60-pilotd.rules ./usr/lib/systemd/system/pilotd.service \
 	./usr/lib/systemd/system/pilotd@.service ./usr/lib/modules-load.d/pilotd.conf \
-	./usr/lib/sysusers.d/pilotd.conf; do
+	./usr/lib/sysusers.d/pilotd.conf ./usr/bin/pilotd-sync \
+	./usr/share/man/man1/pilotd-sync.1.gz ./usr/lib/systemd/system/pilotd-sync@.service; do
 	dpkg-deb -c "$deb" | awk '{print $6}' | grep -x "$f" >/dev/null || { echo "check-deb: $f is not in the package"; missing=1; }
 done
 [ $missing = 0 ] || exit 1
