@@ -4,7 +4,8 @@
 # Build the guest kernels for the pilotd QEMU rig, outside the checkout.
 #
 # Two kernels, each with and without the series: Debian's linux-source-7.3
-# (trixie-backports, the base the series is written against) and
+# (trixie-backports, the base the series is written against; the
+# poll-events series, poll-events/series, is applied after it) and
 # linux-source-6.1 (Debian 12, this machine's, with the backport in 6.1/,
 # whose series also names the backport of the poll-events series,
 # poll-events/6.1/).
@@ -20,7 +21,10 @@
 # allnoconfig 6.1 with the series built in stays for the bulk of the guest
 # tests, which boot about 140 times and need a kernel that boots in about
 # a second under TCG (Debian's image takes 5 s and more): "--only 6.1
-# --patched-only" builds just that one.
+# --patched-only" builds just that one.  "--only 7.3 --patched-only" builds
+# the 7.3 one with both series as written for upstream (the guest tests
+# kernel-7.3-*: Debian's 7.3 builds FUSE in, so no module can carry
+# poll-events there).
 #
 # Usage: build-kernel.sh [--only VERSION] [--patched-only]
 #                        [--install DIR | --checkpatch | --check-apply VERSION]
@@ -34,7 +38,7 @@
 # applies to Debian 13's linux-source-6.12 without building.
 # --only 6.1 or --only 7.3 builds or checks that version alone;
 # --patched-only builds and installs only the patched image and selftest
-# (cuse_stream_test-guest).
+# (cuse_stream_test-guest for 6.1, cuse_stream_test-guest-7.3).
 # Cache root: $PILOTD_CACHE (default /var/cache/pilotd).
 set -euo pipefail
 
@@ -68,6 +72,10 @@ use_version() {
 	esac
 	[ -n "$srcver" ] || die "no linux-source-$ver"
 	series=$(grep -v '^#' "$patchdir/series" | sed '/^$/d')
+	# 7.3 carries the poll-events series on top, as 6.1/series names its
+	# backport; kernel-patches/series stays the first series alone.
+	[ "$ver" != 7.3 ] ||
+		series+=$'\n'$(grep -v '^#' "$here/poll-events/series" | sed '/^$/d; s|^|poll-events/|')
 	local base_key patch_key
 	base_key=$( { echo "$ver $srcver"; echo "$ccver"; cat "$here/guest.config";
 		      sed -n '/^# BEGIN BUILD/,/^# END BUILD/p' "$0"; } | hash)
@@ -230,7 +238,6 @@ case "${1:-}" in
 esac
 
 mkdir -p "$cache/kernel"
-exec 9>"$cache/kernel/lock"
 
 case "${1:-}" in
 --checkpatch)
@@ -261,13 +268,18 @@ case "${1:-}" in
 	log "the series of $patchdir applies to linux-source-$ver $srcver"
 	exit 0 ;;
 esac
-# Cached images need no lock: a build elsewhere may hold it for long.
+# One lock per version, as each has its own tree: a 7.3 build (half an
+# hour and more) does not hold up a 6.1 one.  6.1's is the kernel/lock
+# every earlier copy of this script takes for all versions.  Cached images
+# need no lock: a build elsewhere may hold it for long.
 for v in $versions; do
-	cached "$v" || { flock 9; break; }
-done
-
-for v in $versions; do
+	lock=$cache/kernel/$v/lock
+	[ "$v" != 6.1 ] || lock=$cache/kernel/lock
+	mkdir -p "$cache/kernel/$v"
+	exec 9>"$lock"
+	cached "$v" || flock 9
 	build_version "$v"
+	exec 9>&-
 	echo "$v-patched=$patched"
 	[ -n "$patched_only" ] || echo "$v-unpatched=$unpatched"
 	[ -n "$install_dir" ] || continue
@@ -277,5 +289,5 @@ for v in $versions; do
 	[ -n "$patched_only" ] || install_if_changed "$unpatched" "$install_dir/bzImage$suffix-unpatched"
 	[ -n "$patched_only" ] || install_if_changed "$selftest" "$install_dir/cuse_stream_test-$v"
 	# the guest kernel's own (guest test cuse-selftest)
-	[ -z "$patched_only" ] || install_if_changed "$selftest" "$install_dir/cuse_stream_test-guest"
+	[ -z "$patched_only" ] || install_if_changed "$selftest" "$install_dir/cuse_stream_test-guest$suffix"
 done
