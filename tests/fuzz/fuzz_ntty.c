@@ -21,9 +21,33 @@ static int nlisted;
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/*
+ * A fixed seed must make the same inputs on any machine, so nothing the
+ * host's pty did may steer libFuzzer: ntty_diff.c is linked without
+ * coverage (meson.build's fuzz_uncovered), the verdict below too, and
+ * libFuzzer must not take words from the comparisons of a run
+ * (-use_cmp=0, -use_memmem=0): its memcmp() and strcmp() hooks see
+ * every call in the process, ntty_diff.c's of n_tty's bytes and the name
+ * it gave among them.  With them, a fixed-seed run on a loaded machine
+ * made other inputs (fuzz-ntty, run 4 of 20, coverage parted at input
+ * 2644) and one failed.  Flags given after these win, so a long run may
+ * turn them on again.
+ */
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	(void)argc, (void)argv;
+	static char *args[256];
+	int n = 0;
+
+	if (*argc > 0 && *argc < (int)(sizeof(args) / sizeof(args[0])) - 3) {
+		args[n++] = (*argv)[0];
+		args[n++] = "-use_cmp=0";
+		args[n++] = "-use_memmem=0";
+		for (int i = 1; i < *argc; i++)
+			args[n++] = (*argv)[i];
+		args[n] = NULL;
+		*argc = n;
+		*argv = args;
+	}
 	nlisted = nd_read_listed(NTTY_DOC, listed, ND_LISTED_MAX);
 	if (nlisted < 0) {
 		perror("fuzz_ntty: " NTTY_DOC);
@@ -32,7 +56,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static bool is_listed(const char *name)
+__attribute__((no_sanitize("coverage"))) static bool is_listed(const char *name)
 {
 	for (int i = 0; name && i < nlisted; i++)
 		if (!strcmp(listed[i], name))
@@ -40,7 +64,9 @@ static bool is_listed(const char *name)
 	return false;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* Its branches follow the pty's verdict: no coverage (see above). */
+__attribute__((no_sanitize("coverage"))) int LLVMFuzzerTestOneInput(const uint8_t *data,
+								      size_t size)
 {
 	static struct nd_trace port, pty;
 	static char text[8192];
