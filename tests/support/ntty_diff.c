@@ -921,7 +921,7 @@ static size_t reprint_entries(const struct termios2 *t, uint8_t r, const uint8_t
 
 static bool ring_overflows(const struct nd_case *c, int i)
 {
-	static uint8_t kept[ND_OPS_MAX * ND_BYTES_MAX];
+	static uint8_t kept[2 * ND_OPS_MAX * ND_BYTES_MAX];
 	size_t line = 0, entries = 0;
 	bool lnext = false;
 
@@ -944,7 +944,9 @@ static bool ring_overflows(const struct nd_case *c, int i)
 				if (k == i - 1)
 					entries += reprint_entries(&t, b, kept, line);
 			} else if (d == NT_DATA || d == NT_LITERAL) {
-				kept[line++] = b; /* stored (twice: a 0xff under PARMRK) */
+				kept[line++] = b; /* stored, a 0xff twice under PARMRK */
+				if (b == 0xff && (t.c_iflag & PARMRK))
+					kept[line++] = b;
 			} else if (d == NT_ERASE && is_cc(&t, b, VERASE) && line) {
 				/* eraser(): a character, under IUTF8 with its continuation bytes */
 				while ((t.c_iflag & IUTF8) && line > 1 &&

@@ -706,7 +706,8 @@ static int once_excused_cases(void)
  * whose START ends a STOP: the poll between has no POLLOUT on the pty alone
  * (pty_stopped), the START replays 4095 entries.  And 19 VREPRINTs of a
  * 226-byte line in one batch, past n_tty's 4096-entry echo ring: it sends
- * the count modulo 4096 (267 bytes), pilotd its newest 4096.
+ * the count modulo 4096 (267 bytes), pilotd its newest 4096; and 18 of a
+ * line whose 0xff PARMRK stores twice, each reprinted as 2 entries (65).
  */
 static const struct {
 	const char *name, *text;
@@ -727,6 +728,19 @@ static const struct {
 	  "rx:5f5f5f31a15516f9de xonc:2 outq:0 read:6 poll "
 	  "rx:205362ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a1212121212121212 "
 	  "rx:12121212121212121212121212121212121212 "
+	  "rx:12121212121212121212121212121212121212" },
+	{ "timing_echo_flood", /* seed vreprint-ring-wrap-parmrk-ff: each 0xff kept twice */
+	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b "
+	  "cc=f91c7f155400030011131a00120f1716005500 "
+	  "rx:1c13da205362ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
+	  "rx:12121212121212121212121212121212121212 "
+	  "rx:12121212121212121212121212121212121212 "
+	  "rx:1212120a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a rx:ff61e91919190a0a480a0a "
+	  "rx:0afa0a0a0a0a0a0a0a0a0a rx:0a0a0a0a0a0a0a0a0a0a0a rx:0a0a0a0a0a0a0a30dd0a0a "
+	  "rx:0a0a0a0a19c80a0a0a0a0a rx:e94a0a0a0a0a0a19195f5f rx:5f5f5f5f5f5f5f5f5f "
+	  "rx:5f5f5f31a15516f9de xonc:2 outq:0 read:6 poll "
+	  "rx:205362ff0854cc9b5f5f5f5f5f5f5f0d0a650a0a12121212121212 "
+	  "rx:12121212121212121212121212125212121212 "
 	  "rx:12121212121212121212121212121212121212" },
 };
 
