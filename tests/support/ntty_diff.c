@@ -897,9 +897,11 @@ static enum nt_does nt_receive(const struct termios2 *t, uint8_t b, bool lnext)
  * modulo 4096 entries, the newest; its discard of ECHO_DISCARD_WATERMARK
  * leaves echo_tail behind for the next batch's echo.  fuzz_ntty: 19 reprints
  * of a 226-byte line sent 267 bytes, and the next batch's 19 sent 3992.
- * Decided from the case: a lower bound of the line's length (bytes n_tty
- * stores as data since anything else; a case's bytes never fill its
- * read_buf), times the batch's VREPRINTs.
+ * Decided from the case: a lower bound of the line (the bytes n_tty stores
+ * as data since anything else, a 0xff twice under PARMRK; an erase takes a
+ * character, a tcsetattr() that keeps ICANON and EXTPROC or a TCOFLUSH
+ * nothing; a case's bytes never fill its read_buf), for each VREPRINT of
+ * the batch.
  */
 #define ECHO_RING 4096
 
@@ -930,7 +932,9 @@ static bool ring_overflows(const struct nd_case *c, int i)
 		struct termios2 t = settings_at(c, k + 1);
 		bool reprints = (t.c_lflag & (ICANON | ECHO | IEXTEN)) == (ICANON | ECHO | IEXTEN);
 
-		if (op->kind == ND_SETATTR || op->kind == ND_FLUSH ||
+		/* n_tty_set_termios() restarts the line only as ICANON or EXTPROC changes */
+		if ((op->kind == ND_SETATTR && ((t.c_lflag ^ op->lflag) & (ICANON | EXTPROC))) ||
+		    (op->kind == ND_FLUSH && op->arg != TCOFLUSH) ||
 		    (!(t.c_lflag & ICANON) && (op->kind == ND_READ || op->kind == ND_DRAIN)))
 			line = 0;
 		for (size_t j = 0; op->kind == ND_RX && j < op->len; j++) {

@@ -707,7 +707,8 @@ static int once_excused_cases(void)
  * (pty_stopped), the START replays 4095 entries.  And 19 VREPRINTs of a
  * 226-byte line in one batch, past n_tty's 4096-entry echo ring: it sends
  * the count modulo 4096 (267 bytes), pilotd its newest 4096; and 18 of a
- * line whose 0xff PARMRK stores twice, each reprinted as 2 entries (65).
+ * line whose 0xff PARMRK stores twice, each reprinted as 2 entries (65);
+ * and a line that a tcsetattr() leaving ICANON as it was keeps (607).
  */
 static const struct {
 	const char *name, *text;
@@ -742,6 +743,20 @@ static const struct {
 	  "rx:205362ff0854cc9b5f5f5f5f5f5f5f0d0a650a0a12121212121212 "
 	  "rx:12121212121212121212121212125212121212 "
 	  "rx:12121212121212121212121212121212121212" },
+	{ "timing_echo_flood", /* seed vreprint-ring-wrap-after-setattr: the line kept */
+	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b "
+	  "cc=f91c7f155400030011131a00120f1716005500 "
+	  "rx:1c13da205362ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
+	  "rx:12121212120a0a0a0a0a0a020a0a0a0a0a0a4a rx:0a0a61611919190a0a203a "
+	  "rx:0a0a0ae90a0a0a210a0a0a rx:0a0a0a0a0a0a0a0a0a0a0a0a0a5d0a "
+	  "rx:0a0a0a0a0a30dd0a0a0a0a rx:0a0a19c80a0a3d0a0a30dd rx:0a0a0a0a0a0a19c85f5f5f "
+	  "rx:5d0a0a0a0a0a0a0a30 "
+	  "rx:0a0a0a0a0a0a0a19c80afb4e6962a5325593c30809e80a0a0a30dd0a0a0a "
+	  "rx:0a0a0a19c85f5f5f5f5f5f rx:5f5f5f5f5f5f5f5fa9 setattr:0x4e5e,0x723d,0x9e1f "
+	  "poll rx:205362ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a1212121212121212 "
+	  "rx:12121212121212121212121212121212000f30 "
+	  "rx:481212121212121212121212121212121212 "
+	  "rx:12121212120a0a0a0a0a0a0a0ac85f5f7f0f61 fionread:0" },
 };
 
 static int found_cases(void)
