@@ -899,7 +899,7 @@ static enum nt_does nt_receive(const struct termios2 *t, uint8_t b, bool lnext)
  * of a 226-byte line sent 267 bytes, and the next batch's 19 sent 3992.
  * Decided from the case: a lower bound of the line (the bytes n_tty stores
  * as data since anything else, a 0xff twice under PARMRK; an erase takes a
- * character, a tcsetattr() that keeps ICANON and EXTPROC or a TCOFLUSH
+ * character, a word erase a word, a tcsetattr() that keeps ICANON and EXTPROC or a TCOFLUSH
  * nothing; a case's bytes never fill its read_buf), for each VREPRINT of
  * the batch.
  */
@@ -919,6 +919,49 @@ static size_t reprint_entries(const struct termios2 *t, uint8_t r, const uint8_t
 		entries += 1 + (e == 0xff || ((t->c_lflag & ECHOCTL) && ctl && e != '\t'));
 	}
 	return entries;
+}
+
+/*
+ * eraser() on what the model kept of the line (the end of n_tty's): the
+ * length without its last character, under IUTF8 with its continuation
+ * bytes; 0 where that character may begin before what was kept.
+ */
+static size_t erase_char(const struct termios2 *t, const uint8_t *kept, size_t line,
+			 uint8_t *lead)
+{
+	while (line && (t->c_iflag & IUTF8) && (kept[line - 1] & 0xc0) == 0x80)
+		line--;
+	if (!line)
+		return 0;
+	if (lead)
+		*lead = kept[line - 1];
+	return line - 1;
+}
+
+/* The kernel's Latin-1 isalnum() (lib/ctype.c), or '_' */
+static bool word_char(uint8_t c)
+{
+	return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '_' ||
+	       (c >= 0xc0 && c != 0xd7 && c != 0xf7);
+}
+
+/* eraser()'s WERASE: characters back to a non-word one after a word one */
+static size_t erase_word(const struct termios2 *t, const uint8_t *kept, size_t line)
+{
+	bool seen = false;
+
+	while (line) {
+		uint8_t c = 0;
+		size_t left = erase_char(t, kept, line, &c);
+
+		if (!left && !c)
+			return 0; /* it began before what was kept */
+		if (!word_char(c) && seen)
+			break;
+		seen |= word_char(c);
+		line = left;
+	}
+	return line;
 }
 
 static bool ring_overflows(const struct nd_case *c, int i)
@@ -951,12 +994,10 @@ static bool ring_overflows(const struct nd_case *c, int i)
 				kept[line++] = b; /* stored, a 0xff twice under PARMRK */
 				if (b == 0xff && (t.c_iflag & PARMRK))
 					kept[line++] = b;
-			} else if (d == NT_ERASE && is_cc(&t, b, VERASE) && line) {
-				/* eraser(): a character, under IUTF8 with its continuation bytes */
-				while ((t.c_iflag & IUTF8) && line > 1 &&
-				       (kept[line - 1] & 0xc0) == 0x80)
-					line--;
-				line--;
+			} else if (d == NT_ERASE && is_cc(&t, b, VERASE)) {
+				line = erase_char(&t, kept, line, NULL);
+			} else if (d == NT_ERASE && !is_cc(&t, b, VKILL)) {
+				line = erase_word(&t, kept, line);
 			} else if (d != NT_START && d != NT_STOP && d != NT_LNEXT &&
 				   !(d == NT_QUIET && b == '\r')) { /* IGNCR's CR: nothing */
 				line = 0;

@@ -708,7 +708,8 @@ static int once_excused_cases(void)
  * 226-byte line in one batch, past n_tty's 4096-entry echo ring: it sends
  * the count modulo 4096 (267 bytes), pilotd its newest 4096; and 18 of a
  * line whose 0xff PARMRK stores twice, each reprinted as 2 entries (65);
- * and a line that a tcsetattr() leaving ICANON as it was keeps (607).
+ * a line that a tcsetattr() leaving ICANON as it was keeps (607); and one
+ * of which a WERASE took only the last word (235).
  */
 static const struct {
 	const char *name, *text;
@@ -757,6 +758,21 @@ static const struct {
 	  "rx:12121212121212121212121212121212000f30 "
 	  "rx:481212121212121212121212121212121212 "
 	  "rx:12121212120a0a0a0a0a0a0a0ac85f5f7f0f61 fionread:0" },
+	{ "timing_echo_flood", /* seed vreprint-ring-wrap-werase: a word erased, not the line */
+	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b "
+	  "cc=f91c7f155400030011131a00120f1716005500 "
+	  "rx:1c13da205362ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
+	  "rx:12121212121212121212121212121212121212 "
+	  "rx:12121212121212121212121212121212121212 "
+	  "rx:1212120a0a0a0a0a0a0a02000000000a0a0a0a rx:0a4a0a0a0a61611919190a "
+	  "rx:203a0a0a0a0ae90a0a0a21 rx:0a0a0e0a0a0a0a0a0a0a0a rx:0a0a0a0a0a0a020a0a0a0a "
+	  "rx:0ae94a0a0a0a0a0a1919e9 rx:4e00540080008a00037f04 rx:11 "
+	  "rx:12170000000000000a0a0a30dd0a0a0a0a0a0a0a19c85f5f5f5f5f "
+	  "rx:5f5f5f5f5f5f5f5f5f rx:5f5fe90a000a0a1212 "
+	  "rx:12121212121212121212121212121212121212 "
+	  "rx:12121212121212121212121212121212121212 "
+	  "rx:121212121212921212120a0a0a0a0a0a020a0a rx:0a0a0a4a0a0a0a00000000 "
+	  "rx:0a0a20861c1cc85f5f5f5f5f5f5f5f5f5f5f5f5f5f5fa95f5f5f" },
 };
 
 static int found_cases(void)
