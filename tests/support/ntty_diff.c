@@ -793,6 +793,8 @@ static const char *step_parts(const struct nd_trace *tr, int i, size_t *head, co
 	return l;
 }
 
+static bool ring_overflows(const struct nd_case *c, int i);
+
 static bool flood_explains(const struct nd_case *c, const struct nd_trace *port,
 			   const struct nd_trace *pty, int i)
 {
@@ -803,7 +805,8 @@ static bool flood_explains(const struct nd_case *c, const struct nd_trace *port,
 	bool flooded = false;
 
 	for (int k = 0; k <= i && k < ND_OPS_MAX + 2; k++)
-		flooded |= pty->flood[k] && port->flood[k]; /* n_tty's echo, and pilotd's */
+		/* n_tty's echo (or its batch's, past its ring), and pilotd's */
+		flooded |= (pty->flood[k] || ring_overflows(c, k)) && port->flood[k];
 	if (!flooded || !la || !lb)
 		return false;
 	if (a == b && memcmp(la, lb, a) == 0)
@@ -880,6 +883,128 @@ static enum nt_does nt_receive(const struct termios2 *t, uint8_t b, bool lnext)
 	if (is_cc(t, c, VEOL) || (iexten && is_cc(t, c, VEOL2)))
 		return NT_EOL;
 	return NT_DATA;
+}
+
+/*
+ * Does batch i echo more than n_tty's echo ring holds (4096 entries)?
+ * VREPRINT echoes the line (n_tty_receive_char_special(): ^R, '\n', then
+ * each byte from canon_head on, at least an entry each) and commits with
+ * commit_echoes(), which processes them only when the entries pending
+ * since the last processing reach a multiple of 256 (nr % ECHO_BLOCK >
+ * old % ECHO_BLOCK returns, and old is 0 once all went out):
+ * add_echo_byte() writes on round the ring over what waits, and
+ * flush_echoes() at the batch's end sends only (echo_head - echo_tail)
+ * modulo 4096 entries, the newest; its discard of ECHO_DISCARD_WATERMARK
+ * leaves echo_tail behind for the next batch's echo.  fuzz_ntty: 19 reprints
+ * of a 226-byte line sent 267 bytes, and the next batch's 19 sent 3992.
+ * Decided from the case: a lower bound of the line (the bytes n_tty stores
+ * as data since anything else, a 0xff twice under PARMRK; an erase takes a
+ * character, a word erase a word, a tcsetattr() that keeps ICANON and EXTPROC or a TCOFLUSH
+ * nothing; a case's bytes never fill its read_buf), for each VREPRINT of
+ * the batch.
+ */
+#define ECHO_RING 4096
+
+/* VREPRINT r's echo entries: echo_char() of r, '\n', echo_char() of each byte of the line */
+static size_t reprint_entries(const struct termios2 *t, uint8_t r, const uint8_t *kept,
+			      size_t line)
+{
+	size_t entries = 1;
+
+	for (size_t n = 0; n <= line; n++) {
+		uint8_t e = n < line ? kept[n] : r;
+		bool ctl = e < 0x20 || (e >= 0x7f && e < 0xa0); /* the kernel's Latin-1 iscntrl() */
+
+		/* ^X (ECHOCTL but for a tab) and an escaped 0xff take 2 entries */
+		entries += 1 + (e == 0xff || ((t->c_lflag & ECHOCTL) && ctl && e != '\t'));
+	}
+	return entries;
+}
+
+/*
+ * eraser() on what the model kept of the line (the end of n_tty's): the
+ * length without its last character, under IUTF8 with its continuation
+ * bytes; 0 where that character may begin before what was kept.
+ */
+static size_t erase_char(const struct termios2 *t, const uint8_t *kept, size_t line,
+			 uint8_t *lead)
+{
+	while (line && (t->c_iflag & IUTF8) && (kept[line - 1] & 0xc0) == 0x80)
+		line--;
+	if (!line)
+		return 0;
+	if (lead)
+		*lead = kept[line - 1];
+	return line - 1;
+}
+
+/* The kernel's Latin-1 isalnum() (lib/ctype.c), or '_' */
+static bool word_char(uint8_t c)
+{
+	return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '_' ||
+	       (c >= 0xc0 && c != 0xd7 && c != 0xf7);
+}
+
+/* eraser()'s WERASE: characters back to a non-word one after a word one */
+static size_t erase_word(const struct termios2 *t, const uint8_t *kept, size_t line)
+{
+	bool seen = false;
+
+	while (line) {
+		uint8_t c = 0;
+		size_t left = erase_char(t, kept, line, &c);
+
+		if (!left && !c)
+			return 0; /* it began before what was kept */
+		if (!word_char(c) && seen)
+			break;
+		seen |= word_char(c);
+		line = left;
+	}
+	return line;
+}
+
+static bool ring_overflows(const struct nd_case *c, int i)
+{
+	static uint8_t kept[2 * ND_OPS_MAX * ND_BYTES_MAX];
+	size_t line = 0, entries = 0;
+	bool lnext = false;
+
+	for (int k = 0; k < i && k < c->nops; k++) {
+		const struct nd_op *op = &c->ops[k];
+		struct termios2 t = settings_at(c, k + 1);
+		bool reprints = (t.c_lflag & (ICANON | ECHO | IEXTEN)) == (ICANON | ECHO | IEXTEN);
+
+		/* n_tty_set_termios() restarts the line only as ICANON or EXTPROC changes */
+		if ((op->kind == ND_SETATTR && ((t.c_lflag ^ op->lflag) & (ICANON | EXTPROC))) ||
+		    (op->kind == ND_FLUSH && op->arg != TCOFLUSH) ||
+		    (!(t.c_lflag & ICANON) && (op->kind == ND_READ || op->kind == ND_DRAIN)))
+			line = 0;
+		for (size_t j = 0; op->kind == ND_RX && j < op->len; j++) {
+			enum nt_does d = nt_receive(&t, op->bytes[j], lnext);
+			uint8_t b = (t.c_iflag & ISTRIP) ? op->bytes[j] & 0x7f : op->bytes[j];
+
+			if ((t.c_iflag & IUCLC) && (t.c_lflag & IEXTEN))
+				b = latin1_lower(b);
+			lnext = d == NT_LNEXT;
+			if (d == NT_DATA && reprints && is_cc(&t, b, VREPRINT)) {
+				if (k == i - 1)
+					entries += reprint_entries(&t, b, kept, line);
+			} else if (d == NT_DATA || d == NT_LITERAL) {
+				kept[line++] = b; /* stored, a 0xff twice under PARMRK */
+				if (b == 0xff && (t.c_iflag & PARMRK))
+					kept[line++] = b;
+			} else if (d == NT_ERASE && is_cc(&t, b, VERASE)) {
+				line = erase_char(&t, kept, line, NULL);
+			} else if (d == NT_ERASE && !is_cc(&t, b, VKILL)) {
+				line = erase_word(&t, kept, line);
+			} else if (d != NT_START && d != NT_STOP && d != NT_LNEXT &&
+				   !(d == NT_QUIET && b == '\r')) { /* IGNCR's CR: nothing */
+				line = 0;
+			}
+		}
+	}
+	return entries >= ECHO_RING;
 }
 
 /* n_tty's state for echo_mark, byte by byte (n_tty_receive_buf_standard()). */
@@ -1833,13 +1958,51 @@ static bool heads_same(const struct nd_case *c, const struct nd_trace *port,
 	return true;
 }
 
+/*
+ * A replay that comes at the START ending a stop (pty_stopped): before it
+ * n_tty, stopped, has no room and reports no POLLOUT.  From step i on, the
+ * first step whose bytes to the handheld differ, when every step before it
+ * sent the same and differs, if at all, only in a poll that lacks POLLOUT
+ * on n_tty's side alone while its modelled flow is stopped (fuzz_ntty:
+ * POLLOUT after a STOP, then a replay of 4095 at the START); else -1.
+ */
+static int stopped_until_replay(const struct nd_case *c, const struct nd_trace *port,
+				const struct nd_trace *pty, int i)
+{
+	struct nt_flow st[ND_OPS_MAX + 1];
+
+	nt_flow(c, st);
+	for (int j = i; j >= 1 && j <= c->nops && j <= ND_OPS_MAX; j++) {
+		size_t ha, hb, xa, xb;
+		const char *pa, *pb, *la = step_parts(port, j, &ha, &pa, &xa),
+				    *lb = step_parts(pty, j, &hb, &pb, &xb);
+		long va, vb;
+
+		if (!la || !lb)
+			return -1;
+		if (xa != xb || memcmp(pa, pb, xa) != 0)
+			return j;
+		if (ha == hb && memcmp(la, lb, ha) == 0)
+			continue;
+		if (c->ops[j - 1].kind != ND_POLL || !st[j].stopped_before || !st[j].stopped ||
+		    !head_count(la, ha, "poll ", &va) || !head_count(lb, hb, "poll ", &vb) ||
+		    va != (vb | POLLOUT) || (vb & POLLOUT))
+			return -1;
+	}
+	return -1;
+}
+
 static const char *classify(const struct nd_case *c, const struct nd_trace *port,
 			    const struct nd_trace *pty, int i)
 {
 	const char *name;
+	int j;
 
 	/* echoes only: from i on the handheld's bytes may differ, never what the desktop sees */
 	if (echo_replay(c, port, pty, i))
+		return heads_same(c, port, pty, i) ? "echo_replay" : NULL;
+	j = stopped_until_replay(c, port, pty, i);
+	if (j > i && echo_replay(c, port, pty, j))
 		return heads_same(c, port, pty, i) ? "echo_replay" : NULL;
 	if (flood_explains(c, port, pty, i))
 		return heads_same(c, port, pty, i) ? "timing_echo_flood" : NULL;

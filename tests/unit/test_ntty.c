@@ -662,30 +662,125 @@ static const char *const once_excused[] = {
 	"rx:03b40915ffa9 outq:0 write:ff150a4380000400",
 };
 
+/*
+ * A case as nd_case_parse() reads it, run on both sides: 1 if it fails to
+ * parse, the pty side fails, or it differs without a name (want NULL) or
+ * not by want (then it must differ); reported as case idx.
+ */
+static int text_case_bad(const char *text, int idx, const char *want)
+{
+	static struct nd_trace a, b;
+	const char *name;
+	struct nd_case c;
+	int at, runs;
+
+	if (nd_case_parse(&c, text) < 0) {
+		fprintf(stderr, "test_ntty: case %d does not parse\n", idx);
+		return 1;
+	}
+	nd_run_port(&c, &a);
+	if (nd_run_pty_against(&c, &a, &b, &at, &name, &runs) < 0) {
+		fprintf(stderr, "test_ntty: case %d: the pty side failed\n", idx);
+		return 1;
+	}
+	if (want ? at < 0 || !name || strcmp(name, want) : at >= 0 && !name) {
+		report(idx, &c, &a, &b, at, name);
+		return 1;
+	}
+	return 0;
+}
+
 static int once_excused_cases(void)
 {
 	int bad = 0;
 
-	for (size_t k = 0; k < sizeof(once_excused) / sizeof(once_excused[0]); k++) {
-		static struct nd_trace a, b;
-		const char *name;
-		struct nd_case c;
-		int at, runs;
+	for (size_t k = 0; k < sizeof(once_excused) / sizeof(once_excused[0]); k++)
+		bad += text_case_bad(once_excused[k], -50 - (int)k, NULL);
+	return bad;
+}
 
-		if (nd_case_parse(&c, once_excused[k]) < 0) {
-			fprintf(stderr, "test_ntty: once_excused[%zu] does not parse\n", k);
-			bad++;
-			continue;
-		}
-		nd_run_port(&c, &a);
-		if (nd_run_pty_against(&c, &a, &b, &at, &name, &runs) < 0) {
-			fprintf(stderr, "test_ntty: once_excused[%zu]: the pty side failed\n", k);
-			bad++;
-		} else if (at >= 0 && !name) {
-			report(-50 - (int)k, &c, &a, &b, at, name);
-			bad++;
-		}
-	}
+/*
+ * Cases fuzz_ntty found that n_tty's own mechanisms make differ, each with
+ * the name that must explain it (it differs on every run: neither is a
+ * timing).  An echo replay (an ISTRIP'd 0x96 is the LNEXT after the erase)
+ * whose START ends a STOP: the poll between has no POLLOUT on the pty alone
+ * (pty_stopped), the START replays 4095 entries.  And 19 VREPRINTs of a
+ * 226-byte line in one batch, past n_tty's 4096-entry echo ring: it sends
+ * the count modulo 4096 (267 bytes), pilotd its newest 4096; and 18 of a
+ * line whose 0xff PARMRK stores twice, each reprinted as 2 entries (65);
+ * a line that a tcsetattr() leaving ICANON as it was keeps (607); and one
+ * of which a WERASE took only the last word (235).
+ */
+static const struct {
+	const char *name, *text;
+} found[] = {
+	{ "echo_replay", /* seed echo-replay-after-stop */
+	  "iflag=0x6bbf oflag=0x5 lflag=0x9ddf cc=fa057f150400000062131abf7e96171600ffff "
+	  "rx:16006cff0db84e3e0d80fa09ff7e3880da7f96 setattr:0x5c8,0x5,0x11c4 drain "
+	  "rx:a90574047e5a82 rx:133180fafa96 poll rx:1aeaac1a0080bf04f1da00fae9 "
+	  "rx:154b8962e5cbfe5a00ebc415 rx:0096f09e05ff00934800e4" },
+	{ "timing_echo_flood", /* seed vreprint-ring-wrap */
+	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400030011131a00120f1716005500 "
+	  "rx:1c13da205362ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
+	  "rx:12121212121212121212121212121212121212 "
+	  "rx:12121212121212121212121212121212121212 "
+	  "rx:1212120a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a rx:ff61e91919190a0a480a0a "
+	  "rx:0afa0a0a0a0a0a0a0a0a0a rx:0a0a0a0a0a0a0a0a0a0a0a rx:0a0a0a0a0a0a0a30dd0a0a "
+	  "rx:0a0a0a0a19c80a0a0a0a0a rx:e94a0a0a0a0a0a19195f5f rx:5f5f5f5f5f5f5f5f5f "
+	  "rx:5f5f5f31a15516f9de xonc:2 outq:0 read:6 poll "
+	  "rx:205362ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a1212121212121212 "
+	  "rx:12121212121212121212121212121212121212 "
+	  "rx:12121212121212121212121212121212121212" },
+	{ "timing_echo_flood", /* seed vreprint-ring-wrap-parmrk-ff: each 0xff kept twice */
+	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b "
+	  "cc=f91c7f155400030011131a00120f1716005500 "
+	  "rx:1c13da205362ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
+	  "rx:12121212121212121212121212121212121212 "
+	  "rx:12121212121212121212121212121212121212 "
+	  "rx:1212120a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a rx:ff61e91919190a0a480a0a "
+	  "rx:0afa0a0a0a0a0a0a0a0a0a rx:0a0a0a0a0a0a0a0a0a0a0a rx:0a0a0a0a0a0a0a30dd0a0a "
+	  "rx:0a0a0a0a19c80a0a0a0a0a rx:e94a0a0a0a0a0a19195f5f rx:5f5f5f5f5f5f5f5f5f "
+	  "rx:5f5f5f31a15516f9de xonc:2 outq:0 read:6 poll "
+	  "rx:205362ff0854cc9b5f5f5f5f5f5f5f0d0a650a0a12121212121212 "
+	  "rx:12121212121212121212121212125212121212 "
+	  "rx:12121212121212121212121212121212121212" },
+	{ "timing_echo_flood", /* seed vreprint-ring-wrap-after-setattr: the line kept */
+	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b "
+	  "cc=f91c7f155400030011131a00120f1716005500 "
+	  "rx:1c13da205362ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
+	  "rx:12121212120a0a0a0a0a0a020a0a0a0a0a0a4a rx:0a0a61611919190a0a203a "
+	  "rx:0a0a0ae90a0a0a210a0a0a rx:0a0a0a0a0a0a0a0a0a0a0a0a0a5d0a "
+	  "rx:0a0a0a0a0a30dd0a0a0a0a rx:0a0a19c80a0a3d0a0a30dd rx:0a0a0a0a0a0a19c85f5f5f "
+	  "rx:5d0a0a0a0a0a0a0a30 "
+	  "rx:0a0a0a0a0a0a0a19c80afb4e6962a5325593c30809e80a0a0a30dd0a0a0a "
+	  "rx:0a0a0a19c85f5f5f5f5f5f rx:5f5f5f5f5f5f5f5fa9 setattr:0x4e5e,0x723d,0x9e1f "
+	  "poll rx:205362ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a1212121212121212 "
+	  "rx:12121212121212121212121212121212000f30 "
+	  "rx:481212121212121212121212121212121212 "
+	  "rx:12121212120a0a0a0a0a0a0a0ac85f5f7f0f61 fionread:0" },
+	{ "timing_echo_flood", /* seed vreprint-ring-wrap-werase: a word erased, not the line */
+	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b "
+	  "cc=f91c7f155400030011131a00120f1716005500 "
+	  "rx:1c13da205362ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
+	  "rx:12121212121212121212121212121212121212 "
+	  "rx:12121212121212121212121212121212121212 "
+	  "rx:1212120a0a0a0a0a0a0a02000000000a0a0a0a rx:0a4a0a0a0a61611919190a "
+	  "rx:203a0a0a0a0ae90a0a0a21 rx:0a0a0e0a0a0a0a0a0a0a0a rx:0a0a0a0a0a0a020a0a0a0a "
+	  "rx:0ae94a0a0a0a0a0a1919e9 rx:4e00540080008a00037f04 rx:11 "
+	  "rx:12170000000000000a0a0a30dd0a0a0a0a0a0a0a19c85f5f5f5f5f "
+	  "rx:5f5f5f5f5f5f5f5f5f rx:5f5fe90a000a0a1212 "
+	  "rx:12121212121212121212121212121212121212 "
+	  "rx:12121212121212121212121212121212121212 "
+	  "rx:121212121212921212120a0a0a0a0a0a020a0a rx:0a0a0a4a0a0a0a00000000 "
+	  "rx:0a0a20861c1cc85f5f5f5f5f5f5f5f5f5f5f5f5f5f5fa95f5f5f" },
+};
+
+static int found_cases(void)
+{
+	int bad = 0;
+
+	for (size_t k = 0; k < sizeof(found) / sizeof(found[0]); k++)
+		bad += text_case_bad(found[k].text, -70 - (int)k, found[k].name);
 	return bad;
 }
 
@@ -735,6 +830,7 @@ int main(int argc, char **argv)
 	check_failures += replay_excuse_cases();
 	check_failures += stop_excuse_cases();
 	check_failures += once_excused_cases();
+	check_failures += found_cases();
 	alarms_every(100);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < cases; i++) {
