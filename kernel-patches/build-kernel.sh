@@ -22,7 +22,7 @@
 # tests, which boot about 140 times and need a kernel that boots in about
 # a second under TCG (Debian's image takes 5 s and more): "--only 6.1
 # --patched-only" builds just that one.  "--only 7.3 --patched-only" builds
-# the 7.3 one with both series as written for upstream (the guest tests
+# the 7.3 one with the three series as written for upstream (the guest tests
 # kernel-7.3-*: Debian's 7.3 builds FUSE in, so no module can carry
 # poll-events there).
 #
@@ -74,8 +74,11 @@ use_version() {
 	series=$(grep -v '^#' "$patchdir/series" | sed '/^$/d')
 	# 7.3 carries the poll-events series on top, as 6.1/series names its
 	# backport; kernel-patches/series stays the first series alone.
-	[ "$ver" != 7.3 ] ||
+	# The stream-data series (issue 41) goes on top of poll-events.
+	if [ "$ver" = 7.3 ]; then
 		series+=$'\n'$(grep -v '^#' "$here/poll-events/series" | sed '/^$/d; s|^|poll-events/|')
+		series+=$'\n'$(grep -v '^#' "$here/stream-data/series" | sed '/^$/d; s|^|stream-data/|')
+	fi
 	local base_key patch_key
 	base_key=$( { echo "$ver $srcver"; echo "$ccver"; cat "$here/guest.config";
 		      sed -n '/^# BEGIN BUILD/,/^# END BUILD/p' "$0"; } | hash)
@@ -251,7 +254,8 @@ case "${1:-}" in
 		tar -xf "$tarball" -C "$tree" "linux-source-$ver/scripts"
 	fi
 	mapfile -t patches < <(for d in "$here" "$here/6.1" "$here/6.12" \
-				 "$here/poll-events" "$here/poll-events/6.1"; do
+				 "$here/poll-events" "$here/poll-events/6.1" \
+				 "$here/stream-data"; do
 		grep -v '^#' "$d/series" | sed "/^\$/d; s|^|$d/|"
 	done | xargs realpath | sort -u)
 	checkpatch "${patches[@]}"
