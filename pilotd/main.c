@@ -192,7 +192,9 @@ static void usage(FILE *f, const char *argv0)
 		"                        USER must be able to open the handheld's USB nodes\n"
 		"      --trace FILE      append each handheld session's bytes, both ways,\n"
 		"                        with times, to FILE (a new or regular file, not a\n"
-		"                        symbolic link; created 0600; at most 64 MiB)\n"
+		"                        symbolic link; created 0600); at most 64 MiB, and\n"
+		"                        32 MiB a session or between two; it starts over\n"
+		"                        when a session would not fit\n"
 		"  -v, --verbose         log every open, release and poll request, and USB\n"
 		"                        details\n"
 		"  -h, --help            show this help\n"
@@ -339,7 +341,7 @@ static int trace_open(struct pilotd *pd)
 		return -1;
 	}
 	pd->trace_fd = fd;
-	/* a file already at its limit: logged, and pilotd runs untraced */
+	/* a file with no room for a session starts over (logged) */
 	if (trace_start(&pd->trace, fd, TRACE_MAX_BYTES, loop_now_ms, PILOTD_VERSION) == 0)
 		pd->port.trace = &pd->trace;
 	return 0;
