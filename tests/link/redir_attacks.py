@@ -744,6 +744,24 @@ def case_log_flood(args, tmp, kind):
         srv.close()
 
 
+def client_requests(buf, seen_hello):
+    """The client's whole requests in buf, its hello (a 32-bit id) skipped
+    first: (requests, the rest, whether its hello is past)."""
+    if not seen_hello:
+        if len(buf) < 12 or len(buf) < 12 + struct.unpack_from("<I", buf, 4)[0]:
+            return [], buf, False
+        buf = buf[12 + struct.unpack_from("<I", buf, 4)[0]:]
+    reqs, buf = requests(buf)
+    return reqs, buf, True
+
+
+def control_reply(body, ident, status):
+    """The reply to a control request, with no data."""
+    ep, req, rtype, _, value, index, _ = struct.unpack("<BBBBHHH", body[:10])
+    return packet(CONTROL_PACKET, struct.pack("<BBBBHHH", ep, req, rtype, status, value, index, 0),
+                  ident)
+
+
 def serve_running_left(conn, close):
     """One call: a handheld whose set-up is answered (every control request
     stalls: pilotd falls back to the first bulk pair), then, once its stream
@@ -757,16 +775,10 @@ def serve_running_left(conn, close):
         if not data:
             return False
         buf += data
-        if not seen_hello:
-            if len(buf) < 12 or len(buf) < 12 + struct.unpack_from("<I", buf, 4)[0]:
-                continue
-            buf, seen_hello = buf[12 + struct.unpack_from("<I", buf, 4)[0]:], True
-        reqs, buf = requests(buf)
+        reqs, buf, seen_hello = client_requests(buf, seen_hello)
         for ptype, ident, body in reqs:
             if ptype == CONTROL_PACKET:
-                ep, req, rtype, _, value, index, _ = struct.unpack("<BBBBHHH", body[:10])
-                stall = struct.pack("<BBBBHHH", ep, req, rtype, 4, value, index, 0)
-                conn.sendall(packet(CONTROL_PACKET, stall, ident))
+                conn.sendall(control_reply(body, ident, 4))  # a stall
             elif ptype == BULK_PACKET:
                 if not close:
                     conn.sendall(packet(DEVICE_DISCONNECT, b""))
@@ -850,18 +862,12 @@ def serve_treo_90(conn, kind, seen):
         if not data:
             return False
         buf += data
-        if not seen_hello:
-            if len(buf) < 12 or len(buf) < 12 + struct.unpack_from("<I", buf, 4)[0]:
-                continue
-            buf, seen_hello = buf[12 + struct.unpack_from("<I", buf, 4)[0]:], True
-        reqs, buf = requests(buf)
+        reqs, buf, seen_hello = client_requests(buf, seen_hello)
         for ptype, ident, body in reqs:
             if ptype == CONTROL_PACKET:
-                ep, req, rtype, _, value, index, _ = struct.unpack("<BBBBHHH", body[:10])
                 # the extended request answered empty, the rest refused
-                status = 0 if (rtype, req) == (0xC2, 0x04) else 4
-                reply = struct.pack("<BBBBHHH", ep, req, rtype, status, value, index, 0)
-                conn.sendall(packet(CONTROL_PACKET, reply, ident))
+                ext = (body[2], body[1]) == (0xC2, 0x04)
+                conn.sendall(control_reply(body, ident, 0 if ext else 4))
             elif ptype == START_INTERRUPT_RECEIVING:
                 seen["asked"] = time.monotonic()
                 conn.sendall(packet(INTERRUPT_RECEIVING_STATUS, struct.pack("<BB", 0, body[0]),
