@@ -98,13 +98,18 @@ static void forward(int sig)
 
 static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP };
 
-/* The terminal's foreground to group (a shell's job control), if stdin is a terminal. */
-static void give_terminal(pid_t group)
+/*
+ * The terminal's foreground to group, as a shell's job control does: only
+ * when pilotd-sync has it (run in a terminal, not in the background).
+ */
+static void give_terminal(bool foreground, pid_t group)
 {
-	void (*old)(int) = signal(SIGTTOU, SIG_IGN);
+	void (*old)(int);
 
-	if (isatty(STDIN_FILENO))
-		tcsetpgrp(STDIN_FILENO, group);
+	if (!foreground)
+		return;
+	old = signal(SIGTTOU, SIG_IGN);
+	tcsetpgrp(STDIN_FILENO, group);
 	signal(SIGTTOU, old);
 }
 
@@ -112,6 +117,7 @@ int sync_run_command(const char *command, const char *device, const struct sync_
 		     struct sync_result *res)
 {
 	struct sigaction sa = { .sa_handler = forward, .sa_flags = SA_RESETHAND }, old[3];
+	bool foreground = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
 	struct timespec t0;
 	int status, pidfd, r;
 	pid_t pid;
@@ -126,7 +132,7 @@ int sync_run_command(const char *command, const char *device, const struct sync_
 		/* a group of its own: the limit ends all of it; a terminal's
 		 * Ctrl-C goes to it, not to pilotd-sync */
 		setpgid(0, 0);
-		give_terminal(getpid());
+		give_terminal(foreground, getpid());
 		setenv("PILOTPORT", device, 1);
 		signal(SIGPIPE, SIG_DFL);
 		execl("/bin/sh", "sh", "-c", command, (char *)NULL);
@@ -154,7 +160,7 @@ int sync_run_command(const char *command, const char *device, const struct sync_
 	for (int i = 0; i < 3; i++)
 		sigaction(forwarded[i], &old[i], NULL);
 	command_group = 0;
-	give_terminal(getpgrp());
+	give_terminal(foreground, getpgrp());
 	if (r < 0)
 		return r;
 	res->seconds = seconds_since(&t0);
