@@ -6,10 +6,12 @@
  * not hold pilotd-sync in open(2); the exit status and the signal; a
  * command that never ends is stopped at its limit, with what it started
  * in its group, and one that ignores SIGTERM is killed after the grace;
- * pilotd-sync told to stop tells its command.
+ * pilotd-sync told to stop tells its command; run in a terminal, the
+ * command has the terminal's foreground.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pty.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +139,40 @@ static void test_stop_forwarded(void)
 	CHECK(access(path, F_OK) < 0); /* the command did not outlive it */
 }
 
+/*
+ * Run in a terminal (its own pty here): the command, in its own process
+ * group, is given the terminal's foreground, so it can read from it (a
+ * background group would be stopped by SIGTTIN), and pilotd-sync has it
+ * back after.
+ */
+static void test_terminal(void)
+{
+	const struct sync_limits lim = { .run_ms = 10000, .kill_ms = 300 };
+	int master, status;
+	pid_t child = forkpty(&master, NULL, NULL, NULL);
+
+	CHECK(child >= 0);
+	if (child == 0) {
+		struct sync_result res;
+		int ok = sync_run_command("read answer && test \"$answer\" = yes", "/dev/pilot",
+					  &lim, &res) == 0 &&
+			 !res.timed_out && res.exit_status == 0 && !res.signal &&
+			 tcgetpgrp(STDIN_FILENO) == getpgrp();
+
+		_exit(ok ? 0 : 1);
+	}
+	CHECK(write(master, "yes\n", 4) == 4);
+	for (;;) { /* the pty's echo, until the child is done */
+		char buf[256];
+
+		if (read(master, buf, sizeof(buf)) <= 0)
+			break;
+	}
+	CHECK(waitpid(child, &status, 0) == child);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(master);
+}
+
 int main(void)
 {
 	char cleanup[300];
@@ -145,6 +181,7 @@ int main(void)
 	test_read();
 	test_run();
 	test_stop_forwarded();
+	test_terminal();
 	snprintf(cleanup, sizeof(cleanup), "rm -rf '%s'", dir);
 	CHECK(system(cleanup) == 0);
 	return check_result("test_sync_command");
