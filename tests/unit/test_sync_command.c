@@ -117,12 +117,13 @@ static void test_run(void)
 static void test_stop_forwarded(void)
 {
 	const struct sync_limits none = { 0 };
-	char cmd[400], path[256];
+	char cmd[600], started[256], path[256];
 	int status;
 	pid_t waiter;
 
+	snprintf(started, sizeof(started), "%s/started", dir);
 	snprintf(path, sizeof(path), "%s/after-stop", dir);
-	snprintf(cmd, sizeof(cmd), "sleep 2; touch %s", path);
+	snprintf(cmd, sizeof(cmd), "touch %s; sleep 2; touch %s", started, path);
 	waiter = fork();
 	CHECK(waiter >= 0);
 	if (waiter == 0) {
@@ -131,7 +132,9 @@ static void test_stop_forwarded(void)
 		sync_run_command(cmd, "/dev/pilot", &none, &res);
 		_exit(0);
 	}
-	usleep(300 * 1000);
+	for (int i = 0; i < 1000 && access(started, F_OK) < 0; i++)
+		usleep(10 * 1000);
+	usleep(200 * 1000); /* pilotd-sync's handlers are in place after its fork */
 	CHECK(kill(waiter, SIGTERM) == 0);
 	CHECK(waitpid(waiter, &status, 0) == waiter);
 	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
