@@ -315,7 +315,8 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 
 /*
  * --trace FILE (core/trace.h): opened before --user drops root, so the
- * file may be root's.  Appended to, never truncated; created 0600, as it
+ * file may be root's.  Appended to, emptied only when it is a trace with
+ * no room left (read: O_RDWR, core/trace.c); created 0600, as it
  * holds whatever the handheld holds.  Not a symbolic link (pilotd runs
  * as root: a link planted in /tmp must not make it write elsewhere), and
  * only a regular file: a FIFO or a device could block the loop.
@@ -329,7 +330,7 @@ static int trace_open(struct pilotd *pd)
 	if (!pd->trace_path)
 		return 0;
 	fd = open(pd->trace_path,
-		  O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+		  O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
 	if (fd < 0) {
 		log_err("--trace %s: %s", pd->trace_path,
 			errno == ELOOP ? "a symbolic link; name the file itself" : strerror(errno));

@@ -173,10 +173,22 @@ static void header(struct trace *t)
 		put(t, text, (size_t)n);
 }
 
+/* Does the file begin as a trace (a header)?  Only then may it be emptied:
+ * a file named by mistake (a log) is not pilotd's to throw away. */
+static bool is_trace(int fd)
+{
+	static const char head[] = "# pilotd ";
+	char buf[sizeof(head) - 1];
+
+	return pread(fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf) &&
+	       memcmp(buf, head, sizeof(buf)) == 0;
+}
+
 /*
  * Room for a whole share, or the file starts over: emptied (O_APPEND
  * writes then go at its start), so the latest sessions are the ones kept.
- * Returns 0, or -errno when it cannot be emptied (the trace stops).
+ * Returns 0, or -errno when it cannot be emptied, or -EFBIG when it is no
+ * trace (the trace stops).
  */
 static int make_room(struct trace *t)
 {
@@ -187,6 +199,14 @@ static int make_room(struct trace *t)
 	if (t->size + t->share <= t->limit)
 		return 0;
 	flush(t);
+	if (!is_trace(t->fd)) {
+		t->on = false;
+		log_warn("trace: the file holds %llu bytes, no room for a session, and does not "
+			 "begin as a pilotd trace: it is not emptied; tracing stops (remove it, or "
+			 "name another)",
+			 (unsigned long long)t->size);
+		return -EFBIG;
+	}
 	/* the seek for a file not opened O_APPEND (the tests' tmpfile()) */
 	if (ftruncate(t->fd, 0) < 0 || lseek(t->fd, 0, SEEK_SET) < 0) {
 		int e = errno;

@@ -49,7 +49,8 @@
  * When the trace begins or a handheld arrives and the file has no room
  * left for a whole share, the file starts over (emptied, with a '#' line
  * saying so): so it always holds the latest session, up to its share,
- * whoever filled it before.  A write error (a full disk) stops the trace
+ * whoever filled it before.  A file that does not begin as a trace is
+ * never emptied: with no room at the start, it is not traced to.  A write error (a full disk) stops the trace
  * with one log line until the next arrival, which tries again and says
  * with a '#' line that lines were lost; the sessions go on.  With no trace
  * (a NULL pointer) the pump and the port pay a pointer test.
@@ -90,10 +91,11 @@ struct trace {
 };
 
 /*
- * Trace to fd (a regular file opened for appending); at most limit bytes
- * in the file, counting what is in it already (a file with no room for a
- * share starts over).  version goes in the header.  Returns 0, or -errno
- * when the file cannot be written or emptied (nothing is traced; logged).
+ * Trace to fd (a regular file opened for reading and appending); at most
+ * limit bytes in the file, counting what is in it already (a trace with
+ * no room for a share starts over).  version goes in the header.  Returns
+ * 0, -EFBIG for a file with no room that is no trace, or -errno when it
+ * cannot be emptied (nothing is traced; logged).
  */
 int trace_start(struct trace *t, int fd, uint64_t limit, uint64_t (*clock_ms)(void),
 		const char *version);

@@ -384,7 +384,10 @@ static void test_between_share(void)
 	done();
 }
 
-/* A file already past its room for a share starts over at once. */
+/*
+ * A trace already past its room for a share starts over at once; a file
+ * that is no trace (a log named by mistake) is left alone, untraced.
+ */
 static void test_full_file(void)
 {
 	const uint64_t limit = 16384;
@@ -393,6 +396,10 @@ static void test_full_file(void)
 	file = tmpfile();
 	CHECK(file != NULL);
 	CHECK(ftruncate(fileno(file), 9000) == 0);
+	CHECK_EQ(trace_start(&tr, fileno(file), limit, fake_clock, "test"), -EFBIG);
+	CHECK(!trace_on(&tr));
+	CHECK_EQ(trace_size(), 9000);
+	CHECK(pwrite(fileno(file), "# pilotd 0.9 trace", 18, 0) == 18);
 	CHECK_EQ(trace_start(&tr, fileno(file), limit, fake_clock, "test"), 0);
 	CHECK(trace_on(&tr));
 	CHECK(starts_with(trace_text(),
@@ -401,6 +408,20 @@ static void test_full_file(void)
 			  "under 16384\n"
 			  "= 1.000 trace begins\n"));
 	CHECK(trace_size() < 200);
+	fclose(file);
+
+	/* a file that is no trace, with room at the start: traced to, and
+	 * when a session would not fit, tracing stops; it is not emptied */
+	file = tmpfile();
+	CHECK(file != NULL);
+	CHECK(ftruncate(fileno(file), 8000) == 0);
+	CHECK(lseek(fileno(file), 0, SEEK_END) == 8000);
+	CHECK_EQ(trace_start(&tr, fileno(file), limit, fake_clock, "test"), 0);
+	CHECK(ftruncate(fileno(file), 9000) == 0); /* what others wrote to it */
+	tr.size = 9000;
+	trace_arrival(&tr, "handheld 0830:0061 (bus 1 address 5)", 0x82, 0x02, 64);
+	CHECK(!trace_on(&tr));
+	CHECK_EQ(trace_size(), 9000);
 	fclose(file);
 
 	/* with room for a share, it is appended to */
