@@ -151,6 +151,7 @@ int usb_link_submit_ctrl(struct usb_link *l, const struct palm_ctrl *req)
 
 int usb_link_submit_setup(struct usb_link *l, const struct palm_ctrl *req)
 {
+	struct palm_ctrl next;
 	int r;
 
 	if (!req->interrupt_in)
@@ -163,8 +164,21 @@ int usb_link_submit_setup(struct usb_link *l, const struct palm_ctrl *req)
 		req->length < PALM_INTERRUPT_LEN_MAX ? req->length : PALM_INTERRUPT_LEN_MAX,
 		l->ctrl->callback, l, PALM_INTERRUPT_WAIT_MS);
 	r = libusb_submit_transfer(l->ctrl);
-	if (r < 0)
+	if (r == LIBUSB_ERROR_NO_DEVICE)
 		return submit_failed(l, r);
+	if (r < 0) {
+		/* The kernel would not take the read (an endpoint usbfs does
+		 * not have: EINVAL): the set-up goes on without it, as over
+		 * usbredir when interrupt receiving is refused.  The next
+		 * request is a control request (core/setup.c). */
+		log_warn("%s: interrupt IN 0x%02x not read: %s", l->name, req->interrupt_in,
+			 libusb_strerror(r));
+		if (palm_setup_answer(&l->setup, PALM_ANSWER_FAILED, NULL, 0, &next)) {
+			usb_link_start_stream(l);
+			return 0;
+		}
+		return usb_link_submit_ctrl(l, &next);
+	}
 	l->ctrl_busy = true;
 	return 0;
 }

@@ -192,7 +192,9 @@ static void usage(FILE *f, const char *argv0)
 		"                        USER must be able to open the handheld's USB nodes\n"
 		"      --trace FILE      append each handheld session's bytes, both ways,\n"
 		"                        with times, to FILE (a new or regular file, not a\n"
-		"                        symbolic link; created 0600; at most 64 MiB)\n"
+		"                        symbolic link; created 0600); at most 64 MiB, and\n"
+		"                        32 MiB a session or between two; it starts over\n"
+		"                        when a session would not fit\n"
 		"  -v, --verbose         log every open, release and poll request, and USB\n"
 		"                        details\n"
 		"  -h, --help            show this help\n"
@@ -313,7 +315,8 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 
 /*
  * --trace FILE (core/trace.h): opened before --user drops root, so the
- * file may be root's.  Appended to, never truncated; created 0600, as it
+ * file may be root's.  Appended to, emptied only when it is a trace with
+ * no room left (read: O_RDWR, core/trace.c); created 0600, as it
  * holds whatever the handheld holds.  Not a symbolic link (pilotd runs
  * as root: a link planted in /tmp must not make it write elsewhere), and
  * only a regular file: a FIFO or a device could block the loop.
@@ -327,7 +330,7 @@ static int trace_open(struct pilotd *pd)
 	if (!pd->trace_path)
 		return 0;
 	fd = open(pd->trace_path,
-		  O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+		  O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
 	if (fd < 0) {
 		log_err("--trace %s: %s", pd->trace_path,
 			errno == ELOOP ? "a symbolic link; name the file itself" : strerror(errno));
@@ -339,7 +342,7 @@ static int trace_open(struct pilotd *pd)
 		return -1;
 	}
 	pd->trace_fd = fd;
-	/* a file already at its limit: logged, and pilotd runs untraced */
+	/* a file with no room for a session starts over (logged) */
 	if (trace_start(&pd->trace, fd, TRACE_MAX_BYTES, loop_now_ms, PILOTD_VERSION) == 0)
 		pd->port.trace = &pd->trace;
 	return 0;

@@ -6,10 +6,25 @@
 #include "log.h"
 #include "setup.h"
 
+/*
+ * The address as the kernel keeps it (setup.h struct palm_endpoints), or
+ * 0 when it keeps none: endpoint 0 (control, whatever a peer says), or
+ * one noted before.
+ */
+static uint8_t kernel_address(struct palm_endpoints *e, uint8_t addr)
+{
+	addr &= 0x8f;
+	if ((addr & 0x0f) == 0 || (e->seen & (1u << PALM_EP_INDEX(addr))))
+		return 0;
+	e->seen |= 1u << PALM_EP_INDEX(addr);
+	return addr;
+}
+
 void palm_endpoints_add(struct palm_endpoints *e, uint8_t addr, uint16_t max_packet_size)
 {
-	if ((addr & 0x0f) == 0)
-		return; /* endpoint 0 is control, whatever a peer says */
+	addr = kernel_address(e, addr);
+	if (!addr)
+		return;
 	e->bulk |= 1u << PALM_EP_INDEX(addr);
 	if (addr & 0x80) {
 		e->in_mps[addr & 0x0f] = max_packet_size & 0x7ff;
@@ -29,7 +44,8 @@ void palm_endpoints_add(struct palm_endpoints *e, uint8_t addr, uint16_t max_pac
 
 void palm_endpoints_add_interrupt(struct palm_endpoints *e, uint8_t addr, uint16_t max_packet_size)
 {
-	if ((addr & 0x0f) == 0 || !(addr & 0x80) || e->int_in)
+	addr = kernel_address(e, addr);
+	if (!addr || !(addr & 0x80) || e->int_in)
 		return;
 	e->int_in = addr;
 	e->int_in_mps = max_packet_size & 0x7ff;

@@ -22,9 +22,16 @@
  * the order of usbredir's ep_info arrays too. */
 #define PALM_EP_INDEX(addr) ((((addr)&0x80) >> 3) | ((addr)&0x0f))
 
-/* Interface 0's bulk (and interrupt IN) endpoints, in descriptor order. */
+/*
+ * Interface 0's bulk (and interrupt IN) endpoints, in descriptor order,
+ * as the kernel has them (drivers/usb/core/config.c usb_parse_endpoint():
+ * the reserved bits 4-6 of an address cleared, a duplicate address
+ * skipped, the first kept), so that an endpoint chosen is one usbfs
+ * takes transfers for, however the descriptor (read raw by libusb) lies.
+ */
 struct palm_endpoints {
 	uint32_t bulk;		       /* 1 << PALM_EP_INDEX(addr) */
+	uint32_t seen;		       /* the same, of every endpoint noted */
 	uint16_t in_mps[16];	       /* wMaxPacketSize of each bulk IN endpoint */
 	uint8_t first_in, first_out;   /* the first bulk pair: the fallback */
 	uint8_t second_in, second_out; /* the second of each, or 0 */
@@ -33,7 +40,7 @@ struct palm_endpoints {
 	uint16_t int_in_mps;
 };
 
-/* Note a bulk endpoint of interface 0. */
+/* Note a bulk endpoint of interface 0 (addr as the descriptor says). */
 void palm_endpoints_add(struct palm_endpoints *e, uint8_t addr, uint16_t max_packet_size);
 /* Note an interrupt endpoint of interface 0 (only the first IN is kept). */
 void palm_endpoints_add_interrupt(struct palm_endpoints *e, uint8_t addr, uint16_t max_packet_size);

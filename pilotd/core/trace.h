@@ -20,8 +20,9 @@
  *     +3.000 * close 1 (the last)
  *   = 6.000 departure 1 after 4.000 s: 28 bytes in, 8 out
  *
- *   '#'  a comment: the header (once each time pilotd opens the file) and
- *        the marker where the trace stopped at its size limit;
+ *   '#'  a comment: the header (once each time pilotd opens the file or
+ *        it starts over), and where a stretch reached its share, the file
+ *        started over, or lines were lost to a write error;
  *   '='  a new origin, with CLOCK_MONOTONIC in seconds (journalctl
  *        -o short-monotonic prints the same clock): the trace opened, a
  *        handheld arrived (its stream started: name, VID:PID, transport,
@@ -40,11 +41,19 @@
  *
  * Bounds: each event is one write(2) of at most TRACE_BUF_SIZE bytes (a
  * large transfer, several), so nothing is held in memory when pilotd
- * stops or dies; the file never grows beyond the limit given to
- * trace_start() (what it held before counts), at which a '#' line says
- * the trace stopped.  A write error stops the trace with one log line;
- * the session goes on.  With no trace (a NULL pointer) the pump and the
- * port pay a pointer test.
+ * stops or dies.  The file never grows beyond the limit given to
+ * trace_start() (what it held before counts), and no one peer can take
+ * all of it: each stretch, a session (arrival to departure) or the time
+ * between two, writes at most a share, half the limit; past its share a
+ * '#' line says its lines stop, and only its end ('=') line follows.
+ * When the trace begins or a handheld arrives and the file has no room
+ * left for a whole share, the file starts over (emptied, with a '#' line
+ * saying so): so it always holds the latest session, up to its share,
+ * whoever filled it before.  A file that does not begin as a trace is
+ * never emptied: with no room at the start, it is not traced to.  A write error (a full disk) stops the trace
+ * with one log line until the next arrival, which tries again and says
+ * with a '#' line that lines were lost; the sessions go on.  With no trace
+ * (a NULL pointer) the pump and the port pay a pointer test.
  */
 #ifndef PILOTD_TRACE_H
 #define PILOTD_TRACE_H
@@ -56,14 +65,23 @@
 #define TRACE_FORMAT	1
 #define TRACE_MAX_BYTES (64ull << 20) /* pilotd's limit on the file: 64 MiB */
 #define TRACE_BUF_SIZE	8192u	      /* text gathered before each write(2) */
+/* a stretch's share of the limit: a half (32 MiB, some 6 MiB of a session's bytes) */
+#define TRACE_SHARE_OF(limit) ((limit) / 2)
 
 enum trace_dir { TRACE_FROM_HANDHELD = '<', TRACE_TO_HANDHELD = '>' };
 
 struct trace {
 	int fd;
-	bool on;
+	bool on;		    /* tracing: started, not ended, no write error */
+	bool broken;		    /* a write error stopped it until the next arrival */
+	bool midline;		    /* and the file then ended inside a line */
+	int lost_errno;		    /* that error */
 	uint64_t limit, size;	    /* the file's bound and its size */
+	uint64_t share;		    /* each stretch's bound (TRACE_SHARE_OF) */
+	uint64_t stretch, cap;	    /* the current stretch's bytes and bound */
+	bool full;		    /* it reached its bound: its lines stop */
 	uint64_t (*clock_ms)(void); /* CLOCK_MONOTONIC, ms */
+	const char *version;	    /* in each header */
 	uint64_t origin_ms;	    /* of the last '=' line */
 	bool in_session;
 	unsigned int sessions; /* arrivals so far */
@@ -73,9 +91,11 @@ struct trace {
 };
 
 /*
- * Trace to fd (opened for appending); at most limit bytes in the file,
- * counting what is in it already.  version goes in the header.  Returns 0,
- * or -EFBIG when the file has no room left (nothing is traced; logged).
+ * Trace to fd (a regular file opened for reading and appending); at most
+ * limit bytes in the file, counting what is in it already (a trace with
+ * no room for a share starts over).  version goes in the header.  Returns
+ * 0, -EFBIG for a file with no room that is no trace, or -errno when it
+ * cannot be emptied (nothing is traced; logged).
  */
 int trace_start(struct trace *t, int fd, uint64_t limit, uint64_t (*clock_ms)(void),
 		const char *version);

@@ -25,11 +25,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "command.h"
 #include "waiter.h"
 
 struct sync_port {
 	const char *device;
 	const char *config;
+	struct sync_limits limits;
 	int fd;
 };
 
@@ -90,63 +92,19 @@ static void port_pause(void *ctx)
 	sleep(1);
 }
 
-/* The first line that is neither empty nor a comment. */
 static int read_command(void *ctx, char *buf, size_t size)
 {
 	struct sync_port *p = ctx;
-	FILE *f = fopen(p->config, "re");
-	int r = -ENOENT;
 
-	if (!f)
-		return -errno;
-	while (fgets(buf, (int)size, f)) {
-		size_t n = strcspn(buf, "\n");
-		const char *s = buf + strspn(buf, " \t");
-
-		buf[n] = '\0';
-		if (*s && *s != '#') {
-			r = 0;
-			break;
-		}
-	}
-	fclose(f);
-	return r;
-}
-
-static double seconds_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+	return sync_read_command(p->config, buf, size);
 }
 
 /* sh -c COMMAND, with PILOTPORT (pilot-link's and J-Pilot's port variable). */
 static int run_command(void *ctx, const char *command, struct sync_result *res)
 {
 	struct sync_port *p = ctx;
-	struct timespec t0;
-	int status;
-	pid_t pid;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		setenv("PILOTPORT", p->device, 1);
-		signal(SIGPIPE, SIG_DFL);
-		execl("/bin/sh", "sh", "-c", command, (char *)NULL);
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	res->seconds = seconds_since(&t0);
-	res->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-	res->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
-	return 0;
+	return sync_run_command(command, p->device, &p->limits, res);
 }
 
 static const struct waiter_ops port_ops = {
@@ -161,7 +119,7 @@ static const struct waiter_ops port_ops = {
 
 static void usage(FILE *out)
 {
-	fputs("Usage: pilotd-sync [--device PATH] [--config FILE]\n"
+	fputs("Usage: pilotd-sync [--device PATH] [--config FILE] [--timeout SECONDS]\n"
 	      "Run a sync command once at every HotSync press on /dev/pilot (served by pilotd).\n"
 	      "\n"
 	      "  -d, --device PATH  the port to watch (default /dev/pilot); the command\n"
@@ -169,6 +127,9 @@ static void usage(FILE *out)
 	      "  -c, --config FILE  the file whose first line (not empty, not #) is the\n"
 	      "                     command, run by /bin/sh -c at each press and read anew\n"
 	      "                     each time (default ~/.config/pilotd/sync)\n"
+	      "  -t, --timeout SECONDS  stop a sync still running after SECONDS (SIGTERM\n"
+	      "                     to its process group, SIGKILL 10 s later; default\n"
+	      "                     3600; 0: never)\n"
 	      "  -h, --help         this text\n"
 	      "  -V, --version      the version\n"
 	      "\n"
@@ -199,18 +160,34 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "device", required_argument, NULL, 'd' },
 		{ "config", required_argument, NULL, 'c' },
+		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
-	struct sync_port port = { .device = "/dev/pilot", .fd = -1 };
+	struct sync_port port = { .device = "/dev/pilot",
+				  .limits = { .run_ms = SYNC_RUN_MS_DEFAULT,
+					      .kill_ms = SYNC_KILL_MS },
+				  .fd = -1 };
+	unsigned long seconds;
+	char *end;
 	struct waiter w = { .ops = &port_ops, .ctx = &port };
 	int c;
 
-	while ((c = getopt_long(argc, argv, "d:c:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:c:t:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': port.device = optarg; break;
 		case 'c': port.config = optarg; break;
+		case 't':
+			errno = 0;
+			seconds = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' ||
+			    seconds > 24ul * 3600) {
+				sync_log("--timeout: whole seconds, 0 (never) to 86400");
+				return 2;
+			}
+			port.limits.run_ms = (unsigned int)seconds * 1000;
+			break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("pilotd-sync %s\n", PILOTD_VERSION); return 0;
 		default: usage(stderr); return 2;

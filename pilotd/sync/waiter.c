@@ -9,7 +9,11 @@
 /* What the command's exit says to a user (126 and 127 are the shell's). */
 static void log_result(const struct sync_result *res)
 {
-	if (res->signal) {
+	if (res->timed_out) {
+		sync_log("sync stopped after %.1f s: it ran past its time limit (--timeout); "
+			 "the next press starts it again",
+			 res->seconds);
+	} else if (res->signal) {
 		sync_log("sync killed by signal %d (%s), took %.1f s", res->signal,
 			 strsignal(res->signal), res->seconds);
 	} else if (res->exit_status == 127) {
@@ -43,7 +47,10 @@ static bool arrival(struct waiter *w)
 	}
 	if (r < 0) {
 		sync_log("HotSync pressed, but %s cannot be read: %s; waiting for the next press",
-			 w->config, strerror(-r));
+			 w->config,
+			 r == -E2BIG	? "its command line is too long (not run cut short)"
+			 : r == -EINVAL ? "not a regular file"
+					: strerror(-r));
 		return false;
 	}
 	sync_log("HotSync pressed: sync started: %s", command);

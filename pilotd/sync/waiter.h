@@ -4,7 +4,7 @@
  * command, and what each edge says in the log.  Plain C behind a table
  * of calls (the port, the command), so tests/unit/test_sync_waiter.c
  * drives it with a scripted handheld; pilotd/sync/main.c gives it
- * /dev/pilot (TIOCMGET, TIOCGICOUNT, TIOCMIWAIT) and fork/exec.
+ * /dev/pilot (TIOCMGET, TIOCGICOUNT, TIOCMIWAIT), command.c the command.
  *
  * A press is an arrival: /dev/pilot's carrier (CD) rises when a handheld
  * comes onto the bus (docs/design.md "Session edges").  The command runs
@@ -21,6 +21,7 @@
 struct sync_result {
 	int exit_status; /* when !signal */
 	int signal;	 /* the signal that ended it, or 0 */
+	bool timed_out;	 /* stopped at its time limit (command.h) */
 	double seconds;
 };
 

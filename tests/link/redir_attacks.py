@@ -58,6 +58,12 @@ each connection the client makes.
                     hangs up), on every call: the calls back off (at most
                     12 in 6 s; a stream that ran 2 s has the next called at
                     once)
+  treo-90-silent, treo-90-flood  a Treo 90 (082d:0200) whose extended
+                    connection information is empty; its interrupt pipe, once
+                    asked, says nothing (the stream must start after the 2 s
+                    read, within 8 s of device_connect) or sends 20000 junk
+                    packets without stopping (the first answers the read: the
+                    stream within 5 s); the log stays bounded
   relay             the relay alone, in front of palm-sim, until killed (the
                     silent-peer case runs it inside the server's namespace)
 
@@ -738,6 +744,24 @@ def case_log_flood(args, tmp, kind):
         srv.close()
 
 
+def client_requests(buf, seen_hello):
+    """The client's whole requests in buf, its hello (a 32-bit id) skipped
+    first: (requests, the rest, whether its hello is past)."""
+    if not seen_hello:
+        if len(buf) < 12 or len(buf) < 12 + struct.unpack_from("<I", buf, 4)[0]:
+            return [], buf, False
+        buf = buf[12 + struct.unpack_from("<I", buf, 4)[0]:]
+    reqs, buf = requests(buf)
+    return reqs, buf, True
+
+
+def control_reply(body, ident, status):
+    """The reply to a control request, with no data."""
+    ep, req, rtype, _, value, index, _ = struct.unpack("<BBBBHHH", body[:10])
+    return packet(CONTROL_PACKET, struct.pack("<BBBBHHH", ep, req, rtype, status, value, index, 0),
+                  ident)
+
+
 def serve_running_left(conn, close):
     """One call: a handheld whose set-up is answered (every control request
     stalls: pilotd falls back to the first bulk pair), then, once its stream
@@ -751,16 +775,10 @@ def serve_running_left(conn, close):
         if not data:
             return False
         buf += data
-        if not seen_hello:
-            if len(buf) < 12 or len(buf) < 12 + struct.unpack_from("<I", buf, 4)[0]:
-                continue
-            buf, seen_hello = buf[12 + struct.unpack_from("<I", buf, 4)[0]:], True
-        reqs, buf = requests(buf)
+        reqs, buf, seen_hello = client_requests(buf, seen_hello)
         for ptype, ident, body in reqs:
             if ptype == CONTROL_PACKET:
-                ep, req, rtype, _, value, index, _ = struct.unpack("<BBBBHHH", body[:10])
-                stall = struct.pack("<BBBBHHH", ep, req, rtype, 4, value, index, 0)
-                conn.sendall(packet(CONTROL_PACKET, stall, ident))
+                conn.sendall(control_reply(body, ident, 4))  # a stall
             elif ptype == BULK_PACKET:
                 if not close:
                     conn.sendall(packet(DEVICE_DISCONNECT, b""))
@@ -793,6 +811,113 @@ def case_running_left(args, tmp, close):
             raise Fail(f"{lines} lines of output for {calls} calls")
         check_exit(client, rc, f"running-{kind}")
         print("ok: the calls back off")
+    finally:
+        client.close()
+        srv.close()
+
+
+START_INTERRUPT_RECEIVING, STOP_INTERRUPT_RECEIVING, INTERRUPT_RECEIVING_STATUS = 15, 16, 17
+TREO_90 = (0x082D, 0x0200)
+INTERRUPT_FLOOD = 20000  # packets of 64 bytes: 1.6 MB
+
+
+def treo_ep_info():
+    """Bulk 0x81/0x01 and 0x82/0x02, and interrupt IN 0x83, on interface 0."""
+    types, mps = [255] * 32, [0] * 32
+    for addr in (0x81, 0x01, 0x82, 0x02):
+        types[ep_index(addr)], mps[ep_index(addr)] = 2, 64
+    types[ep_index(0x83)], mps[ep_index(0x83)] = 3, 64
+    return packet(EP_INFO, bytes(types) + bytes(32) + bytes(32) + struct.pack("<32H", *mps))
+
+
+def serve_treo_90(conn, kind, seen):
+    """One call of a Treo 90 (desrod/pilot-link issue 13) whose extended
+    connection information comes empty and whose interrupt pipe, once
+    asked, says nothing (silent) or sends packets without end (flood),
+    on and on after it was told to stop.  Notes in seen when pilotd
+    asked for the interrupt read and when its stream ran."""
+    conn.settimeout(1.0)
+    conn.sendall(hello() + interface_info() + treo_ep_info() +
+                 packet(DEVICE_CONNECT, struct.pack("<BBBBHHH", 0xFF, 0, 0, 0, *TREO_90, 0x0100)))
+    seen["connect"] = time.monotonic()
+    junk = struct.pack("<BBH", 0x83, 0, 64) + bytes(range(64))
+    buf, seen_hello, flooding = b"", False, False
+    while True:
+        if flooding:  # whatever pilotd says, the pipe goes on
+            conn.settimeout(5)
+            try:
+                conn.sendall(packet(INTERRUPT_PACKET, junk) * 200)
+            except socket.timeout:
+                raise Fail(f"pilotd read nothing for 5 s after {seen.get('sent', 0)} "
+                           f"interrupt packets")
+            seen["sent"] = seen.get("sent", 0) + 200
+            flooding = seen["sent"] < INTERRUPT_FLOOD
+            if not flooding and "stream" in seen:
+                return True
+        conn.settimeout(0.01 if flooding else 1.0)
+        try:
+            data = conn.recv(65536)
+        except socket.timeout:
+            continue
+        if not data:
+            return False
+        buf += data
+        reqs, buf, seen_hello = client_requests(buf, seen_hello)
+        for ptype, ident, body in reqs:
+            if ptype == CONTROL_PACKET:
+                # the extended request answered empty, the rest refused
+                ext = (body[2], body[1]) == (0xC2, 0x04)
+                conn.sendall(control_reply(body, ident, 0 if ext else 4))
+            elif ptype == START_INTERRUPT_RECEIVING:
+                seen["asked"] = time.monotonic()
+                conn.sendall(packet(INTERRUPT_RECEIVING_STATUS, struct.pack("<BB", 0, body[0]),
+                                    ident))
+                flooding = kind == "flood"
+            elif ptype == BULK_PACKET:
+                seen.setdefault("stream", time.monotonic())
+                if flooding:
+                    continue  # until the flood is all sent
+                conn.sendall(packet(DEVICE_DISCONNECT, b""))
+                while conn.recv(4096):
+                    pass
+                return True
+
+
+def case_treo_90(args, tmp, kind):
+    path = os.path.join(tmp, "server.sock")
+    srv = unix_listener(path)
+    client = Client(args.client, path, "--seconds", "60")
+    seen = {}
+    try:
+        srv.settimeout(10)
+        conn, _ = srv.accept()
+        with conn:
+            try:
+                serve_treo_90(conn, kind, seen)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+        rc = client.finish(timeout=30, terminate=True)
+        args.out = client.output()
+        lines = args.out.count("\n")
+        if "asked" not in seen:
+            raise Fail("pilotd never asked for the interrupt read: the case did not test")
+        if "stream" not in seen:
+            raise Fail(f"the interrupt pipe {kind}: the stream never started")
+        took = seen["stream"] - seen["connect"]
+        print(f"treo-90-{kind}: the stream ran {took:.1f} s after device_connect; "
+              f"{seen.get('sent', 0)} interrupt packets sent; the client wrote {lines} lines")
+        # silent: PALM_INTERRUPT_WAIT_MS (2 s), then BYTES_AVAILABLE;
+        # flood: its first packet answers the read
+        if kind == "silent" and not 1.5 <= took <= 8:
+            raise Fail(f"the stream ran {took:.1f} s after device_connect, not after the "
+                       f"interrupt read's 2 s")
+        if kind == "flood" and took > 5:
+            raise Fail(f"the stream ran {took:.1f} s after device_connect: the flood held "
+                       f"the set-up")
+        if lines > 60:
+            raise Fail(f"{lines} lines of output: a line per interrupt packet?")
+        check_exit(client, rc, f"treo-90-{kind}")
+        print("ok: the set-up goes on, once, whatever the interrupt pipe does")
     finally:
         client.close()
         srv.close()
@@ -960,6 +1085,8 @@ CASES = {
     "log-flood-setup-left": lambda a, t: case_log_flood(a, t, "setup-left"),
     "running-left": lambda a, t: case_running_left(a, t, False),
     "running-closed": lambda a, t: case_running_left(a, t, True),
+    "treo-90-silent": lambda a, t: case_treo_90(a, t, "silent"),
+    "treo-90-flood": lambda a, t: case_treo_90(a, t, "flood"),
     "relay": case_relay,
 }
 

@@ -764,6 +764,8 @@ int libusb_submit_transfer(struct libusb_transfer *transfer)
 		r = LIBUSB_ERROR_NO_DEVICE;
 	} else if (transfer->type == LIBUSB_TRANSFER_TYPE_CONTROL && dev->f->ctrl_error) {
 		r = dev->f->ctrl_error;
+	} else if (transfer->type == LIBUSB_TRANSFER_TYPE_INTERRUPT && dev->f->interrupt_error) {
+		r = dev->f->interrupt_error;
 	} else if (fk.nflight == FLIGHT_MAX) {
 		misuse("too many transfers in flight", dev);
 		r = LIBUSB_ERROR_NO_MEM;

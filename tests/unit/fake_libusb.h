@@ -50,6 +50,7 @@ struct fake_dev {
 	int claim_error;	/* the claim's result until configured_ms (0: none) */
 	uint64_t configured_ms; /* from then on the claim succeeds; FAKE_NEVER */
 	int ctrl_error;		/* every control submission fails with it (0: none) */
+	int interrupt_error;	/* every interrupt submission fails with it (0: none) */
 	/* libusb_open() waits, as on usbfs' device lock while the kernel
 	 * configures (or a driver probes) a device that does not answer,
 	 * until the device is pulled out or FAKE_OPEN_WAIT_MS of real time

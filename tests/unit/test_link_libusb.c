@@ -258,6 +258,32 @@ static void test_treo_90(void)
 	stop_pilotd();
 }
 
+/*
+ * The kernel will not take the Treo 90's interrupt read (usbfs refuses an
+ * endpoint it does not have: EINVAL): the set-up goes on without it, as
+ * over usbredir when interrupt receiving is refused, and HotSync runs on
+ * the first bulk pair; the handheld is not given up.
+ */
+static void test_treo_90_interrupt_refused(void)
+{
+	struct fake_dev t = { .name = "Treo",
+			      .vid = 0x082d,
+			      .pid = 0x0200,
+			      .address = 6,
+			      .conninfo_on_interrupt = true,
+			      .interrupt_error = LIBUSB_ERROR_INVALID_PARAM };
+
+	fake_usb_plug(&t);
+	start_pilotd();
+	CHECK(run_until_talks_to(&t, 1000));
+	CHECK(logged("set-up > interrupt IN 0x83"));
+	CHECK(logged("set-up < failed"));
+	CHECK(logged("BYTES_AVAILABLE"));
+	CHECK(logged("HotSync on bulk IN 0x82, OUT 0x02"));
+	CHECK(desktop_reaches(&t));
+	stop_pilotd();
+}
+
 /* The m100 is asked nothing (pilot-link USB_INIT_NONE): its stream starts
  * when it is opened, with no request in flight. */
 static void test_asked_nothing(void)
@@ -711,6 +737,7 @@ int main(void)
 	fake_usb_reset();
 	test_one_handheld();
 	test_treo_90();
+	test_treo_90_interrupt_refused();
 	test_asked_nothing();
 	test_behind_hub();
 	test_named_unknown();

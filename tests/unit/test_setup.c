@@ -508,6 +508,52 @@ static void test_endpoints(void)
 	CHECK_EQ(palm_setup_in_size(&s, 1024), 64);
 }
 
+/*
+ * A descriptor that lies as the kernel forgives (drivers/usb/core/config.c
+ * usb_parse_endpoint()): reserved bits in an address are cleared, and a
+ * duplicate address is skipped, the first kept.  The endpoints chosen
+ * are the kernel's, so usbfs takes transfers for them.
+ */
+static void test_endpoints_as_the_kernel_has_them(void)
+{
+	struct palm_endpoints e = { 0 };
+	struct palm_setup s;
+	struct palm_ctrl req;
+
+	palm_endpoints_add(&e, 0xe1, 64);	    /* IN 1, reserved bits set */
+	palm_endpoints_add(&e, 0x71, 64);	    /* OUT 1, reserved bits set */
+	palm_endpoints_add(&e, 0x81, 512);	    /* IN 1 again: skipped */
+	palm_endpoints_add(&e, 0x01, 512);	    /* OUT 1 again: skipped */
+	palm_endpoints_add_interrupt(&e, 0x82, 16); /* interrupt IN 2 */
+	palm_endpoints_add(&e, 0x82, 64);	    /* bulk IN 2: a duplicate, skipped */
+	palm_endpoints_add(&e, 0x83, 64);	    /* IN 3 */
+	palm_endpoints_add(&e, 0x12, 64);	    /* OUT 2, reserved bit set */
+	CHECK_EQ(e.bulk, (1u << 1) | (1u << 2) | (1u << 17) | (1u << 19));
+	CHECK_EQ(e.first_in, 0x81);
+	CHECK_EQ(e.first_out, 0x01);
+	CHECK_EQ(e.second_in, 0x83);
+	CHECK_EQ(e.second_out, 0x02);
+	CHECK_EQ(e.last_out, 0x02);
+	CHECK_EQ(e.in_mps[1], 64); /* the first one's */
+	CHECK_EQ(e.int_in, 0x82);
+
+	/* the m100 takes the last pair (pilot-link 0.15): IN 0x83, OUT 0x02 */
+	kept_log_reset();
+	CHECK(palm_setup_start(&s, "test handheld", 0x0830, 0x0080, &e, &req));
+	CHECK_EQ(s.hs.in_ep, 0x83);
+	CHECK_EQ(s.hs.out_ep, 0x02);
+	/* a Treo that answers nothing: the first IN with the second OUT
+	 * (visor.c treo_attach), the second OUT being 0x02, not OUT 1 again */
+	CHECK(!palm_setup_start(&s, "test handheld", 0x082d, 0x0300, &e, &req));
+	for (int i = 0;
+	     i < SETUP_REQUESTS_MAX && !palm_setup_answer(&s, PALM_ANSWER_STALL, NULL, 0, &req);
+	     i++)
+		;
+	CHECK_EQ(s.step, SETUP_DONE);
+	CHECK_EQ(s.hs.in_ep, 0x81);
+	CHECK_EQ(s.hs.out_ep, 0x02);
+}
+
 int main(void)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -515,5 +561,6 @@ int main(void)
 	test_log();
 	test_stack();
 	test_endpoints();
+	test_endpoints_as_the_kernel_has_them();
 	return check_result("test_setup");
 }

@@ -24,6 +24,7 @@ struct sync_script {
 	const char *command; /* NULL: none configured */
 	enum step during[4]; /* what happens while it runs, END-terminated */
 	int exit_status;
+	bool timed_out; /* stopped at its limit (SIGTERM) */
 };
 
 struct fake {
@@ -162,7 +163,8 @@ static int f_run(void *ctx, const char *command, struct sync_result *res)
 	for (const enum step *e = s->during; *e != END; e++)
 		apply(f, *e);
 	res->exit_status = s->exit_status;
-	res->signal = 0;
+	res->signal = s->timed_out ? 15 : 0;
+	res->timed_out = s->timed_out;
 	res->seconds = 2.5;
 	return 0;
 }
@@ -242,6 +244,28 @@ static void test_fails_at_once(void)
 	CHECK_EQ(count("the handheld is still on /dev/pilot: the next sync starts at the next "
 		       "press, once it has left"),
 		 1);
+	CHECK_EQ(count("sync finished, exit status 0"), 1);
+}
+
+/*
+ * A command stopped at its time limit (pilotd/sync/command.h) is said to
+ * be, and the next press runs it again.
+ */
+static void test_timed_out(void)
+{
+	static const enum step steps[] = { LEAVE, ARRIVE, END };
+	static const struct sync_script syncs[] = {
+		{ .command = "jpilot-sync", .timed_out = true },
+		{ .command = "jpilot-sync", .during = { LEAVE } },
+	};
+	struct fake f = { .steps = steps, .syncs = syncs, .nsyncs = 2, .carrier = true };
+
+	run(&f);
+	CHECK_EQ(f.runs, 2);
+	CHECK_EQ(count("sync stopped after 2.5 s: it ran past its time limit (--timeout); the "
+		       "next press starts it again"),
+		 1);
+	CHECK_EQ(count("killed by signal"), 0);
 	CHECK_EQ(count("sync finished, exit status 0"), 1);
 }
 
@@ -385,6 +409,7 @@ int main(void)
 	test_three_presses();
 	test_calling_at_start();
 	test_fails_at_once();
+	test_timed_out();
 	test_not_found();
 	test_quick_replug();
 	test_no_command();

@@ -5,8 +5,10 @@
  * over a fake transport, a fake clock and the trace in a temporary file.
  * Its exact text for two sessions (an open before the arrival, the NET
  * handshake's first bytes both ways, a close, a departure, a second
- * handheld whose bytes are its own); the bound on the file's size; a
- * write error, which stops the trace and leaves the session alone.
+ * handheld whose bytes are its own); the bounds (each session's share,
+ * the time between sessions', the file's, which starts over to keep the
+ * latest session); a write error, which stops the trace until the next
+ * arrival and leaves the session alone.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -84,7 +86,7 @@ static uint64_t fake_clock(void)
 static void setup(struct port *p, uint64_t limit)
 {
 	memset(&fk, 0, sizeof(fk));
-	CHECK_EQ(ph_init(&h, p, &ph_config_small, 64), 0);
+	CHECK_EQ(ph_init(&h, p, &ph_config_small, 4096), 0);
 	h.now = 1000;
 	make_raw_termios(&p->tty.termios);
 	pump_init(&pm, &fake_io, NULL, p, out_buf, sizeof(out_buf));
@@ -236,59 +238,206 @@ static void test_two_sessions(void)
 	done();
 }
 
-/*
- * The file never grows beyond its limit: a '#' line says where the trace
- * stopped, nothing comes after it, and the session's bytes still flow.
- */
-static void test_size_limit(void)
+/* A peer that sends n packets of 64 bytes, read by the file fh. */
+static void flood(uint64_t fh, int n)
 {
 	static uint8_t bytes[64];
-	const uint64_t limit = 4096;
-	struct port p;
-	uint64_t fh;
-	size_t size;
-	const char *text, *last;
 
-	setup(&p, limit);
-	fh = ph_open(&h, 1000, false, true);
-	arrive("handheld 0830:0061 (bus 1 address 5)");
 	for (size_t i = 0; i < sizeof(bytes); i++)
 		bytes[i] = (uint8_t)i;
-	for (int i = 0; i < 16; i++) { /* 16 * 64 bytes: some 6 KB of text */
+	for (int i = 0; i < n; i++) {
 		void *r;
 
 		h.now++;
 		handheld_says(bytes, sizeof(bytes));
 		r = ph_read(&h, fh, 64, true, h.now);
-		CHECK_EQ(ph_ans(&h, r)->len, sizeof(bytes));
+		CHECK_EQ(ph_ans(&h, r)->len, sizeof(bytes)); /* the bytes flow, traced or not */
 	}
-	size = trace_size();
-	CHECK(size <= limit);
-	CHECK(size > limit - 2 * 320); /* it went as far as it could */
-	text = trace_text();
-	last = strrchr(text, '#');
-	CHECK(last && strcmp(last, "# trace stopped: the file reached pilotd's limit of 4096 "
-				   "bytes\n") == 0);
-	CHECK(!tr.on);
-	handheld_says(bytes, 1);
-	depart(&p);
-	trace_end(&tr);
-	CHECK_EQ(trace_size(), size); /* nothing after the marker */
-	done();
+}
 
-	/* a file already at its limit: nothing is written, pilotd runs untraced */
+static bool starts_with(const char *text, const char *prefix)
+{
+	return strncmp(text, prefix, strlen(prefix)) == 0;
+}
+
+/* The text from needle to the end, or NULL. */
+static const char *after(const char *text, const char *needle)
+{
+	return strstr(text, needle);
+}
+
+/* The length of text from the line that starts with from to the end of the
+ * line that starts with to (both included), or 0 when either is missing. */
+static size_t stretch_len(const char *text, const char *from, const char *to)
+{
+	const char *a = strstr(text, from), *b = a ? strstr(a, to) : NULL, *e;
+
+	if (!b)
+		return 0;
+	e = strchr(b, '\n');
+	return e ? (size_t)(e + 1 - a) : 0;
+}
+
+/*
+ * No one peer takes the whole trace: a session that floods it stops at
+ * its share (half the file) with a '#' line, its departure still shows,
+ * and the next session is traced whole; when a session arrives and the
+ * file has no room for a share, the file starts over, so the latest
+ * session is always there.  The file never passes its limit.
+ */
+static void test_session_share(void)
+{
+	const uint64_t limit = 16384, share = 8192;
+	struct port p;
+	uint64_t fh;
+	const char *text;
+
+	setup(&p, limit);
+	fh = ph_open(&h, 1000, false, true);
+	arrive("handheld 0830:0061 (bus 1 address 5)");
+	flood(fh, 200); /* 12800 bytes: some 70 KB of text */
+	CHECK(trace_size() <= limit);
+	h.now += 1000;
+	depart(&p);
+	port_release(&p, fh);
+	text = trace_text();
+	CHECK(after(text, "# this session reached its share of 8192 bytes of the trace; its lines "
+			  "stop here\n= ") != NULL); /* the marker, then the departure */
+	CHECK(after(text, "departure 1 after 1.200 s: 12800 bytes in, 0 out\n") != NULL);
+	CHECK(stretch_len(text, "= 1.000 arrival 1", "= 2.200 departure 1") <= share);
+	CHECK(stretch_len(text, "= 1.000 arrival 1", "= 2.200 departure 1") > share - 4 * 320);
+
+	/* the next handheld: traced whole, after the flood */
+	fh = ph_open(&h, 1000, false, true);
+	h.now += 1000;
+	arrive("handheld 0830:0060 (bus 1 address 6)");
+	h.now++;
+	handheld_says("ab", 2);
+	CHECK_EQ(ph_ans(&h, ph_read(&h, fh, 64, true, h.now))->len, 2);
+	depart(&p);
+	port_release(&p, fh);
+	text = trace_text();
+	CHECK(after(text, "arrival 2: handheld 0830:0060 (bus 1 address 6)") != NULL);
+	CHECK(after(text, "< 0000  61 62 ") != NULL);
+	CHECK(after(text, "departure 2 after 0.001 s: 2 bytes in, 0 out\n") != NULL);
+	CHECK(trace_size() <= limit);
+
+	/* more floods: each arrival without room for a share starts the file
+	 * over, and the file never passes its limit */
+	for (int i = 3; i <= 8; i++) {
+		char want[64];
+
+		fh = ph_open(&h, 1000, false, true);
+		arrive("handheld 0830:0061 (bus 1 address 5)");
+		flood(fh, i % 2 ? 200 : 20);
+		CHECK(trace_size() <= limit);
+		depart(&p);
+		port_release(&p, fh);
+		CHECK(trace_size() <= limit);
+		text = trace_text();
+		snprintf(want, sizeof(want), "= %llu.%03u departure %d after",
+			 (unsigned long long)(h.now / 1000), (unsigned int)(h.now % 1000), i);
+		CHECK(after(text, want) != NULL); /* the latest session is there */
+	}
+	text = trace_text();
+	CHECK(starts_with(text, "# pilotd test trace, format 1: pilotd(8) TRACE FORMAT\n"
+				"# the file started over here: it held "));
+	trace_end(&tr);
+	CHECK(trace_size() <= limit);
+	text = trace_text();
+	CHECK(strlen(text) > 20 && strcmp(text + strlen(text) - 12, " trace ends\n") == 0);
+	done();
+}
+
+/*
+ * Between sessions a local user who opens and closes /dev/pilot without
+ * end fills only that stretch's share; the next handheld is traced.
+ */
+static void test_between_share(void)
+{
+	const uint64_t limit = 16384;
+	struct port p;
+	const char *text;
+	uint64_t fh;
+
+	setup(&p, limit);
+	for (int i = 0; i < 1000; i++) { /* some 40 KB of opens and closes */
+		h.now++;
+		port_release(&p, ph_open(&h, 1000, false, true));
+	}
+	CHECK(trace_size() <= 8192);
+	text = trace_text();
+	CHECK(after(text, "# the time between sessions reached its share of 8192 bytes of the "
+			  "trace; its lines stop here\n") != NULL);
+	h.now += 1000;
+	fh = ph_open(&h, 1000, false, true);
+	arrive("handheld 0830:0061 (bus 1 address 5)");
+	h.now++;
+	handheld_says("ab", 2);
+	CHECK_EQ(ph_ans(&h, ph_read(&h, fh, 64, true, h.now))->len, 2);
+	depart(&p);
+	text = trace_text();
+	CHECK(after(text, "arrival 1: handheld 0830:0061") != NULL);
+	CHECK(after(text, "< 0000  61 62 ") != NULL);
+	CHECK(after(text, "departure 1 after 0.001 s: 2 bytes in, 0 out\n") != NULL);
+	CHECK(trace_size() <= limit);
+	done();
+}
+
+/*
+ * A trace already past its room for a share starts over at once; a file
+ * that is no trace (a log named by mistake) is left alone, untraced.
+ */
+static void test_full_file(void)
+{
+	const uint64_t limit = 16384;
+
+	h.now = 1000;
 	file = tmpfile();
 	CHECK(file != NULL);
-	CHECK(ftruncate(fileno(file), 4000) == 0);
+	CHECK(ftruncate(fileno(file), 9000) == 0);
 	CHECK_EQ(trace_start(&tr, fileno(file), limit, fake_clock, "test"), -EFBIG);
 	CHECK(!trace_on(&tr));
-	CHECK_EQ(trace_size(), 4000);
+	CHECK_EQ(trace_size(), 9000);
+	CHECK(pwrite(fileno(file), "# pilotd 0.9 trace", 18, 0) == 18);
+	CHECK_EQ(trace_start(&tr, fileno(file), limit, fake_clock, "test"), 0);
+	CHECK(trace_on(&tr));
+	CHECK(starts_with(trace_text(),
+			  "# pilotd test trace, format 1: pilotd(8) TRACE FORMAT\n"
+			  "# the file started over here: it held 9000 bytes, and pilotd keeps it "
+			  "under 16384\n"
+			  "= 1.000 trace begins\n"));
+	CHECK(trace_size() < 200);
+	fclose(file);
+
+	/* a file that is no trace, with room at the start: traced to, and
+	 * when a session would not fit, tracing stops; it is not emptied */
+	file = tmpfile();
+	CHECK(file != NULL);
+	CHECK(ftruncate(fileno(file), 8000) == 0);
+	CHECK(lseek(fileno(file), 0, SEEK_END) == 8000);
+	CHECK_EQ(trace_start(&tr, fileno(file), limit, fake_clock, "test"), 0);
+	CHECK(ftruncate(fileno(file), 9000) == 0); /* what others wrote to it */
+	tr.size = 9000;
+	trace_arrival(&tr, "handheld 0830:0061 (bus 1 address 5)", 0x82, 0x02, 64);
+	CHECK(!trace_on(&tr));
+	CHECK_EQ(trace_size(), 9000);
+	fclose(file);
+
+	/* with room for a share, it is appended to */
+	file = tmpfile();
+	CHECK(file != NULL);
+	CHECK(ftruncate(fileno(file), 8000) == 0);
+	CHECK(lseek(fileno(file), 0, SEEK_END) == 8000); /* as O_APPEND writes */
+	CHECK_EQ(trace_start(&tr, fileno(file), limit, fake_clock, "test"), 0);
+	CHECK(trace_size() > 8000);
 	fclose(file);
 }
 
 /*
  * A write error (here ENOSPC, /dev/full put in the file's place) stops
- * the trace for good; the session's bytes go on both ways.
+ * the trace until the next arrival, which says lines were lost; the
+ * session's bytes go on both ways meanwhile.
  */
 static void test_write_error(void)
 {
@@ -310,7 +459,7 @@ static void test_write_error(void)
 	CHECK(!tr.on);
 	r = ph_read(&h, fh, 64, true, h.now);
 	CHECK_EQ(ph_ans(&h, r)->len, sizeof(net_hello));
-	/* the file back: the trace stays stopped, the session goes on */
+	/* the file back: the trace stays stopped for this session, which goes on */
 	CHECK(dup2(saved, fileno(file)) >= 0);
 	handheld_says("ab", 2);
 	r = ph_read(&h, fh, 64, true, h.now);
@@ -320,8 +469,16 @@ static void test_write_error(void)
 	handheld_takes(2);
 	CHECK_EQ(pm.tx_bytes, 2);
 	depart(&p);
-	trace_end(&tr);
 	CHECK_EQ(trace_size(), size);
+	/* the next arrival tries again, and says lines were lost */
+	h.now = 3000;
+	arrive("handheld 0830:0060 (bus 1 address 6)");
+	CHECK(tr.on);
+	CHECK(strstr(trace_text(), "# lines were lost before here: a write error (No space left "
+				   "on device) stopped the trace until this arrival\n"
+				   "= 3.000 arrival 2: handheld 0830:0060") != NULL);
+	depart(&p);
+	trace_end(&tr);
 	close(saved);
 	close(full);
 	done();
@@ -330,7 +487,9 @@ static void test_write_error(void)
 int main(void)
 {
 	test_two_sessions();
-	test_size_limit();
+	test_session_share();
+	test_between_share();
+	test_full_file();
 	test_write_error();
 	return check_result("test_trace");
 }
