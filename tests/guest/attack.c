@@ -69,6 +69,14 @@ static unsigned int quarter = 4;
 #define CALL_BOUND_S  10.0 /* a refused call or an interrupted wait returns within this */
 #define WAIT_SIGNAL_S 0.2  /* a call that waits is interrupted after this */
 #define QUIET_S	      3.0  /* the writers are settled: none returned for this long */
+/*
+ * The writers' 2000 requests reach pilotd at once and are answered one
+ * after another, so the last refusal waits for the requests ahead of it,
+ * not for anything it could be parked on: 3-5 s usually, 13.1 s under
+ * ASan with the host loaded 12 times over (a clean clone of 0a02c20).  A
+ * refusal parked until some later event would not come at all.
+ */
+#define REFUSAL_BOUND_S 60.0
 #define FILL_WAIT_S   1.0  /* a write that takes longer waits at a full queue */
 #define KILL_BOUND_S  10.0
 #define SAMPLE_MS     20
@@ -526,7 +534,7 @@ static void settle_writers(int n, double t0)
 		fail("%zu bytes of writes wait, more than the user's share of "
 		     "PORT_PARKED_WRITE_BYTES (%u)",
 		     waiting_bytes, PORT_PARKED_WRITE_BYTES / quarter);
-	if (slowest_refusal > CALL_BOUND_S)
+	if (slowest_refusal > REFUSAL_BOUND_S)
 		fail("a refused write took %.1f s", slowest_refusal);
 	if (enobufs == 0)
 		fail("no write was refused: the handheld took everything?");

@@ -19,7 +19,14 @@
 #include "guestlib.h"
 #include "testpattern.h"
 
-#define BOUND_S 1.0 /* generous: a message takes well under 10 ms */
+/*
+ * A message takes well under 10 ms on a quiet host, but a 15040-byte one
+ * once took over 1 s in a clean clone's run with the host loaded 12 times
+ * over.  Bytes stranded in a transfer never come (the Palm stays silent
+ * until the reader has the whole message), so a long bound still finds
+ * them; the slowest message is reported.
+ */
+#define BOUND_S 10.0
 
 static uint8_t got[65536], want[16384];
 static double slowest;
