@@ -1447,16 +1447,34 @@ static void used(int at[USED_KINDS], int kind, int j)
 /*
  * n_tty's bytes of a step onto its stream (ns, after pilotd's, ps): true if
  * the two are then one stream with one side held back as held_back() lets
- * it be.  On false ns is as it was.
+ * it be.  behind: n_tty may still be behind pilotd after a TCOON (lag) and
+ * this step does not release its echoes.  On false ns is as it was.
+ *
+ * Echoes n_tty kept over a tcflush() of the output (kept, from kept_at on)
+ * are told apart from what follows them once n_tty has caught up: at its
+ * first step that leaves its output running and sends (or must send).
+ * Before that, in a step that ends with n_tty stopped again (a START in
+ * the batch sent them, and maybe more, then a STOP) or one in which n_tty,
+ * behind after a TCOON, sends nothing, the two streams may part after
+ * kept_at; what each sent there is judged at that first step, where n_tty's
+ * bytes after kept_at must end with all of pilotd's.
  */
 static bool n_tty_sent(struct stream *ps, struct stream *ns, const char *hex, size_t n,
 		       int loose, bool *kept, size_t kept_at, bool stopped, bool lag,
-		       int at[USED_KINDS], int j)
+		       bool behind, int at[USED_KINDS], int j)
 {
 	static char saved[ND_TRACE_MAX];
 	size_t was = ns->len, from = ns->len + 1; /* > was: nothing resolved */
 
 	stream_add_loose(ns, hex, n, loose);
+	/* kept echoes sent, but n_tty not caught up yet: told apart once it has */
+	if (*kept && (stopped || (behind && ns->len == was)) && ns->len > kept_at &&
+	    ps->len > kept_at) {
+		if (memcmp(ps->s, ns->s, kept_at) != 0)
+			goto no;
+		used(at, USED_STOP, j);
+		return true;
+	}
 	/* n_tty runs again: what it sends first may be echoes pilotd's flush dropped */
 	if (*kept && !stopped && ns->len > kept_at) {
 		size_t e = ps->len > kept_at ? ps->len - kept_at : 0, d = ns->len - kept_at;
@@ -1765,7 +1783,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	struct nt_flow st[ND_OPS_MAX + 1];
 	const struct nd_trace *pd = port;
 	int at[USED_KINDS] = { -1, -1 }, n = c->nops < ND_OPS_MAX ? c->nops : ND_OPS_MAX;
-	bool lag = false, kept = false, even, dropped, apart, race_moved;
+	bool lag = false, kept = false, even, dropped, apart, race_moved, behind;
 	bool lag_from[ND_OPS_MAX + 1] = { 0 };
 	int loose = LOOSE_NOT, level;
 	size_t kept_at = 0;
@@ -1866,7 +1884,9 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		if (op && op->kind == ND_XONC && op->arg == TCOON && st[j].tco_before &&
 		    st[j].held_before)
 			lag = lag_from[j] = true;
-		if (!n_tty_sent(&ps, &ns, pb, xb, loose, &kept, kept_at, st[j].stopped, lag, at, j)) {
+		behind = lag && !n_tty_releases(c, st, j, lb, hb);
+		if (!n_tty_sent(&ps, &ns, pb, xb, loose, &kept, kept_at, st[j].stopped, lag, behind,
+				at, j)) {
 			/*
 			 * A race's: n_tty sent echoes that pilotd's flush dropped,
 			 * then what both sent after it (the signal's echo at least)
@@ -1874,7 +1894,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			if (!flush_races(c, j, &race_moved) || !even || xa == 0 || xb <= xa ||
 			    memcmp(pb + xb - xa, pa, xa) != 0 ||
 			    !n_tty_sent(&ps, &ns, pb + xb - xa, xa, loose, &kept, kept_at,
-					st[j].stopped, lag, at, j) ||
+					st[j].stopped, lag, behind, at, j) ||
 			    ps.len != ns.len)
 				WHY(j, "bytes");
 			used(at, USED_RACE, j);
@@ -1884,7 +1904,11 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		else if (lag && n_tty_releases(c, st, j, lb, hb))
 			WHY(j, "kept for good");
 	}
-	apart = ps.len != ns.len; /* before the probes reuse the streams */
+	/* before the probes reuse the streams; kept echoes not told apart are apart too */
+	apart = ps.len != ns.len || memcmp(ps.s, ns.s, ps.len) != 0;
+	/* a probe's end started n_tty's output and ran process_echoes(): nothing held */
+	if (apart && probing)
+		WHY(n, "held after the probe");
 	/* the probes run held_back() again: what they need first, out of its statics */
 	for (int j = 1; j <= n && !probing; j++) {
 		size_t ha, hb, xa, xb;
