@@ -1833,6 +1833,14 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 				used(at, USED_STOP, j);
 			xa = xb = 0;
 		}
+		/*
+		 * pilotd's output stops where n_tty's does (in_ixon, tcflow_ooff), and
+		 * it sends what a step made after the step: nothing in a step that
+		 * ends with n_tty's modelled output stopped (but for the character of
+		 * a TCIOFF or TCION, above)
+		 */
+		if (op && st[j].stopped && xa > 0)
+			WHY(j, "pilotd sent while stopped");
 		/* a signal's flush of echoes n_tty kept after a TCOON: as held_flush below */
 		dropped = st[j].isig_flush && ps.len > ns.len;
 		if (st[j].isig_flush || (st[j].out_flush && ns.len > ps.len)) {

@@ -448,7 +448,9 @@ static void op_xonc(struct nd_case *c, unsigned int arg)
  * as named.  1: TCOOFF, "ab", TCOON, a write of "c": pilotd sends "ab" at
  * the TCOON, n_tty with the write (its next process_echoes()).  Then a
  * pilotd that sent other bytes in the step that releases them must be
- * unexplained: none (output stays stopped), one more, the two swapped.
+ * unexplained: none (output stays stopped), one more, the two swapped; in
+ * 0 also one that sent "ab" while stopped and nothing at the START (as
+ * "IXANY read as IXOFF" did).
  */
 static int stop_excuse_cases(void)
 {
@@ -494,6 +496,19 @@ static int stop_excuse_cases(void)
 			if (at < 0 || name) {
 				fprintf(stderr, "tampered with %s:\n", tampered[k]);
 				report(-40 - v, &c, &t, &b, at, name);
+				bad++;
+			}
+		}
+		if (v == 0) { /* "ab" sent while stopped, nothing at the START */
+			static struct nd_trace t;
+
+			t = a;
+			set_handheld(&t, 2, "6162");
+			set_handheld(&t, release, "");
+			at = nd_compare(&c, &t, &b, &name);
+			if (at < 0 || name) {
+				fprintf(stderr, "sent while stopped:\n");
+				report(-40, &c, &t, &b, at, name);
 				bad++;
 			}
 		}
