@@ -1278,6 +1278,41 @@ static bool replay_due(const struct nd_case *c, int i)
 }
 
 /*
+ * Does n_tty hold back, after step i, the closing '/' of an ECHOPRT erase
+ * that an LNEXT echoed without commit_echoes() (n_tty_receive_char_canon(),
+ * as for replay_due()), because the batch's flush_echoes() found its
+ * output stopped (pty_write_room() 0)?  process_echoes() sends up to
+ * echo_mark, just before the '/': it waits for the next commit_echoes()
+ * (the marks no longer behind).  Over-approximated: a later batch's
+ * flush_echoes() with output running may send it (echo_replay's state).
+ */
+static bool slash_held(const struct nd_case *c, int i)
+{
+	struct nt_flow st[ND_OPS_MAX + 1];
+	struct nt_marks m = { 0 };
+	struct termios2 was = c->t;
+	bool held = false;
+
+	nt_flow(c, st);
+	for (int k = 0; k < i && k < c->nops; k++) {
+		struct termios2 t = settings_at(c, k + 1);
+		const struct nd_op *op = &c->ops[k];
+
+		if ((t.c_lflag ^ was.c_lflag) & (ICANON | EXTPROC))
+			m.erasing = m.lnext = false;
+		was = t;
+		m.stopped = st[k + 1].stopped_before;
+		m.tco = st[k + 1].tco_before;
+		for (size_t j = 0; op->kind == ND_RX && j < op->len; j++)
+			nt_take(&m, &t, op->bytes[j]);
+		if (op->kind == ND_RX && m.behind && st[k + 1].stopped && (t.c_lflag & ECHO))
+			held = true;
+		held &= m.behind;
+	}
+	return held;
+}
+
+/*
  * With echo_tail past echo_mark, n_tty's next process_echoes() (a write of
  * the desktop's, a START, an IXANY restart, a tcsetattr() that turns IXON
  * off) takes echo_mark, one entry behind, as its commit and runs once round
@@ -1444,6 +1479,13 @@ static void used(int at[USED_KINDS], int kind, int j)
 		at[kind] = j;
 }
 
+/* The streams the same but for a final '/' that pilotd sent and n_tty holds (slash_held()). */
+static bool level_but_slash(const struct stream *ps, const struct stream *ns)
+{
+	return ps->len == ns->len + 2 && memcmp(ps->s + ns->len, "2f", 2) == 0 &&
+	       memcmp(ps->s, ns->s, ns->len) == 0;
+}
+
 /*
  * n_tty's bytes of a step onto its stream (ns, after pilotd's, ps): true if
  * the two are then one stream with one side held back as held_back() lets
@@ -1461,7 +1503,7 @@ static void used(int at[USED_KINDS], int kind, int j)
  */
 static bool n_tty_sent(struct stream *ps, struct stream *ns, const char *hex, size_t n,
 		       int loose, bool *kept, size_t kept_at, bool stopped, bool lag,
-		       bool behind, int at[USED_KINDS], int j)
+		       bool behind, bool slash, int at[USED_KINDS], int j)
 {
 	static char saved[ND_TRACE_MAX];
 	size_t was = ns->len, from = ns->len + 1; /* > was: nothing resolved */
@@ -1493,6 +1535,11 @@ static bool n_tty_sent(struct stream *ps, struct stream *ns, const char *hex, si
 		goto no;
 	if (ps->len == ns->len)
 		return true;
+	/* n_tty behind by a '/' it holds past echo_mark (slash_held()) */
+	if (slash && level_but_slash(ps, ns)) {
+		used(at, USED_STOP, j);
+		return true;
+	}
 	/* behind after a TCOON only until n_tty sends: then it sends all it kept */
 	if (stopped || *kept || (lag && ns->len < ps->len && ns->len == was)) {
 		used(at, USED_STOP, j);
@@ -1783,7 +1830,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	struct nt_flow st[ND_OPS_MAX + 1];
 	const struct nd_trace *pd = port;
 	int at[USED_KINDS] = { -1, -1 }, n = c->nops < ND_OPS_MAX ? c->nops : ND_OPS_MAX;
-	bool lag = false, kept = false, even, dropped, apart, race_moved, behind;
+	bool lag = false, kept = false, even, dropped, apart, race_moved, behind, slash = false;
 	bool lag_from[ND_OPS_MAX + 1] = { 0 };
 	int loose = LOOSE_NOT, level;
 	size_t kept_at = 0;
@@ -1893,8 +1940,9 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		    st[j].held_before)
 			lag = lag_from[j] = true;
 		behind = lag && !n_tty_releases(c, st, j, lb, hb);
+		slash = slash_held(c, j);
 		if (!n_tty_sent(&ps, &ns, pb, xb, loose, &kept, kept_at, st[j].stopped, lag, behind,
-				at, j)) {
+				slash, at, j)) {
 			/*
 			 * A race's: n_tty sent echoes that pilotd's flush dropped,
 			 * then what both sent after it (the signal's echo at least)
@@ -1902,18 +1950,19 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			if (!flush_races(c, j, &race_moved) || !even || xa == 0 || xb <= xa ||
 			    memcmp(pb + xb - xa, pa, xa) != 0 ||
 			    !n_tty_sent(&ps, &ns, pb + xb - xa, xa, loose, &kept, kept_at,
-					st[j].stopped, lag, behind, at, j) ||
+					st[j].stopped, lag, behind, slash, at, j) ||
 			    ps.len != ns.len)
 				WHY(j, "bytes");
 			used(at, USED_RACE, j);
 		}
-		if (ps.len == ns.len)
+		if (ps.len == ns.len || (slash && level_but_slash(&ps, &ns)))
 			lag = false;
 		else if (lag && n_tty_releases(c, st, j, lb, hb))
 			WHY(j, "kept for good");
 	}
 	/* before the probes reuse the streams; kept echoes not told apart are apart too */
-	apart = ps.len != ns.len || memcmp(ps.s, ns.s, ps.len) != 0;
+	apart = (ps.len != ns.len || memcmp(ps.s, ns.s, ps.len) != 0) &&
+		!(slash_held(c, n) && level_but_slash(&ps, &ns));
 	/* a probe's end started n_tty's output and ran process_echoes(): nothing held */
 	if (apart && probing)
 		WHY(n, "held after the probe");

@@ -724,7 +724,9 @@ static int once_excused_cases(void)
  * the count modulo 4096 (267 bytes), pilotd its newest 4096; and 18 of a
  * line whose 0xff PARMRK stores twice, each reprinted as 2 entries (65);
  * a line that a tcsetattr() leaving ICANON as it was keeps (607); and one
- * of which a WERASE took only the last word (235).
+ * of which a WERASE took only the last word (235).  And an LNEXT's '/'
+ * that n_tty holds past echo_mark after a batch under TCOOFF (pty_stopped;
+ * slash_cases() below).
  */
 static const struct {
 	const char *name, *text;
@@ -788,6 +790,15 @@ static const struct {
 	  "rx:12121212121212121212121212121212121212 "
 	  "rx:121212121212921212120a0a0a0a0a0a020a0a rx:0a0a0a4a0a0a0a00000000 "
 	  "rx:0a0a20861c1cc85f5f5f5f5f5f5f5f5f5f5f5f5f5f5fa95f5f5f" },
+	{ "pty_stopped", /* seed tcooff-lnext-slash-held: n_tty holds the LNEXT's '/' */
+	  "iflag=0x6bbf oflag=0x5 lflag=0x9ddf cc=03057f150400000062131abf7e961716000000 "
+	  "rx:1216006cff61090100df7fff31ff056204 "
+	  "rx:00bae940c37070006cff6161bc93000100df000000000000000000 rx:62 drain "
+	  "setattr:0x6bbf,0x9017,0x9ddf xonc:0 read:1 outq:0 "
+	  "rx:16006cffbc21001637c331175f00312ada7f96 setattr:0x5c8,0x5c19,0x11f55 drain "
+	  "rx:610000000000 rx:32 rx:32323232320000007fff31ff05620400bae940 outq:0 "
+	  "rx:16006cffbc93001609c331175f00312ada7f96 setattr:0x5c8,0x1217,0x1557 "
+	  "fionread:0 write:612030c3042900760048f904e5cb0000000000000000 rx:00 rx:00" },
 };
 
 /*
@@ -894,6 +905,61 @@ static int kept_echoes_cases(void)
 	return bad;
 }
 
+/*
+ * An ECHOPRT erase closed by an LNEXT without ECHOCTL (n_tty echoes the
+ * '/' without commit_echoes()) under TCOOFF, then TCOON and IXON off: pilotd
+ * sends "aZ\\Z/" at the TCOON, n_tty "aZ\\Z" at IXON off: its
+ * process_echoes() stops at echo_mark, before the '/' (fuzz_ntty's long
+ * run: seed tcooff-lnext-slash-held, at its outq probe).  Named
+ * pty_stopped; an n_tty that held more ("aZ\\"), sent another byte
+ * ("aZ\\Y") or nothing must be unexplained, and so must an n_tty without
+ * the '/' where its output ran at the batch's end (no TCOOFF, no IXON
+ * turned off, whose process_echoes() would replay: flush_echoes() sends
+ * it).  Returns how many fail.
+ */
+static int slash_cases(void)
+{
+	static const char *const tampered[] = { "615a5c", "615a5c59", "" };
+	static struct nd_trace a, b, t;
+	const char *name;
+	struct nd_case c;
+	int at, bad = 0;
+
+	for (int v = 0; v < 2; v++) {
+		nd_case_from_bytes(&c, NULL, 0);
+		c.nops = 0;
+		c.t.c_iflag = ICRNL | IXON;
+		c.t.c_oflag = 0;
+		c.t.c_lflag = ICANON | ECHO | ECHOPRT | IEXTEN;
+		if (v == 0)
+			op_xonc(&c, TCOOFF);
+		op_rx(&c, "aZ\177\026", 4);
+		if (v == 0) {
+			op_xonc(&c, TCOON);
+			op_lflag(&c, c.t.c_lflag);
+			c.ops[c.nops - 1].iflag &= ~(uint32_t)IXON;
+		}
+		op_drain(&c);
+		at = run_both(&c, &a, &b, &name);
+		if (v == 0 ? at < 0 || !name || strcmp(name, "pty_stopped") : at != -1) {
+			report(-90 - v, &c, &a, &b, at, name);
+			bad++;
+			continue;
+		}
+		for (size_t k = 0; k < (v == 0 ? 3u : 1u); k++) {
+			t = b;
+			set_handheld(&t, v == 0 ? 4 : 1, v == 0 ? tampered[k] : "615a5c5a");
+			at = nd_compare(&c, &a, &t, &name);
+			if (at < 0 || name) {
+				fprintf(stderr, "n_tty tampered with \"%s\":\n", tampered[k]);
+				report(-90 - v, &c, &a, &t, at, name);
+				bad++;
+			}
+		}
+	}
+	return bad;
+}
+
 static int found_cases(void)
 {
 	int bad = 0;
@@ -951,6 +1017,7 @@ int main(int argc, char **argv)
 	check_failures += once_excused_cases();
 	check_failures += found_cases();
 	check_failures += kept_echoes_cases();
+	check_failures += slash_cases();
 	alarms_every(100);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < cases; i++) {
