@@ -1278,6 +1278,41 @@ static bool replay_due(const struct nd_case *c, int i)
 }
 
 /*
+ * Does n_tty hold back, after step i, the closing '/' of an ECHOPRT erase
+ * that an LNEXT echoed without commit_echoes() (n_tty_receive_char_canon(),
+ * as for replay_due()), because the batch's flush_echoes() found its
+ * output stopped (pty_write_room() 0)?  process_echoes() sends up to
+ * echo_mark, just before the '/': it waits for the next commit_echoes()
+ * (the marks no longer behind).  Over-approximated: a later batch's
+ * flush_echoes() with output running may send it (echo_replay's state).
+ */
+static bool slash_held(const struct nd_case *c, int i)
+{
+	struct nt_flow st[ND_OPS_MAX + 1];
+	struct nt_marks m = { 0 };
+	struct termios2 was = c->t;
+	bool held = false;
+
+	nt_flow(c, st);
+	for (int k = 0; k < i && k < c->nops; k++) {
+		struct termios2 t = settings_at(c, k + 1);
+		const struct nd_op *op = &c->ops[k];
+
+		if ((t.c_lflag ^ was.c_lflag) & (ICANON | EXTPROC))
+			m.erasing = m.lnext = false;
+		was = t;
+		m.stopped = st[k + 1].stopped_before;
+		m.tco = st[k + 1].tco_before;
+		for (size_t j = 0; op->kind == ND_RX && j < op->len; j++)
+			nt_take(&m, &t, op->bytes[j]);
+		if (op->kind == ND_RX && m.behind && st[k + 1].stopped && (t.c_lflag & ECHO))
+			held = true;
+		held &= m.behind;
+	}
+	return held;
+}
+
+/*
  * With echo_tail past echo_mark, n_tty's next process_echoes() (a write of
  * the desktop's, a START, an IXANY restart, a tcsetattr() that turns IXON
  * off) takes echo_mark, one entry behind, as its commit and runs once round
@@ -1444,19 +1479,44 @@ static void used(int at[USED_KINDS], int kind, int j)
 		at[kind] = j;
 }
 
+/* The streams the same but for a final '/' that pilotd sent and n_tty holds (slash_held()). */
+static bool level_but_slash(const struct stream *ps, const struct stream *ns)
+{
+	return ps->len == ns->len + 2 && memcmp(ps->s + ns->len, "2f", 2) == 0 &&
+	       memcmp(ps->s, ns->s, ns->len) == 0;
+}
+
 /*
  * n_tty's bytes of a step onto its stream (ns, after pilotd's, ps): true if
  * the two are then one stream with one side held back as held_back() lets
- * it be.  On false ns is as it was.
+ * it be.  behind: n_tty may still be behind pilotd after a TCOON (lag) and
+ * this step does not release its echoes.  On false ns is as it was.
+ *
+ * Echoes n_tty kept over a tcflush() of the output (kept, from kept_at on)
+ * are told apart from what follows them once n_tty has caught up: at its
+ * first step that leaves its output running and sends (or must send).
+ * Before that, in a step that ends with n_tty stopped again (a START in
+ * the batch sent them, and maybe more, then a STOP) or one in which n_tty,
+ * behind after a TCOON, sends nothing, the two streams may part after
+ * kept_at; what each sent there is judged at that first step, where n_tty's
+ * bytes after kept_at must end with all of pilotd's.
  */
 static bool n_tty_sent(struct stream *ps, struct stream *ns, const char *hex, size_t n,
 		       int loose, bool *kept, size_t kept_at, bool stopped, bool lag,
-		       int at[USED_KINDS], int j)
+		       bool behind, bool slash, int at[USED_KINDS], int j)
 {
 	static char saved[ND_TRACE_MAX];
 	size_t was = ns->len, from = ns->len + 1; /* > was: nothing resolved */
 
 	stream_add_loose(ns, hex, n, loose);
+	/* kept echoes sent, but n_tty not caught up yet: told apart once it has */
+	if (*kept && (stopped || (behind && ns->len == was)) && ns->len > kept_at &&
+	    ps->len > kept_at) {
+		if (memcmp(ps->s, ns->s, kept_at) != 0)
+			goto no;
+		used(at, USED_STOP, j);
+		return true;
+	}
 	/* n_tty runs again: what it sends first may be echoes pilotd's flush dropped */
 	if (*kept && !stopped && ns->len > kept_at) {
 		size_t e = ps->len > kept_at ? ps->len - kept_at : 0, d = ns->len - kept_at;
@@ -1475,6 +1535,11 @@ static bool n_tty_sent(struct stream *ps, struct stream *ns, const char *hex, si
 		goto no;
 	if (ps->len == ns->len)
 		return true;
+	/* n_tty behind by a '/' it holds past echo_mark (slash_held()) */
+	if (slash && level_but_slash(ps, ns)) {
+		used(at, USED_STOP, j);
+		return true;
+	}
 	/* behind after a TCOON only until n_tty sends: then it sends all it kept */
 	if (stopped || *kept || (lag && ns->len < ps->len && ns->len == was)) {
 		used(at, USED_STOP, j);
@@ -1765,7 +1830,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	struct nt_flow st[ND_OPS_MAX + 1];
 	const struct nd_trace *pd = port;
 	int at[USED_KINDS] = { -1, -1 }, n = c->nops < ND_OPS_MAX ? c->nops : ND_OPS_MAX;
-	bool lag = false, kept = false, even, dropped, apart, race_moved;
+	bool lag = false, kept = false, even, dropped, apart, race_moved, behind, slash = false;
 	bool lag_from[ND_OPS_MAX + 1] = { 0 };
 	int loose = LOOSE_NOT, level;
 	size_t kept_at = 0;
@@ -1815,6 +1880,14 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 				used(at, USED_STOP, j);
 			xa = xb = 0;
 		}
+		/*
+		 * pilotd's output stops where n_tty's does (in_ixon, tcflow_ooff), and
+		 * it sends what a step made after the step: nothing in a step that
+		 * ends with n_tty's modelled output stopped (but for the character of
+		 * a TCIOFF or TCION, above)
+		 */
+		if (op && st[j].stopped && xa > 0)
+			WHY(j, "pilotd sent while stopped");
 		/* a signal's flush of echoes n_tty kept after a TCOON: as held_flush below */
 		dropped = st[j].isig_flush && ps.len > ns.len;
 		if (st[j].isig_flush || (st[j].out_flush && ns.len > ps.len)) {
@@ -1866,7 +1939,10 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		if (op && op->kind == ND_XONC && op->arg == TCOON && st[j].tco_before &&
 		    st[j].held_before)
 			lag = lag_from[j] = true;
-		if (!n_tty_sent(&ps, &ns, pb, xb, loose, &kept, kept_at, st[j].stopped, lag, at, j)) {
+		behind = lag && !n_tty_releases(c, st, j, lb, hb);
+		slash = slash_held(c, j);
+		if (!n_tty_sent(&ps, &ns, pb, xb, loose, &kept, kept_at, st[j].stopped, lag, behind,
+				slash, at, j)) {
 			/*
 			 * A race's: n_tty sent echoes that pilotd's flush dropped,
 			 * then what both sent after it (the signal's echo at least)
@@ -1874,17 +1950,22 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			if (!flush_races(c, j, &race_moved) || !even || xa == 0 || xb <= xa ||
 			    memcmp(pb + xb - xa, pa, xa) != 0 ||
 			    !n_tty_sent(&ps, &ns, pb + xb - xa, xa, loose, &kept, kept_at,
-					st[j].stopped, lag, at, j) ||
+					st[j].stopped, lag, behind, slash, at, j) ||
 			    ps.len != ns.len)
 				WHY(j, "bytes");
 			used(at, USED_RACE, j);
 		}
-		if (ps.len == ns.len)
+		if (ps.len == ns.len || (slash && level_but_slash(&ps, &ns)))
 			lag = false;
 		else if (lag && n_tty_releases(c, st, j, lb, hb))
 			WHY(j, "kept for good");
 	}
-	apart = ps.len != ns.len; /* before the probes reuse the streams */
+	/* before the probes reuse the streams; kept echoes not told apart are apart too */
+	apart = (ps.len != ns.len || memcmp(ps.s, ns.s, ps.len) != 0) &&
+		!(slash_held(c, n) && level_but_slash(&ps, &ns));
+	/* a probe's end started n_tty's output and ran process_echoes(): nothing held */
+	if (apart && probing)
+		WHY(n, "held after the probe");
 	/* the probes run held_back() again: what they need first, out of its statics */
 	for (int j = 1; j <= n && !probing; j++) {
 		size_t ha, hb, xa, xb;
