@@ -2188,25 +2188,36 @@ int nd_run_pty_against(const struct nd_case *c, const struct nd_trace *port,
 		       struct nd_trace *pty, int *at, const char **name, int *runs)
 {
 	static struct nd_trace tr[ND_PTY_RUNS];
-	const struct nd_trace *got[ND_PTY_RUNS];
 	int last = race_last(c), n = 0, err = 0, best = -1;
+	size_t least = 0;
 
 	*at = -1;
 	*name = NULL;
 	for (*runs = 1;; ++*runs) {
-		int e = nd_run_pty(c, &tr[n]);
+		int e = nd_run_pty(c, &tr[n]), a;
+		size_t sent = e == 0 ? race_sent(c, &tr[n]) : 0;
+		const char *nm;
 
-		if (e == 0) {
-			got[n] = &tr[n];
-			n++;
-			best = nd_pick_run(c, port, got, n, at, name);
-		} else {
-			err = e;
+		/* nd_pick_run() over the runs so far, each run compared once */
+		if (e == 0 &&
+		    (best < 0 || sent < least || (sent == least && !(*at < 0 || *name)))) {
+			const struct nd_trace *one[1] = { &tr[n] };
+
+			nd_pick_run(c, port, one, 1, &a, &nm);
+			if (best < 0 || sent < least || a < 0 || nm) {
+				best = n;
+				*at = a;
+				*name = nm;
+				least = sent;
+			}
 		}
+		if (e == 0)
+			n++;
+		else
+			err = e;
 		/* one that agrees stands, unless it kept echoes another run drops */
-		if (*runs == ND_PTY_RUNS ||
-		    (n && (*at < 0 || *name) &&
-		     (!last || (*runs == 1 && !kept_more(c, last, race_sent(c, &tr[0]))))))
+		if (*runs == ND_PTY_RUNS || (best >= 0 && (*at < 0 || *name) &&
+					     (!last || (*runs == 1 && !kept_more(c, last, least)))))
 			break;
 	}
 	if (best < 0)
