@@ -2063,9 +2063,11 @@ static bool race_step(const struct nd_case *c, const struct nt_flow st[], int j)
 	bool pending = st[j].held_before, sent = false, lnext = false;
 	bool stopped = st[j].stopped_before, tco = st[j].tco_before;
 	bool ixany = (t.c_iflag & (IXON | IXANY)) == (IXON | IXANY);
+	size_t line, entries = 0; /* entries: echo waiting since output last ran */
 
 	if (op->kind != ND_RX || !(t.c_lflag & ISIG) || (t.c_lflag & NOFLSH))
 		return false;
+	line = line_bound(c, j);
 	for (size_t k = 0; k < op->len; k++) {
 		enum nt_does d = nt_receive(&t, op->bytes[k], lnext);
 		uint8_t b = (t.c_iflag & ISTRIP) ? op->bytes[k] & 0x7f : op->bytes[k];
@@ -2074,6 +2076,7 @@ static bool race_step(const struct nd_case *c, const struct nt_flow st[], int j)
 		if (d == NT_SIGNAL) {
 			if (sent)
 				return true;
+			entries = line = 0; /* isig() empties the echo and the read buffer */
 			pending = t.c_lflag & ECHO; /* its echo comes after the flush */
 			stopped &= tco || !(t.c_iflag & IXON);
 			continue;
@@ -2085,17 +2088,25 @@ static bool race_step(const struct nd_case *c, const struct nt_flow st[], int j)
 		if (d == NT_START || (ixany && stopped && !tco && d != NT_QUEUED)) {
 			stopped = tco; /* start_tty(), then process_echoes() */
 			sent |= pending && !stopped;
+			entries = stopped ? entries : 0;
 		}
 		if (d == NT_START)
 			continue;
 		if (nt_may_echo(&t, d))
 			pending = true;
-		/* an echo of many entries may pass the commit mark (flush_races()) */
-		if (!stopped && (t.c_lflag & ECHO) &&
-		    ((d == NT_DATA && is_cc(&t, b, VREPRINT)) ||
-		     (d == NT_ERASE && !is_cc(&t, b, VERASE) &&
-		      (line_bound(c, j) + k) * ERASE_ENTRIES >= ECHO_COMMIT_MARK)))
-			sent = true;
+		/*
+		 * commit_echoes() sends once 256 entries wait: at most 4 an
+		 * echoed byte (ECHOCTL's ^X, a 0xff PARMRK keeps twice), an
+		 * erase ERASE_ENTRIES, KILL and WERASE that a character of the
+		 * line, VREPRINT 3 and 4 a character (flush_races() bounds)
+		 */
+		line = ends_line(&t, b) ? 0 : line + 1;
+		if (nt_may_echo(&t, d))
+			entries += d == NT_ERASE && is_cc(&t, b, VERASE)    ? ERASE_ENTRIES
+				   : d == NT_ERASE			    ? line * ERASE_ENTRIES
+				   : d == NT_DATA && is_cc(&t, b, VREPRINT) ? 3 + 4 * line
+									    : 4;
+		sent |= !stopped && entries >= ECHO_COMMIT_MARK;
 	}
 	return false;
 }
