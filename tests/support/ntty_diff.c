@@ -2067,6 +2067,11 @@ static bool race_step(const struct nd_case *c, const struct nt_flow st[], int j)
 
 	if (op->kind != ND_RX || !(t.c_lflag & ISIG) || (t.c_lflag & NOFLSH))
 		return false;
+	for (size_t k = 0; k < op->len && !sent; k++) /* a signal character at all? */
+		sent = nt_receive(&t, op->bytes[k], false) == NT_SIGNAL;
+	if (!sent)
+		return false;
+	sent = false;
 	line = line_bound(c, j);
 	for (size_t k = 0; k < op->len; k++) {
 		enum nt_does d = nt_receive(&t, op->bytes[k], lnext);
@@ -2198,21 +2203,25 @@ int nd_pick_run(const struct nd_case *c, const struct nd_trace *port,
 int nd_run_pty_against(const struct nd_case *c, const struct nd_trace *port,
 		       struct nd_trace *pty, int *at, const char **name, int *runs)
 {
-	static struct nd_trace tr[ND_PTY_RUNS];
+	static struct nd_trace more[ND_PTY_RUNS - 1];
+	struct nd_trace *tr[ND_PTY_RUNS] = { pty }; /* the first run straight into *pty */
 	int last = race_last(c), n = 0, err = 0, best = -1;
 	size_t least = 0;
 
 	*at = -1;
 	*name = NULL;
 	for (*runs = 1;; ++*runs) {
-		int e = nd_run_pty(c, &tr[n]), a;
-		size_t sent = e == 0 ? race_sent(c, &tr[n]) : 0;
+		int e, a;
+		size_t sent;
 		const char *nm;
 
+		tr[n] = n ? &more[n - 1] : pty;
+		e = nd_run_pty(c, tr[n]);
+		sent = e == 0 ? race_sent(c, tr[n]) : 0;
 		/* nd_pick_run() over the runs so far, each run compared once */
 		if (e == 0 &&
 		    (best < 0 || sent < least || (sent == least && !(*at < 0 || *name)))) {
-			const struct nd_trace *one[1] = { &tr[n] };
+			const struct nd_trace *one[1] = { tr[n] };
 
 			nd_pick_run(c, port, one, 1, &a, &nm);
 			if (best < 0 || sent < least || a < 0 || nm) {
@@ -2233,7 +2242,8 @@ int nd_run_pty_against(const struct nd_case *c, const struct nd_trace *port,
 	}
 	if (best < 0)
 		return err;
-	*pty = tr[best];
+	if (tr[best] != pty)
+		*pty = *tr[best];
 	return 0;
 }
 
