@@ -109,12 +109,25 @@ int nd_compare(const struct nd_case *c, const struct nd_trace *port, const struc
  * most) while the pty side fails or differs without a name.  The port's
  * side is deterministic; the pty's hangs on its worker's timing, which a
  * loaded host stretches: one run that agrees makes the port's answer one
- * n_tty gives.  Returns the last run's error (0 or -errno); *at and *name
- * as nd_compare() gives them for it, *runs how many runs it took.
+ * n_tty gives.  But not a run whose flush at a signal kept echoes that
+ * another run's dropped (n_tty's own race, ntty_diff.c: race_sent()), nor
+ * a first run that agrees where another run of the case up to its last
+ * such step drops more: then all ND_PTY_RUNS run, and pilotd is judged by
+ * nd_pick_run().  Returns the last run's error when none ran (0 or
+ * -errno); *at and *name as nd_compare() gives them for the run judged
+ * by, which *pty gets; *runs how many runs it took.
  */
 #define ND_PTY_RUNS 3
 int nd_run_pty_against(const struct nd_case *c, const struct nd_trace *port,
 		       struct nd_trace *pty, int *at, const char **name, int *runs);
+/*
+ * Of n runs of the pty (n <= ND_PTY_RUNS), the one pilotd is judged by:
+ * among those whose flushes dropped the most where n_tty's flush races,
+ * the first that agrees with the port's trace, else the first; its index,
+ * with *at and *name as nd_compare() gives them.
+ */
+int nd_pick_run(const struct nd_case *c, const struct nd_trace *port,
+		const struct nd_trace *const runs[], int n, int *at, const char **name);
 
 /* The names docs/tty-differences.md lists (`ntty:NAME`); count or -errno. */
 #define ND_LISTED_MAX 32

@@ -9,7 +9,9 @@
  * a signal every 100 us (alarms_every()), which the pty's side must not feel.
  * A case that differs without a name runs on the pty again
  * (nd_run_pty_against()): the port's side is deterministic, so one run
- * where n_tty agrees makes the difference the pty worker's timing.
+ * where n_tty agrees makes the difference the pty worker's timing, unless
+ * its flush at a signal kept echoes another run's dropped (n_tty's own
+ * race: then pilotd is judged by the run that dropped the most).
  *
  * test_ntty DOC [CASES [SEED]]; CASES 1 and a case's printed line replay
  * are not needed: the seed and the index reproduce a case.  NTTY_LOG=FILE
@@ -715,6 +717,124 @@ static int once_excused_cases(void)
 }
 
 /*
+ * Cases of the seed whose only difference under issue 38's fault F ("ISIG
+ * no longer discards queued output") is in a batch where n_tty's flush
+ * races (ntty_diff.c: race_sent()): a START, or an IXANY restart, sent
+ * echoes, then a signal character flushed.  Now and then, on a loaded
+ * host, n_tty's flush of the master's buffer came too late and n_tty sent
+ * those echoes as fault F's pilotd does: that run agreed with it (4374,
+ * 7168: the same), or differed only later as ntty:pty_stopped allows
+ * (6923, 7760: a poll under TCOOFF, a TCIOFF the pty drops), and the retry
+ * took it.  Each must read the same through pilotd and n_tty, or differ
+ * only as a listed name explains; with fault F in, each is unexplained
+ * every run.  Returns how many are not as they must be.
+ */
+static const char *const race_kept[] = {
+	/* F: case 4374 */
+	"iflag=0xd00 oflag=0xa128 lflag=0x8a3b cc=031c7f150400000011ea7700120f170900002a "
+	"rx:08ff5009cb5b5a5920a9c34aa961f000 "
+	"rx:097f0984eaa9e5b50d120f1c60201cea090017ad17 "
+	"rx:8a361c720112b41c000aa01577e1d9d5087f2a2aff0d5a95e95a1180 poll "
+	"write:5f77e55faa1109431709005ffa038477520a6803c39b1800ab "
+	"rx:c631c300082a1aff61e97711a9bc7f510956092820 fionread:0 xonc:1 "
+	"setattr:0xc01,0xa534,0x8a3b setattr:0x2f8a,0xada4,0xd1c xonc:3 write:0009 "
+	"rx:041c4703 fionread:0 "
+	"rx:9bea4e61aa1577ea1c08311163030aea097e0ffe129e0a1d318a007f00 drain",
+	/* F: case 6923 */
+	"iflag=0x2d02 oflag=0x217 lflag=0x8a3b cc=481c7f150400020011131a00120f5ae000d900 "
+	"rx:0d8361e8c67fa44911c90033b613481de00a9b12a40a0a001b1ad902 "
+	"setattr:0x2d02,0x6bee,0x9889 drain rx:7f51510fff615fa904ef0f097f116348 "
+	"rx:6a80c380e0c21211091431128e1af679cc535f28e004620dc368c32bd9c39cdc flush:1 "
+	"rx:c65f3e005f917f rx:5ae0c612f3020000594838fbd30800624d4c "
+	"setattr:0x4717,0x471e,0x923c outq:0 rx:9b00e00f7f615f7f "
+	"rx:007dc39d9b11d9003175b3131c6149692e0a910d1f553effd98c7f5f0300afcb "
+	"rx:e97f485e1c6f001509c3807f0900e00064000848739b1211621552c3 xonc:2 xonc:2",
+	/* F: case 7168 */
+	"iflag=0x500 oflag=0xf3c0 lflag=0x1a5b cc=031c7f15040000fc11131a00121b171600de00 "
+	"rx:610903a9a7e0007fe931a30011fc29f700a06b6a5f610a7f088c7f1a drain rx:0d00b3395f "
+	"rx:0f8ea920 fionread:0 read:6 rx:e9e901bd6100fc08817261ff03 outq:0 outq:0 xonc:2 "
+	"drain rx:0a007f1c0a61e91860ce0762c5f0ff0075f4c35e095d0d175fe99c5a "
+	"rx:a997bd455420 rx:8f310d",
+	/* F: case 7760 */
+	"iflag=0x447d oflag=0x5 lflag=0x8a3b cc=031c7f150400000011131a32120f1716000000 "
+	"write:a9e97f285f040a857f61121c73a4167f read:6 "
+	"rx:48000f7f1116c60ac7d017683e171a2b0a00 rx:13c7001a7f9f03086268a95c61970f drain "
+	"flush:2 xonc:0 poll xonc:2 "
+	"rx:320979161932c131621a80005a5fe54b005fc313c316ff031aa9156f1193",
+};
+
+static int race_kept_cases(void)
+{
+	int bad = 0;
+
+	for (size_t k = 0; k < sizeof(race_kept) / sizeof(race_kept[0]); k++)
+		bad += text_case_bad(race_kept[k], -90 - (int)k, NULL);
+	return bad;
+}
+
+/* A fixed case's trace with what reached the handheld in step i replaced by hex. */
+static void with_handheld(struct nd_trace *to, const struct nd_trace *from, int i, const char *hex)
+{
+	*to = *from;
+	set_handheld(to, i, hex);
+}
+
+/*
+ * Which run of the pty pilotd is judged by (nd_pick_run()), without the
+ * pty's timing: seed case 7760 (race_kept[3]), whose batch of step 3 sends
+ * echoes at a START and then flushes at a SUSP.  Its n_tty runs as both
+ * ways of the race leave them: kept (the master's worker took the echoes
+ * first, 485e...08 before ^Z's echo) and dropped.  A pilotd that keeps them
+ * (fault F, as the test writes its trace) agrees with the kept run and
+ * must be unexplained whichever order the runs came in; pilotd as it is
+ * must agree.  Returns how many checks failed.
+ */
+static int race_pick_cases(void)
+{
+	static const char dropped[] = "5e5a2b5e4d5e40",
+			  kept[] = "485e405e4f0820080820085e5a2b5e4d5e40";
+	static struct nd_trace port, faulty, pty, u, r;
+	const struct nd_trace *runs[3];
+	const char *name;
+	struct nd_case c;
+	int at, bad = 0;
+	struct {
+		const struct nd_trace *port, *first, *second;
+		bool agrees;
+	} v[] = {
+		{ &port, &u, NULL, true },   { &port, &r, &u, true },
+		{ &faulty, &r, NULL, true }, { &faulty, &u, NULL, false },
+		{ &faulty, &u, &r, false },  { &faulty, &r, &u, false },
+	};
+
+	if (nd_case_parse(&c, race_kept[3]) < 0 || nd_run_pty(&c, &pty) < 0) {
+		fprintf(stderr, "test_ntty: race_pick_cases: the case or its pty failed\n");
+		return 1;
+	}
+	nd_run_port(&c, &port);
+	with_handheld(&faulty, &port, 3, kept);
+	with_handheld(&u, &pty, 3, dropped);
+	with_handheld(&r, &pty, 3, kept);
+	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+		int n = 0;
+
+		runs[n++] = v[k].first;
+		if (v[k].second)
+			runs[n++] = v[k].second;
+		nd_pick_run(&c, v[k].port, runs, n, &at, &name);
+		if ((at < 0 || name) != v[k].agrees) {
+			fprintf(stderr, "race_pick_cases %zu: %s\n", k,
+				at < 0 ? "same"
+				: name ? name
+				       : "unexplained");
+			report(-100 - (int)k, &c, v[k].port, runs[0], at, name);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/*
  * Cases fuzz_ntty found that n_tty's own mechanisms make differ, each with
  * the name that must explain it (it differs on every run: neither is a
  * timing).  An echo replay (an ISTRIP'd 0x96 is the LNEXT after the erase)
@@ -1015,6 +1135,8 @@ int main(int argc, char **argv)
 	check_failures += replay_excuse_cases();
 	check_failures += stop_excuse_cases();
 	check_failures += once_excused_cases();
+	check_failures += race_kept_cases();
+	check_failures += race_pick_cases();
 	check_failures += found_cases();
 	check_failures += kept_echoes_cases();
 	check_failures += slash_cases();
