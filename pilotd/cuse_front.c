@@ -104,7 +104,7 @@ int front_push_input(struct cuse_front *fr, uint64_t key, const void *buf, size_
 	if (fr->closed)
 		return 0;
 	/* never by trial: another kernel may read the code as another notice */
-	if (!fr->stream_data || len == 0 || len > STREAM_DATA_MAX)
+	if (!fr->stream_data || fr->no_stream_data || len == 0 || len > STREAM_DATA_MAX)
 		return -EOPNOTSUPP;
 	if (poll(&pending, 1, 0) > 0)
 		return -EAGAIN;
@@ -390,6 +390,15 @@ static const struct cuse_lowlevel_ops pilot_ops = {
 	.poll = pilot_poll,
 };
 
+/* At init, where the kernel offered to keep input (fuse_wire.h). */
+static void log_stream_data(const struct cuse_front *fr)
+{
+	if (fr->no_stream_data)
+		log_info("the kernel offers to keep input (not taken: no --stream-data)");
+	else
+		log_info("the kernel keeps input: reads of one raw file come without a request");
+}
+
 static void cuse_ready(void *ctx, uint32_t events)
 {
 	struct cuse_front *fr = ctx;
@@ -410,15 +419,13 @@ static void cuse_ready(void *ctx, uint32_t events)
 	}
 	fr->poll_kh_seen = !(buf.flags & FUSE_BUF_IS_FD) &&
 			   poll_kh(buf.mem, (size_t)r, &fr->poll_kh);
-	fr->open_kh_seen = !(buf.flags & FUSE_BUF_IS_FD) &&
-			   open_kh(buf.mem, (size_t)r, &fr->open_kh);
+	fr->open_kh_seen =
+		!(buf.flags & FUSE_BUF_IS_FD) && open_kh(buf.mem, (size_t)r, &fr->open_kh);
 	if (!(buf.flags & FUSE_BUF_IS_FD)) {
 		cuse_init_offers_poll_events(buf.mem, (size_t)r, &fr->poll_events);
 		if (cuse_init_offers_stream_data(buf.mem, (size_t)r, &fr->stream_data) &&
 		    fr->stream_data)
-			log_info(fr->no_stream_data ?
-					 "the kernel offers to keep input (not taken: --no-stream-data)" :
-					 "the kernel keeps input: reads of one raw file come without a request");
+			log_stream_data(fr);
 	}
 	fuse_session_process_buf(fr->se, &buf);
 }

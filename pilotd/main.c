@@ -6,7 +6,8 @@
  * signals and an orderly shutdown.
  *
  *   pilotd [--name pilot] [--device VID:PID] [--port PATH | --usbredir SERVER |
- *          --netsync [ADDR:]PORT [--netsync-allow ADDR[/PREFIX]]...] [--user USER] [--trace FILE] [--verbose]
+ *          --netsync [ADDR:]PORT [--netsync-allow ADDR[/PREFIX]]...] [--user USER] [--trace FILE]
+ *          [--stream-data] [--verbose]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -201,9 +202,10 @@ static void usage(FILE *f, const char *argv0)
 		"      --trace FILE      append each handheld session's bytes, both ways,\n"
 		"                        with times, to FILE (a new or regular file, not a\n"
 		"                        symbolic link; created 0600; at most 64 MiB)\n"
-		"      --no-stream-data  do not hand input to the kernel even where it offers\n"
-		"                        to keep it (kernel-patches/stream-data): every read\n"
-		"                        is a request, as on other kernels\n"
+		"      --stream-data     hand the handheld's bytes to the kernel where it offers\n"
+		"                        to keep them (kernel-patches/stream-data): reads of\n"
+		"                        one raw file come without a request (off by default:\n"
+		"                        a race can reorder or hold back bytes, pilotd(8))\n"
 		"  -v, --verbose         log every open, release and poll request, and USB\n"
 		"                        details\n"
 		"  -h, --help            show this help\n"
@@ -211,7 +213,7 @@ static void usage(FILE *f, const char *argv0)
 		argv0);
 }
 
-enum { OPT_TRACE = 0x100, OPT_NO_STREAM_DATA }; /* long options only */
+enum { OPT_TRACE = 0x100, OPT_STREAM_DATA }; /* long options only */
 
 static int parse_args(struct pilotd *pd, int argc, char **argv)
 {
@@ -227,7 +229,7 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "trace", required_argument, NULL, OPT_TRACE },
-		{ "no-stream-data", no_argument, NULL, OPT_NO_STREAM_DATA },
+		{ "stream-data", no_argument, NULL, OPT_STREAM_DATA },
 		{ 0 },
 	};
 	int c;
@@ -296,7 +298,7 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 			break;
 		}
 		case OPT_TRACE: pd->trace_path = optarg; break;
-		case OPT_NO_STREAM_DATA: pd->no_stream_data = true; break;
+		case OPT_STREAM_DATA: pd->stream_data = true; break;
 		case 'v': pilotd_verbose = true; break;
 		case 'h': usage(stdout, argv[0]); exit(0);
 		case 'V': printf("pilotd %s\n", PILOTD_VERSION); exit(0);
@@ -492,7 +494,7 @@ int main(int argc, char **argv)
 					.port = &pd.port,
 					.devname = pd.devname,
 					.ready = front_ready,
-					.no_stream_data = pd.no_stream_data,
+					.no_stream_data = !pd.stream_data,
 					.ready_ctx = &pd };
 	if (trace_open(&pd) < 0)
 		return 2;
