@@ -6,7 +6,9 @@
 # in one boot.  Argument "hotsync" runs only the HotSync timings (the host
 # boots once per stack for those; the installs alternate between pilotd's
 # /dev/pilot and palm-sync's own libusb path, BENCH_INSTALLS times each,
-# default 3), "usbredir" pilotd through usbredirect
+# default 3; with BENCH_NOPUSH=1 a third path, "nopush", is pilotd
+# without --stream-data and "pilotd" with it: on a kernel that keeps input,
+# pilotd with and without pushing it), "usbredir" pilotd through usbredirect
 # and then on the local bus (a boot of its own).  Every boot first records
 # its clock (clockcheck): without microsecond steps the report leaves out
 # the per-call figures.
@@ -26,15 +28,29 @@ hotsync() { # STACK
 	timed_sync "$1" pilotd list # the first sync is the one started at boot
 	next_sync
 	timed_sync "$1" pilotd backup
+	paths="pilotd libusb"
+	[ "${BENCH_NOPUSH:-}" = 1 ] && paths="pilotd nopush libusb"
 	for run in $(seq "$INSTALLS"); do
-		for path in pilotd libusb; do
+		for path in $paths; do
 			while palmctl hotsync | grep -q 'syncing=1 '; do sleep 0.1; done
-			if [ $path = libusb ]; then pilotd_stop; else pilotd_start; fi
+			case $path in
+			libusb) pilotd_stop ;;
+			nopush) pilotd_stop; pilotd_start ;;
+			*)
+				if [ "${BENCH_NOPUSH:-}" = 1 ]; then
+					pilotd_stop
+					PILOTD_ARGS=--stream-data pilotd_start
+				else
+					pilotd_start
+				fi ;;
+			esac
 			palmctl sync > /dev/null
 			timed_sync "$1" $path install "$run"
 		done
 	done
 	pilotd_stop # the one started here, or /init's
+	# what each pilotd said at exit: its read requests, the bytes it pushed
+	sed -n 's/^pilotd: reads: /NOTE pilotd-exit reads: /p' /tmp/pilotd-bench.log
 	# the floor of a request in this boot: an install's reads and writes
 	# through any CUSE driver cost at least this each
 	floor_start

@@ -44,7 +44,7 @@ pilotd_stop() {
 }
 pilotd_start() {
 	pidof pilotd > /dev/null && return 0
-	${PILOTD_WRAP:-} pilotd 2>> /tmp/pilotd-bench.log &
+	${PILOTD_WRAP:-} pilotd ${PILOTD_ARGS:-} 2>> /tmp/pilotd-bench.log &
 	while [ ! -e /dev/pilot ]; do sleep 0.1; done
 }
 

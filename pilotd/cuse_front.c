@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse_lowlevel.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,32 @@ int front_push_events(struct cuse_front *fr, uint64_t key, unsigned int events,
 	while (n < 0 && errno == EINTR);
 	/* EINVAL: the kernel refused it after all; anything else ends the connection */
 	return n < 0 && errno == EINVAL ? -EOPNOTSUPP : 0;
+}
+
+int front_push_input(struct cuse_front *fr, uint64_t key, const void *buf, size_t len)
+{
+	char header[STREAM_DATA_HEADER];
+	struct iovec iov[2] = { { header, 0 }, { (void *)buf, len } };
+	struct pollfd pending = { .fd = fuse_session_fd(fr->se), .events = POLLIN };
+	ssize_t n;
+
+	if (fr->closed)
+		return 0;
+	/* never by trial: another kernel may read the code as another notice */
+	if (!fr->stream_data || fr->no_stream_data || len == 0 || len > STREAM_DATA_MAX)
+		return -EOPNOTSUPP;
+	if (poll(&pending, 1, 0) > 0)
+		return -EAGAIN;
+	iov[0].iov_len = stream_data_header(header, key, len);
+	do
+		n = writev(pending.fd, iov, 2);
+	while (n < 0 && errno == EINTR);
+	if (n >= 0)
+		return 0;
+	if (errno == ENOSPC || errno == ENOENT)
+		return -errno;
+	/* EINVAL: the kernel refused it after all; anything else ends the connection */
+	return errno == EINVAL ? -EOPNOTSUPP : 0;
 }
 
 /* ---- requests ---- */
@@ -290,6 +317,7 @@ bool front_caller_admin(void *req)
 
 static void pilot_open(fuse_req_t req, struct fuse_file_info *fi)
 {
+	struct cuse_front *fr = fuse_req_userdata(req);
 	uint64_t userns;
 	enum userns_view ns = caller_ns(req, &userns);
 	struct port_open_args a = {
@@ -297,6 +325,9 @@ static void pilot_open(fuse_req_t req, struct fuse_file_info *fi)
 		.userns = userns,
 		.admin = caller_admin(req, ns),
 		.nonblock = fi->flags & O_NONBLOCK,
+		/* the kernel's handle, to push the file's input under (fuse_wire.h) */
+		.input_key = fr->open_kh,
+		.input_keyed = fr->stream_data && !fr->no_stream_data && fr->open_kh_seen,
 	};
 
 	log_debug("open flags 0%o", fi->flags);
@@ -359,6 +390,15 @@ static const struct cuse_lowlevel_ops pilot_ops = {
 	.poll = pilot_poll,
 };
 
+/* At init, where the kernel offered to keep input (fuse_wire.h). */
+static void log_stream_data(const struct cuse_front *fr)
+{
+	if (fr->no_stream_data)
+		log_info("the kernel offers to keep input (not taken: no --stream-data)");
+	else
+		log_info("the kernel keeps input: reads of one raw file come without a request");
+}
+
 static void cuse_ready(void *ctx, uint32_t events)
 {
 	struct cuse_front *fr = ctx;
@@ -379,8 +419,14 @@ static void cuse_ready(void *ctx, uint32_t events)
 	}
 	fr->poll_kh_seen = !(buf.flags & FUSE_BUF_IS_FD) &&
 			   poll_kh(buf.mem, (size_t)r, &fr->poll_kh);
-	if (!(buf.flags & FUSE_BUF_IS_FD))
+	fr->open_kh_seen =
+		!(buf.flags & FUSE_BUF_IS_FD) && open_kh(buf.mem, (size_t)r, &fr->open_kh);
+	if (!(buf.flags & FUSE_BUF_IS_FD)) {
 		cuse_init_offers_poll_events(buf.mem, (size_t)r, &fr->poll_events);
+		if (cuse_init_offers_stream_data(buf.mem, (size_t)r, &fr->stream_data) &&
+		    fr->stream_data)
+			log_stream_data(fr);
+	}
 	fuse_session_process_buf(fr->se, &buf);
 }
 
@@ -391,8 +437,11 @@ int front_start(struct cuse_front *fr, const char *argv0)
 	struct cuse_info ci = {
 		.dev_info_argc = 1,
 		.dev_info_argv = dev_info_argv,
-		/* the kernel takes pushed poll events only if asked (fuse_wire.h) */
-		.flags = CUSE_UNRESTRICTED_IOCTL | CUSE_POLL_EVENTS_FLAG,
+		/* the kernel takes pushed poll events and input only if asked
+		 * (fuse_wire.h); libfuse sends these whatever the kernel offered,
+		 * and a kernel without the series ignores them */
+		.flags = CUSE_UNRESTRICTED_IOCTL | CUSE_POLL_EVENTS_FLAG |
+			 (fr->no_stream_data ? 0 : CUSE_STREAM_DATA_FLAG),
 	};
 	/* -f: pilotd does not daemonize; -s: one thread, ours */
 	char *argv[] = { (char *)argv0, "-f", "-s", NULL };

@@ -28,6 +28,11 @@ struct cuse_front {
 	bool poll_kh_seen; /* the request in hand is a FUSE_POLL, of poll_kh */
 	uint64_t poll_kh;
 	bool poll_events; /* CUSE_INIT offered FUSE_NOTIFY_POLL_EVENTS (fuse_wire.h) */
+	/* CUSE_INIT offered FUSE_NOTIFY_STREAM_DATA (fuse_wire.h), and pilotd
+	 * may use it (no_stream_data: pilotd runs without --stream-data) */
+	bool stream_data, no_stream_data;
+	bool open_kh_seen; /* the request in hand is a FUSE_OPEN with its kh */
+	uint64_t open_kh;
 	bool stopping;
 	/* called once the node exists (the kernel took the init reply) */
 	void (*ready)(void *ctx);
@@ -58,5 +63,14 @@ void front_drop_poll_handle(void *poll_handle);
  */
 int front_push_events(struct cuse_front *fr, uint64_t key, unsigned int events,
 		      unsigned int wake);
+
+/*
+ * FUSE_NOTIFY_STREAM_DATA: len bytes (1 to STREAM_DATA_MAX) of the file
+ * key's input to the kernel's buffer.  0: taken; -ENOSPC: no room, nothing
+ * taken; -EAGAIN: a request waits on /dev/cuse, to be served first (a read
+ * among them must not be passed, core/port_push.c); -ENOENT: the kernel
+ * released the file; -EOPNOTSUPP: not offered at init, or refused.
+ */
+int front_push_input(struct cuse_front *fr, uint64_t key, const void *buf, size_t len);
 
 #endif

@@ -43,7 +43,8 @@ bool poll_kh(const void *buf, size_t len, uint64_t *kh)
 _Static_assert(CUSE_POLL_EVENTS == CUSE_POLL_EVENTS_FLAG, "the series' CUSE_INIT flag");
 #endif
 
-bool cuse_init_offers_poll_events(const void *buf, size_t len, bool *offered)
+/* The flags of a CUSE_INIT request as it came; false for any other request. */
+static bool cuse_init_flags(const void *buf, size_t len, uint32_t *flags)
 {
 	struct fuse_in_header in;
 	struct cuse_init_in init;
@@ -54,9 +55,20 @@ bool cuse_init_offers_poll_events(const void *buf, size_t len, bool *offered)
 	if (in.opcode != CUSE_INIT)
 		return false;
 	memcpy(&init, (const char *)buf + sizeof(in), sizeof(init));
-	*offered = init.flags & CUSE_POLL_EVENTS_FLAG;
+	*flags = init.flags;
 	return true;
 }
+
+bool cuse_init_offers_poll_events(const void *buf, size_t len, bool *offered)
+{
+	uint32_t flags;
+
+	if (!cuse_init_flags(buf, len, &flags))
+		return false;
+	*offered = flags & CUSE_POLL_EVENTS_FLAG;
+	return true;
+}
+
 struct notify_poll_events_out {
 	uint64_t kh;
 	uint32_t revents;
@@ -73,6 +85,60 @@ size_t poll_events_notice(void *buf, uint64_t kh, unsigned int events, unsigned 
 	struct fuse_out_header oh = {
 		.len = sizeof(oh) + sizeof(out),
 		.error = NOTIFY_POLL_EVENTS, /* a notification: unique 0, error its code */
+	};
+
+	memcpy(buf, &oh, sizeof(oh));
+	memcpy((char *)buf + sizeof(oh), &out, sizeof(out));
+	return sizeof(oh) + sizeof(out);
+}
+
+/* Not in <linux/fuse.h> before the series: its values, as the series has them. */
+#define NOTIFY_STREAM_DATA 11
+#ifdef CUSE_STREAM_DATA
+_Static_assert(CUSE_STREAM_DATA == CUSE_STREAM_DATA_FLAG, "the series' CUSE_INIT flag");
+#endif
+
+bool cuse_init_offers_stream_data(const void *buf, size_t len, bool *offered)
+{
+	uint32_t flags;
+
+	if (!cuse_init_flags(buf, len, &flags))
+		return false;
+	*offered = flags & CUSE_STREAM_DATA_FLAG;
+	return true;
+}
+
+bool open_kh(const void *buf, size_t len, uint64_t *kh)
+{
+	struct fuse_in_header in;
+	size_t at = sizeof(in) + sizeof(struct fuse_open_in);
+
+	if (len < sizeof(in))
+		return false;
+	memcpy(&in, buf, sizeof(in));
+	/* the request's own length, not the buffer's, says whether kh came */
+	if (in.opcode != FUSE_OPEN || in.len < at + sizeof(*kh) || len < at + sizeof(*kh))
+		return false;
+	memcpy(kh, (const char *)buf + at, sizeof(*kh));
+	return true;
+}
+
+struct notify_stream_data_out {
+	uint64_t kh;
+	uint32_t size;
+	uint32_t padding;
+};
+
+_Static_assert(sizeof(struct fuse_out_header) + sizeof(struct notify_stream_data_out) ==
+		       STREAM_DATA_HEADER,
+	       "the notification's header grew");
+
+size_t stream_data_header(void *buf, uint64_t kh, size_t len)
+{
+	struct notify_stream_data_out out = { .kh = kh, .size = (uint32_t)len };
+	struct fuse_out_header oh = {
+		.len = (uint32_t)(sizeof(oh) + sizeof(out) + len),
+		.error = NOTIFY_STREAM_DATA, /* a notification: unique 0, error its code */
 	};
 
 	memcpy(buf, &oh, sizeof(oh));

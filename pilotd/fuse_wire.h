@@ -51,4 +51,23 @@ bool poll_kh(const void *buf, size_t len, uint64_t *kh);
 /* Fill buf (POLL_EVENTS_MAX bytes) with the notification; returns its length. */
 size_t poll_events_notice(void *buf, uint64_t kh, unsigned int events, unsigned int wake);
 
+
+/*
+ * FUSE_NOTIFY_STREAM_DATA (kernel-patches/stream-data): the kernel keeps
+ * bytes pushed for a file and answers its read()s from them without a
+ * FUSE_READ.  Offered as CUSE_INIT's CUSE_STREAM_DATA bit (read from the
+ * request as it came, as the poll events' bit), taken from a server that
+ * sets it back; on such a connection FUSE_OPEN carries the file's kh after
+ * fuse_open_in: open_kh() reads it (false for any other request, or an
+ * open without it).  stream_data_header() fills the notification's header
+ * (STREAM_DATA_HEADER bytes) for len bytes that follow it in the same
+ * write.
+ */
+#define CUSE_STREAM_DATA_FLAG (1u << 2)
+#define STREAM_DATA_MAX	      4096u /* FUSE_STREAM_DATA_MAX */
+#define STREAM_DATA_HEADER    32u
+bool cuse_init_offers_stream_data(const void *buf, size_t len, bool *offered);
+bool open_kh(const void *buf, size_t len, uint64_t *kh);
+size_t stream_data_header(void *buf, uint64_t kh, size_t len);
+
 #endif

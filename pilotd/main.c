@@ -6,7 +6,8 @@
  * signals and an orderly shutdown.
  *
  *   pilotd [--name pilot] [--device VID:PID] [--port PATH | --usbredir SERVER |
- *          --netsync [ADDR:]PORT [--netsync-allow ADDR[/PREFIX]]...] [--user USER] [--trace FILE] [--verbose]
+ *          --netsync [ADDR:]PORT [--netsync-allow ADDR[/PREFIX]]...] [--user USER] [--trace FILE]
+ *          [--stream-data] [--verbose]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -88,6 +89,13 @@ static int hook_push_events(void *ctx, uint64_t key, unsigned int events, unsign
 	return front_push_events(&pd->front, key, events, wake);
 }
 
+static int hook_push_input(void *ctx, uint64_t key, const void *buf, size_t len)
+{
+	struct pilotd *pd = ctx;
+
+	return front_push_input(&pd->front, key, buf, len);
+}
+
 static void hook_tx_ready(void *ctx)
 {
 	struct pilotd *pd = ctx;
@@ -154,6 +162,7 @@ static int port_start(struct pilotd *pd)
 		.notify_poll = hook_notify_poll,
 		.drop_poll_handle = hook_drop_poll_handle,
 		.push_events = hook_push_events,
+		.push_input = hook_push_input,
 		.tx_ready = hook_tx_ready,
 		.tx_abort = hook_tx_abort,
 		.rx_room = hook_rx_room,
@@ -195,6 +204,10 @@ static void usage(FILE *f, const char *argv0)
 		"                        symbolic link; created 0600); at most 64 MiB, and\n"
 		"                        32 MiB a session or between two; it starts over\n"
 		"                        when a session would not fit\n"
+		"      --stream-data     hand the handheld's bytes to the kernel where it offers\n"
+		"                        to keep them (kernel-patches/stream-data): reads of\n"
+		"                        one raw file come without a request (off by default:\n"
+		"                        a race can reorder or hold back bytes, pilotd(8))\n"
 		"  -v, --verbose         log every open, release and poll request, and USB\n"
 		"                        details\n"
 		"  -h, --help            show this help\n"
@@ -202,7 +215,7 @@ static void usage(FILE *f, const char *argv0)
 		argv0);
 }
 
-enum { OPT_TRACE = 0x100 }; /* long options only */
+enum { OPT_TRACE = 0x100, OPT_STREAM_DATA }; /* long options only */
 
 static int parse_args(struct pilotd *pd, int argc, char **argv)
 {
@@ -218,6 +231,7 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "trace", required_argument, NULL, OPT_TRACE },
+		{ "stream-data", no_argument, NULL, OPT_STREAM_DATA },
 		{ 0 },
 	};
 	int c;
@@ -286,6 +300,7 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 			break;
 		}
 		case OPT_TRACE: pd->trace_path = optarg; break;
+		case OPT_STREAM_DATA: pd->stream_data = true; break;
 		case 'v': pilotd_verbose = true; break;
 		case 'h': usage(stdout, argv[0]); exit(0);
 		case 'V': printf("pilotd %s\n", PILOTD_VERSION); exit(0);
@@ -482,6 +497,7 @@ int main(int argc, char **argv)
 					.port = &pd.port,
 					.devname = pd.devname,
 					.ready = front_ready,
+					.no_stream_data = !pd.stream_data,
 					.ready_ctx = &pd };
 	if (trace_open(&pd) < 0)
 		return 2;
@@ -507,6 +523,12 @@ int main(int argc, char **argv)
 	service_stopping();
 	pd.front.stopping = true;
 	port_shutdown(&pd.port);
+	log_info("reads: %llu came as requests; input kept by the kernel: %llu bytes "
+		 "in %llu pushes, %llu refused for room",
+		 (unsigned long long)pd.port.stats.read_requests,
+		 (unsigned long long)pd.port.stats.rx_pushed,
+		 (unsigned long long)pd.port.stats.input_pushes,
+		 (unsigned long long)pd.port.stats.input_push_full);
 	if (pd.link)
 		pd.link->ops->stop(pd.link);
 	pd.link = NULL;

@@ -29,6 +29,9 @@ struct parked {
 	bool admin;	 /* its caller had CAP_SYS_ADMIN: it passed the shares */
 	bool nonblock;	 /* an open with O_NONBLOCK: it waits only for a closing wait */
 	uint64_t started_ms; /* reads: when the read began (VTIME) */
+	/* opens: the kernel's handle to push the file's input under (port.h) */
+	uint64_t input_key;
+	bool input_keyed;
 	/* ioctls waiting for the output to drain or the carrier to change */
 	unsigned int cmd;
 	uintptr_t arg;

@@ -197,6 +197,8 @@ uint64_t port_after_events(struct port *p, uint64_t now)
 				p->reads.head->started_ms, now, &deadline);
 	if (p->closing && p->closing_deadline != UINT64_MAX)
 		deadline = earliest(deadline, p->closing_deadline);
+	/* before the events: what the kernel then holds is its POLLIN, not ours */
+	port_push_input(p);
 	port_push_events(p);
 	for (struct port_file *f = p->files; f; f = f->next) {
 		unsigned int ev = port_current_events(p, f);

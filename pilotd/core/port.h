@@ -121,6 +121,17 @@ struct port_hooks {
 	 * cannot; the port notifies from then on.
 	 */
 	int (*push_events)(void *ctx, uint64_t key, unsigned int events, unsigned int wake);
+	/*
+	 * Optional: hand len bytes (1 to PORT_PUSH_INPUT_MAX) of a file's
+	 * input to the kernel under key (port_open_args.input_key), which
+	 * then answers the file's reads from them without a request
+	 * (kernel-patches/stream-data).  0: taken whole; -ENOSPC: no room in
+	 * the kernel's buffer, nothing taken; -EAGAIN: not now (requests wait
+	 * to be served first); -ENOENT: the kernel has no such file any more;
+	 * any other < 0: the kernel cannot, and the port stops pushing.  The port pushes only while
+	 * port_input_pushable() (port_push.c says why each condition).
+	 */
+	int (*push_input)(void *ctx, uint64_t key, const void *buf, size_t len);
 
 	/* Calls to the transport. */
 	void (*tx_ready)(void *ctx); /* txq gained bytes, or output restarted */
@@ -155,6 +166,8 @@ struct port_file {
 	uint64_t userns;  /* ... and user namespace (port_open_args) */
 	bool admin;	  /* its opener had CAP_SYS_ADMIN: it passed the shares */
 	bool listening;	  /* it read, polled or asked FIONREAD: take bytes for it */
+	uint64_t input_key; /* the kernel's name for it in push_input */
+	bool input_keyed;
 };
 
 /*
@@ -217,6 +230,10 @@ struct port_stats {
 	uint64_t tx_flushed;		     /* by tcflush(TCOFLUSH), in all */
 	uint64_t hangups;
 	uint64_t refused; /* requests refused at a bound */
+	/* push_input: bytes the kernel took, pushes taken, pushes refused
+	 * for room; and the reads that came as requests, all of them */
+	uint64_t rx_pushed, input_pushes, input_push_full;
+	uint64_t read_requests;
 };
 
 /* The transport hooks that are due (port.c port_run_due_hooks()). */
@@ -271,6 +288,7 @@ struct port {
 	bool interrupts_pending;
 	/* push_events: not tried yet, took, or failed (the kernel lacks it) */
 	enum { PORT_PUSH_UNTRIED, PORT_PUSH_ON, PORT_PUSH_OFF } push;
+	bool input_push_off; /* push_input failed other than for room */
 
 	struct parked_list reads, writes, ioctls, opens;
 	struct port_stats stats;
@@ -286,6 +304,10 @@ struct port_open_args {
 	uint64_t userns; /* its user namespace: PORT_USERNS_* or the front's id of another */
 	bool admin;	 /* the caller has CAP_SYS_ADMIN (TIOCEXCL, the shares) */
 	bool nonblock;
+	/* the kernel's handle of the file, when the front may push its
+	 * input (port_hooks.push_input); input_keyed false: it may not */
+	uint64_t input_key;
+	bool input_keyed;
 };
 /*
  * pilotd's own user namespace; and callers pilotd cannot see (another pid
@@ -324,6 +346,17 @@ uint64_t port_after_events(struct port *p, uint64_t now);
 size_t port_parked_count(const struct port *p);
 /* Stop: answer everything parked with EIO. */
 void port_shutdown(struct port *p);
+
+/*
+ * The kernel's buffer of a file's input (FUSE_STREAM_DATA_MAX of
+ * kernel-patches/stream-data, n_tty's read buffer size): a push is at most
+ * this.
+ */
+#define PORT_PUSH_INPUT_MAX 4096u
+/* May f's input be pushed to the kernel now (port_push.c)? */
+bool port_input_pushable(const struct port *p, const struct port_file *f);
+/* Push what rxq holds for the one file, while port_input_pushable() (after each round). */
+void port_push_input(struct port *p);
 
 /* ---- the transport's side ---- */
 

@@ -170,6 +170,8 @@ struct parked *port_park(struct port *p, struct parked_list *l, void *req, uint6
 	e->uid = who.uid;
 	e->userns = who.userns;
 	e->admin = who.admin;
+	e->input_key = who.input_key;
+	e->input_keyed = who.input_keyed;
 	if (l == &p->writes)
 		p->parked_write_bytes += size;
 	p->h.parked(p->h.ctx, req); /* may mark it interrupted at once */
@@ -302,6 +304,8 @@ void port_open_now(struct port *p, void *req, struct port_cred who)
 	f->uid = who.uid;
 	f->userns = who.userns;
 	f->admin = who.admin;
+	f->input_key = who.input_key;
+	f->input_keyed = who.input_keyed;
 	/* opened with no handheld: it belongs to the next one */
 	f->session = p->carrier ? p->session : p->session + 1;
 	f->polled_events = ~0u; /* no round saw it yet: its first answer says */
@@ -320,7 +324,11 @@ void port_open_now(struct port *p, void *req, struct port_cred who)
 
 void port_open(struct port *p, void *req, const struct port_open_args *a)
 {
-	struct port_cred who = { .uid = a->uid, .userns = a->userns, .admin = a->admin };
+	struct port_cred who = { .uid = a->uid,
+				 .userns = a->userns,
+				 .admin = a->admin,
+				 .input_key = a->input_key,
+				 .input_keyed = a->input_keyed };
 	struct parked *e;
 
 	/* TIOCEXCL: as tty_reopen(), only CAP_SYS_ADMIN may open it again */

@@ -16,6 +16,9 @@ struct port_cred {
 	uint32_t uid;
 	uint64_t userns;
 	bool admin;
+	/* an open's: port_open_args.input_key */
+	uint64_t input_key;
+	bool input_keyed;
 	void *req; /* NULL: do not ask */
 	uint64_t fh;
 };

@@ -153,6 +153,7 @@ static void read_now(struct port *p, void *req, uint64_t fh, size_t size, bool n
 
 void port_read(struct port *p, void *req, uint64_t fh, size_t size, bool nonblock, uint64_t now)
 {
+	p->stats.read_requests++;
 	read_now(p, req, fh, size, nonblock, now);
 	port_run_due_hooks(p);
 }

@@ -37,7 +37,11 @@ static void serve_opens(struct port *p)
 	struct parked *e;
 
 	while ((e = first_open_that_may_go(p))) {
-		struct port_cred who = { .uid = e->uid, .userns = e->userns, .admin = e->admin };
+		struct port_cred who = { .uid = e->uid,
+					 .userns = e->userns,
+					 .admin = e->admin,
+					 .input_key = e->input_key,
+					 .input_keyed = e->input_keyed };
 
 		port_unpark(p, &p->opens, e);
 		port_open_now(p, e->req, who);

@@ -4,13 +4,16 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -266,6 +269,53 @@ int open_node_attached(const char *path, int flags, double timeout_s)
 int open_attached(int flags, double timeout_s)
 {
 	return open_node_attached(PILOT_DEV, flags, timeout_s);
+}
+
+pid_t start_own_pilotd(const char *log_path, const char *arg)
+{
+	struct stat st;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
+			_exit(126);
+		execlp("pilotd", "pilotd", "-v", arg, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0)
+		fail("fork: %s", strerror(errno));
+	for (int i = 0; i < 100 && stat(PILOT_DEV, &st) < 0; i++)
+		usleep(100000);
+	if (stat(PILOT_DEV, &st) < 0)
+		fail(PILOT_DEV " did not appear within 10 s of starting pilotd");
+	/*
+	 * CUSE makes the node (device_add(), devtmpfs) before it registers
+	 * the character device (cdev_add()): an open in between is ENXIO
+	 * from chrdev_open().  Open until it is not.
+	 */
+	for (int i = 0;; i++) {
+		int fd = open(PILOT_DEV, O_RDWR | O_NONBLOCK | O_NOCTTY);
+
+		if (fd >= 0) {
+			close(fd);
+			break;
+		}
+		if (errno != ENXIO || i == 1000)
+			fail("open " PILOT_DEV " after it appeared: %s", strerror(errno));
+		usleep(10000);
+	}
+	return pid;
+}
+
+void stop_own_pilotd(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGTERM);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail("pilotd did not exit 0 after SIGTERM (status 0x%x)", status);
 }
 
 pid_t find_pilotd(void)

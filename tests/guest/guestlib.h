@@ -35,6 +35,13 @@ char task_state(int pid, int tid);
 /* Wait until thread tid of process pid sleeps in the kernel; fails after 10 s. */
 void wait_sleeping(int pid, int tid);
 
+/*
+ * A pilotd of the test's own (the guest started none: --no-pilotd), run as
+ * "pilotd -v [arg]" with its log in log_path; returns once /dev/pilot is
+ * there (fails after 10 s).  stop_own_pilotd(): SIGTERM, and it must exit 0.
+ */
+pid_t start_own_pilotd(const char *log_path, const char *arg);
+void stop_own_pilotd(pid_t pid);
 /* The pid of the running pilotd; fails when there is none. */
 pid_t find_pilotd(void);
 /* pilotd runs the AddressSanitizer build (/usr/lib/pilotd-sanitized). */

@@ -33,37 +33,6 @@
 /* A file's first polls reach pilotd, before its first push: a few. */
 #define ASKED_WITH_PUSH_MAX 8
 
-static pid_t start_pilotd(void)
-{
-	struct stat st;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		int fd = open(LOG_PATH, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
-			_exit(126);
-		execlp("pilotd", "pilotd", "-v", (char *)NULL);
-		_exit(127);
-	}
-	if (pid < 0)
-		fail("fork: %s", strerror(errno));
-	for (int i = 0; i < 100 && stat(PILOT_DEV, &st) < 0; i++)
-		usleep(100000);
-	if (stat(PILOT_DEV, &st) < 0)
-		fail(PILOT_DEV " did not appear within 10 s of starting pilotd");
-	return pid;
-}
-
-static void stop_pilotd(pid_t pid)
-{
-	int status;
-
-	kill(pid, SIGTERM);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		fail("pilotd did not exit 0 after SIGTERM (status 0x%x)", status);
-}
-
 /* One round; fails with what the desktop would have seen. */
 static void round_trip(int fd, int i)
 {
@@ -109,13 +78,13 @@ int main(int argc, char **argv)
 	guest_test_name("poll-push");
 	if (argc != 2 || (!pushed && strcmp(argv[1], "asked") != 0))
 		fail("usage: poll-push pushed|asked");
-	pid = start_pilotd();
+	pid = start_own_pilotd(LOG_PATH, NULL);
 	fd = open_attached(O_RDWR | O_NOCTTY | O_NONBLOCK, 20);
 	set_raw(fd);
 	for (int i = 0; i < ROUNDS; i++)
 		round_trip(fd, i);
 	close(fd);
-	stop_pilotd(pid);
+	stop_own_pilotd(pid);
 
 	asked = log_count("poll fh");
 	note("%d rounds: pilotd was asked %d times to poll", ROUNDS, asked);

@@ -160,6 +160,35 @@ static int h_push(void *ctx, uint64_t key, unsigned int events, unsigned int wak
 	return 0;
 }
 
+static int h_push_input(void *ctx, uint64_t key, const void *buf, size_t len)
+{
+	struct ph *h = ctx;
+	size_t room = h->kbuf_room ? h->kbuf_room : PORT_PUSH_INPUT_MAX;
+
+	h->input_push_calls++;
+	if (h->input_push_err)
+		return h->input_push_err;
+	/* the kernel's checks: a size of 1 to its bound, whole or not at all */
+	if (len == 0 || len > PORT_PUSH_INPUT_MAX)
+		return -EINVAL;
+	if (len > room - h->kbuf_len)
+		return -ENOSPC;
+	memcpy(h->kbuf + h->kbuf_len, buf, len);
+	h->kbuf_len += len;
+	h->input_key = key;
+	return 0;
+}
+
+size_t ph_kernel_read(struct ph *h, void *buf, size_t max)
+{
+	size_t n = h->kbuf_len < max ? h->kbuf_len : max;
+
+	memcpy(buf, h->kbuf, n);
+	memmove(h->kbuf, h->kbuf + n, h->kbuf_len - n);
+	h->kbuf_len -= n;
+	return n;
+}
+
 static void h_drop(void *ctx, void *handle)
 {
 	(void)handle;
@@ -295,6 +324,7 @@ int ph_init(struct ph *h, struct port *p, const struct port_config *cfg, int max
 		.notify_poll = h_notify,
 		.drop_poll_handle = h_drop,
 		.push_events = h_push,
+		.push_input = h_push_input,
 		.tx_ready = h_tx_ready,
 		.tx_abort = h_tx_abort,
 		.rx_room = h_rx_room,
@@ -368,7 +398,11 @@ int ph_unanswered_or_twice(struct ph *h)
 
 uint64_t ph_open(struct ph *h, uint32_t uid, bool nonblock, bool listen)
 {
-	struct port_open_args a = { .uid = uid, .admin = uid == 0, .nonblock = nonblock };
+	struct port_open_args a = { .uid = uid,
+				    .admin = uid == 0,
+				    .nonblock = nonblock,
+				    .input_key = h->open_input_key,
+				    .input_keyed = h->open_input_key != 0 };
 	void *req = ph_req(h);
 	struct ph_answer *an = ph_ans(h, req);
 

@@ -57,6 +57,19 @@ struct ph {
 	void (*on_push)(struct ph *h, uint64_t key, unsigned int events, unsigned int wake);
 	bool opener_gone; /* answer_open reports the opener gone */
 	/*
+	 * push_input: the kernel's buffer of the pushed-to file (a read()
+	 * takes from it without a request: ph_kernel_read()), its size
+	 * (kbuf_room, at most PORT_PUSH_INPUT_MAX; 0 at ph_init: the full
+	 * size), pushes tried, the error a refusing kernel gives (0: none);
+	 * open_input_key: ph_open() names the file so (0: the kernel offered
+	 * nothing, it is not keyed)
+	 */
+	uint8_t kbuf[PORT_PUSH_INPUT_MAX];
+	size_t kbuf_len, kbuf_room;
+	int input_push_calls;
+	int input_push_err;
+	uint64_t input_key, open_input_key;
+	/*
 	 * caller_admin: who makes the reads, writes and ioctls (by default
 	 * each file's opener, capable if it opened so); how often it was asked
 	 */
@@ -107,6 +120,8 @@ int ph_unanswered_or_twice(struct ph *h);
 /* An open; fh, or 0 if not answered OPEN. With listen, a poll follows. */
 uint64_t ph_open(struct ph *h, uint32_t uid, bool nonblock, bool listen);
 void *ph_read(struct ph *h, uint64_t fh, size_t size, bool nonblock, uint64_t now);
+/* A read() the kernel answers from its buffer: up to max bytes into buf; how many. */
+size_t ph_kernel_read(struct ph *h, void *buf, size_t max);
 void *ph_write(struct ph *h, uint64_t fh, const void *buf, size_t len, bool nonblock);
 void *ph_ioctl(struct ph *h, uint64_t fh, unsigned int cmd, uintptr_t arg, const void *in,
 	       size_t in_len, size_t out_len, bool caller_admin);

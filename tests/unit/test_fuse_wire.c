@@ -4,7 +4,9 @@
  * (pilotd/fuse_wire.h): whether CUSE_INIT offered FUSE_NOTIFY_POLL_EVENTS,
  * on which pilotd pushes poll events or keeps being asked (kernels with
  * kernel-patches/poll-events and without), the kh of a FUSE_POLL, and the
- * notification itself.
+ * notification itself; and the same for FUSE_NOTIFY_STREAM_DATA
+ * (kernel-patches/stream-data): its offer, the kh a FUSE_OPEN carries, its
+ * header.
  */
 #include <linux/fuse.h>
 #include <string.h>
@@ -90,9 +92,62 @@ static void test_poll(void)
 	CHECK_EQ(u32, 0x41);
 }
 
+static void test_stream_data(void)
+{
+	char buf[256];
+	struct cuse_init_in init = { .major = 7, .minor = 47 };
+	struct {
+		struct fuse_open_in open;
+		uint64_t kh;
+	} open = { .open = { .flags = 2 }, .kh = 0xfeed0000beefULL };
+	struct fuse_out_header oh;
+	bool offered;
+	uint64_t kh = 0;
+	uint32_t u32;
+	size_t len;
+
+	/* offered beside the poll events by a 7.3 with the series; not by 6.1 */
+	init.flags = CUSE_UNRESTRICTED_IOCTL | CUSE_POLL_EVENTS_FLAG | CUSE_STREAM_DATA_FLAG;
+	len = request(buf, CUSE_INIT, &init, sizeof(init));
+	offered = false;
+	CHECK(cuse_init_offers_stream_data(buf, len, &offered));
+	CHECK(offered);
+	init.flags = CUSE_UNRESTRICTED_IOCTL | CUSE_POLL_EVENTS_FLAG;
+	len = request(buf, CUSE_INIT, &init, sizeof(init));
+	CHECK(cuse_init_offers_stream_data(buf, len, &offered));
+	CHECK(!offered);
+	CHECK_EQ(CUSE_STREAM_DATA_FLAG, 4);
+
+	/* the kh after fuse_open_in, only when the request's length has it */
+	len = request(buf, FUSE_OPEN, &open, sizeof(open));
+	CHECK(open_kh(buf, len, &kh));
+	CHECK_EQ(kh, 0xfeed0000beefULL);
+	len = request(buf, FUSE_OPEN, &open.open, sizeof(open.open)); /* today's open */
+	kh = 0;
+	CHECK(!open_kh(buf, sizeof(buf), &kh));
+	CHECK_EQ(kh, 0);
+	len = request(buf, FUSE_READ, &open, sizeof(open));
+	CHECK(!open_kh(buf, len, &kh));
+
+	/* the notification: code 11, kh, size, zero padding; the bytes follow */
+	len = stream_data_header(buf, 9, 300);
+	CHECK_EQ(len, STREAM_DATA_HEADER);
+	memcpy(&oh, buf, sizeof(oh));
+	CHECK_EQ(oh.len, STREAM_DATA_HEADER + 300);
+	CHECK_EQ(oh.error, 11);
+	CHECK_EQ(oh.unique, 0);
+	memcpy(&kh, buf + sizeof(oh), sizeof(kh));
+	CHECK_EQ(kh, 9);
+	memcpy(&u32, buf + sizeof(oh) + 8, sizeof(u32));
+	CHECK_EQ(u32, 300);
+	memcpy(&u32, buf + sizeof(oh) + 12, sizeof(u32));
+	CHECK_EQ(u32, 0);
+}
+
 int main(void)
 {
 	test_cuse_init();
 	test_poll();
+	test_stream_data();
 	return check_result("test_fuse_wire");
 }

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The input the kernel keeps (kernel-patches/stream-data, issue 41): where
+ * the kernel offered FUSE_NOTIFY_STREAM_DATA, the port pushes a file's
+ * received bytes into the kernel's buffer of that file, and its read()s
+ * take them there without a FUSE_READ.  pilotd does not set
+ * FOPEN_STREAM_DATA: a read that finds the kernel's buffer empty still
+ * comes here as a request (the fallback of the series), because the
+ * kernel cannot take pushed bytes back and pilotd must still serve every
+ * case the buffer cannot (a settings change, a second open, VMIN above 1).
+ *
+ * The rule (port_input_pushable()) is that a byte may go to the kernel
+ * only when the kernel's read of it is the read n_tty would make, and
+ * when nothing n_tty does later could take it back out of the input:
+ *
+ *   - non-canonical: a canonical read takes one line at most, and VERASE,
+ *     VKILL and VWERASE take bytes back from the line (n_tty_read's
+ *     canon_copy_from_read_buf(), eraser());
+ *   - VMIN 0 or 1, VTIME any: n_tty_read() then returns as soon as it
+ *     copied one byte or more, with all there is up to the read's size
+ *     (minimum is 1 for VMIN 0, and the loop ends once kb - kbuf >=
+ *     minimum; VTIME only bounds the wait when nothing is there, and then
+ *     the kernel's buffer is empty and the read comes here, VTIME applied
+ *     by port_read_ready()).  The kernel's read returns what its buffer
+ *     holds, from one byte on: the same.  VMIN above 1 waits for that many;
+ *     the kernel would return fewer;
+ *   - no signal character that flushes: with ISIG and without NOFLSH,
+ *     VINTR, VQUIT and VSUSP discard the input already queued (n_tty's
+ *     isig(): reset_buffer_flags() unless L_NOFLSH), which pushed bytes
+ *     would survive.  ECHO, IXON, PARMRK, ISTRIP and the mappings
+ *     act on a byte as it arrives, in the port's discipline, before it is
+ *     queued (n_tty_receive_char*()): what rxq holds is what n_tty's read
+ *     buffer would, and pushing it changes nothing of theirs;
+ *   - one open file: n_tty's input is the tty's, any file reads it; a
+ *     pushed byte is readable through its own file alone.  A second open
+ *     stops the pushes (what was pushed before stays the first file's:
+ *     docs/tty-differences.md "Input pushed to the kernel");
+ *   - the file is live, listens and is of rxq's session (the port's other
+ *     rules: a hung-up file reads what it read before, then end of file);
+ *   - order: pushes take rxq from its head, and only while no read is
+ *     parked.  A parked read is answered from rxq first (a push would
+ *     leave its bytes behind that answer); a read request comes only when
+ *     the kernel's buffer is empty, and is answered from rxq's head, which
+ *     follows every byte pushed.  The exception is a read() that found the
+ *     buffer empty and whose request is not yet queued when a push lands:
+ *     its answer goes before the pushed bytes (the series' uapi comment:
+ *     "a server that mixes pushes and answers orders its bytes itself").
+ *     The front narrows that window (it pushes only when no request waits
+ *     on /dev/cuse); closing it needs the kernel (docs/kernel-data-path.md).
+ *
+ * What is not exact: FIONREAD/TIOCINQ counts rxq only; the kernel does not
+ * tell pilotd what reads took of its buffer, so the bytes waiting there
+ * are not counted.  A tcflush(TCIFLUSH) discards rxq, not what the kernel
+ * holds.  Both are in docs/tty-differences.md.
+ *
+ * The bound: rxq's, and the kernel's buffer of the file (4096 bytes).  A
+ * push the kernel refuses for room (ENOSPC) leaves the bytes in rxq, in
+ * order; the next round pushes again, and a read that finds the kernel's
+ * buffer empty comes here and takes them.
+ */
+#include <errno.h>
+
+#include "log.h"
+#include "port_impl.h"
+
+/* The settings under which the kernel's read of a pushed byte is n_tty's (above). */
+static bool settings_pushable(const struct termios2 *t)
+{
+	if (t->c_lflag & ICANON)
+		return false;
+	if (t->c_cc[VMIN] > 1)
+		return false;
+	if ((t->c_lflag & ISIG) && !(t->c_lflag & NOFLSH))
+		return false;
+	return true;
+}
+
+bool port_input_pushable(const struct port *p, const struct port_file *f)
+{
+	if (!p->h.push_input || p->input_push_off)
+		return false;
+	if (!f || !f->input_keyed || f->hung_up || !f->listening || !p->carrier)
+		return false;
+	if (p->nfiles != 1 || f->session != p->rxq_session)
+		return false;
+	if (p->reads.head)
+		return false;
+	return settings_pushable(&p->tty.termios);
+}
+
+void port_push_input(struct port *p)
+{
+	uint8_t buf[PORT_PUSH_INPUT_MAX];
+	struct port_file *f = p->files;
+
+	while (byteq_len(&p->rxq) && port_input_pushable(p, f)) {
+		size_t n = byteq_peek(&p->rxq, 0, buf, min_size(sizeof(buf), byteq_len(&p->rxq)));
+		int err = p->h.push_input(p->h.ctx, f->input_key, buf, n);
+
+		if (err == -ENOSPC || err == -EAGAIN) {
+			/* the bytes stay first in rxq; EAGAIN: the front serves
+			 * the requests that wait first, a read among them */
+			p->stats.input_push_full += err == -ENOSPC;
+			return;
+		}
+		if (err == -ENOENT) {
+			f->input_keyed = false; /* the kernel released it: its release comes */
+			return;
+		}
+		if (err < 0) {
+			log_warn("the kernel refused input pushed for file %llu (%d): "
+				 "reads come as requests from now on",
+				 (unsigned long long)f->fh, err);
+			p->input_push_off = true;
+			return;
+		}
+		byteq_drop(&p->rxq, n);
+		p->stats.rx_pushed += n;
+		p->stats.input_pushes++;
+		due(p, PORT_DUE_RX_ROOM);
+	}
+}

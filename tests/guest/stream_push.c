@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+/*
+ * read() on /dev/pilot with and without kernel-patches/stream-data.
+ * Usage: stream-push pushed|asked [PILOTD-ARG]
+ *
+ * Starts its own pilotd -v (its log in a file), sets the port raw (VMIN 1,
+ * VTIME 0, as a desktop does) and runs rounds of an echo: write a packet
+ * of PACKET bytes, read the handheld's echo back in reads of READ_SIZE
+ * bytes, each after poll() says readable, and compare every byte, in
+ * order.  Then it reads the count
+ * pilotd logs at exit ("reads: N came as requests; input kept by the
+ * kernel: B bytes ...") against the reads it made:
+ *   pushed  the kernel offered to keep input and pilotd took it: reads
+ *           answered without a request, at least one a round, and bytes
+ *           pushed;
+ *   asked   a kernel that did not offer it (6.1), or pilotd told not to
+ *           (no --stream-data): every read is a request, nothing pushed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "guestlib.h"
+
+#define LOG_PATH  "/tmp/pilotd-stream-push.log"
+#define ROUNDS	  100
+#define PACKET	  512
+#define READ_SIZE 32
+
+/* One round of the echo; returns the reads it took. */
+static long echo_round(int fd, int round)
+{
+	unsigned char out[PACKET], in[PACKET];
+	size_t got = 0;
+	long reads = 0;
+
+	for (size_t i = 0; i < PACKET; i++)
+		out[i] = (unsigned char)(i * 7 + (size_t)round);
+	write_full(fd, out, PACKET);
+	while (got < PACKET) {
+		size_t want = PACKET - got < READ_SIZE ? PACKET - got : READ_SIZE;
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		/* as a desktop reads (palm-sync): when poll says so.  A read that
+		 * starts before the bytes arrive can meet the order window of
+		 * docs/kernel-data-path.md, and hang. */
+		if (poll(&p, 1, 5000) != 1)
+			fail("round %d: no input within 5 s after %zu of %d bytes", round, got,
+			     PACKET);
+		n = read(fd, in + got, want);
+
+		if (n <= 0)
+			fail("round %d: read returned %zd (%s) after %zu of %d bytes", round, n,
+			     n < 0 ? strerror(errno) : "end of file", got, PACKET);
+		got += (size_t)n;
+		reads++;
+	}
+	for (size_t i = 0; i < PACKET; i++)
+		if (in[i] != out[i])
+			fail("round %d: byte %zu of the echo is 0x%02x, sent 0x%02x: "
+			     "bytes lost or out of order",
+			     round, i, in[i], out[i]);
+	return reads;
+}
+
+/* pilotd's exit line: reads that came as requests, bytes pushed. */
+static bool log_counts(unsigned long long *requests, unsigned long long *pushed, bool *offered)
+{
+	FILE *f = fopen(LOG_PATH, "r");
+	char line[512];
+	bool found = false;
+
+	if (!f)
+		fail("cannot read " LOG_PATH ": %s", strerror(errno));
+	*offered = false;
+	while (fgets(line, sizeof(line), f)) {
+		const char *at = strstr(line, "reads: ");
+
+		if (strstr(line, "the kernel keeps input"))
+			*offered = true;
+		if (at && sscanf(at,
+				 "reads: %llu came as requests; input kept by the kernel: "
+				 "%llu bytes",
+				 requests, pushed) == 2)
+			found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+int main(int argc, char **argv)
+{
+	bool pushed = argc >= 2 && strcmp(argv[1], "pushed") == 0;
+	unsigned long long requests, bytes;
+	long reads = 0;
+	bool offered;
+	pid_t pid;
+	int fd;
+
+	guest_test_name("stream-push");
+	if (argc < 2 || argc > 3 || (!pushed && strcmp(argv[1], "asked") != 0))
+		fail("usage: stream-push pushed|asked [PILOTD-ARG]");
+	pid = start_own_pilotd(LOG_PATH, argc == 3 ? argv[2] : NULL);
+	fd = open_attached(O_RDWR | O_NOCTTY, 20);
+	set_raw(fd);
+	for (int i = 0; i < ROUNDS; i++)
+		reads += echo_round(fd, i);
+	close(fd);
+	stop_own_pilotd(pid);
+
+	if (!log_counts(&requests, &bytes, &offered))
+		fail("pilotd logged no count of its read requests at exit");
+	note("%d rounds of %d bytes: %ld reads, %llu of them requests to pilotd, "
+	     "%llu bytes pushed to the kernel",
+	     ROUNDS, PACKET, reads, requests, bytes);
+	if (pushed) {
+		if (!offered)
+			fail("pilotd did not say that the kernel keeps input");
+		if (bytes == 0 || reads - (long)requests < ROUNDS)
+			fail("%ld of %ld reads were answered without a request, fewer than one "
+			     "a round: pilotd does not push",
+			     reads - (long)requests, reads);
+	} else {
+		if (offered)
+			fail("pilotd says the kernel keeps input");
+		if (bytes != 0 || (long)requests < reads)
+			fail("%llu bytes pushed, %llu requests for %ld reads: every read should "
+			     "be a request",
+			     bytes, requests, reads);
+	}
+	return 0;
+}
