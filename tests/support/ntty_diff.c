@@ -1555,6 +1555,107 @@ no:
 }
 
 /*
+ * Bytes (hex) as OPOST cannot change them, byte by byte (so that a part
+ * cut out stays whole): no CR, NL, NUL, DEL, backspace, tab or space, upper
+ * case as the kernel's toupper() makes it.  raw: as they are.
+ */
+static void squeeze(struct stream *st, const char *hex, size_t n, bool raw)
+{
+	for (size_t k = 0; k + 1 < n; k += 2) {
+		unsigned int b;
+		char x[3];
+
+		if (raw) {
+			stream_add(st, hex + k, 2);
+			continue;
+		}
+		if (sscanf(hex + k, "%2x", &b) != 1 || b == '\r' || b == '\n' || b == 0 ||
+		    b == 0x7f || b == '\b' || b == '\t' || b == ' ')
+			continue;
+		snprintf(x, sizeof(x), "%02x", latin1_upper(latin1_upper((uint8_t)b)));
+		stream_add(st, x, 2);
+	}
+}
+
+/* Is a what b is with the n parts w put in, each whole, in their order? */
+static bool with_parts(const char *a, size_t na, const char *b, size_t nb, const struct stream w[],
+		       int n)
+{
+	if (n == 0)
+		return na == nb && memcmp(a, b, na) == 0;
+	for (size_t p = 0; p <= nb && p + w[0].len <= na; p += 2) {
+		if (p && memcmp(a + p - 2, b + p - 2, 2) != 0)
+			break;
+		if (memcmp(a + p, w[0].s, w[0].len) == 0 &&
+		    with_parts(a + p + w[0].len, na - p - w[0].len, b + p, nb - p, w + 1, n - 1))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * pilotd's own run (port), from the step that sends the writes n_tty
+ * refused (they waited in its queue) to step e (excluded: a flush that
+ * dropped some, from where writes_held() compares it with the run gone;
+ * or the end), against its run without them (alt): what the desktop sees
+ * the same but for the refused writes' own answers and, while output is
+ * stopped, TIOCOUTQ and POLLOUT; in each step, the bytes to the handheld
+ * alt's with the writes it sends put in, whole and in order (the first
+ * count bytes of each, pilotd's answer), as OPOST cannot change them
+ * where OPOST is on (squeeze()); but in a step that floods (ECHO_FLOOD),
+ * where the echoes that find no room in txq are not the same without
+ * them.  sent_at[j]: the step that sends the write of step j (0: none).
+ */
+static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
+			const struct nt_flow st[], const struct nd_trace *port,
+			const struct nd_trace *alt, const int sent_at[], int s, int e)
+{
+	static char abuf[ND_TRACE_MAX], bbuf[ND_TRACE_MAX], wbuf[ND_TRACE_MAX];
+	struct stream w[ND_OPS_MAX];
+	bool raw = true;
+	size_t used_w = 0;
+
+	for (int j = 0; j <= c->nops && j < e; j++)
+		raw &= !(settings_at(c, j + 1).c_oflag & OPOST);
+	for (int k = s; k < e; k++) {
+		struct stream a = { abuf, 0 }, b = { bbuf, 0 };
+		size_t ha, hb, xa, xb;
+		const char *pa, *pb, *la = step_parts(port, k, &ha, &pa, &xa),
+				    *lb = step_parts(alt, k, &hb, &pb, &xb);
+		int n = 0;
+
+		if (!la || !lb)
+			return false;
+		if (!skipped->ops[k - 1].skip && (ha != hb || memcmp(la, lb, ha) != 0) &&
+		    !(st[k].stopped && (c->ops[k - 1].kind == ND_OUTQ || c->ops[k - 1].kind == ND_POLL)))
+			return false;
+		for (int j = 1; j < k; j++) {
+			size_t h, x;
+			const char *hex, *l = step_parts(port, j, &h, &hex, &x);
+			long v;
+			char part[2 * ND_BYTES_MAX + 1];
+
+			if (sent_at[j] != k)
+				continue;
+			if (!l || !head_count(l, h, "write ", &v) || v <= 0 ||
+			    (size_t)v > c->ops[j - 1].len)
+				return false;
+			for (long q = 0; q < v; q++)
+				snprintf(part + 2 * q, 3, "%02x", c->ops[j - 1].bytes[q]);
+			w[n] = (struct stream){ wbuf + used_w, 0 };
+			squeeze(&w[n], part, 2 * (size_t)v, raw);
+			used_w += w[n++].len;
+		}
+		squeeze(&a, pa, xa, raw);
+		squeeze(&b, pb, xb, raw);
+		/* a flood: the writes took room in txq that echoes take without them */
+		if (!port->flood[k] && !alt->flood[k] && !with_parts(a.s, a.len, b.s, b.len, w, n))
+			return false;
+	}
+	return true;
+}
+
+/*
  * pilotd took writes that n_tty refused while stopped (skipped marks them):
  * they wait in pilotd's queue (port's run; alt ran without them) until
  * output starts again, or a flush drops them.  Until then pilotd sends
@@ -1574,6 +1675,7 @@ static bool writes_held(const struct nd_case *c, const struct nd_case *skipped,
 	static struct nd_trace gt;
 	int from = 0, first_drop = 0, last = c->nops < ND_OPS_MAX ? c->nops : ND_OPS_MAX;
 	int shift[ND_OPS_MAX + 1] = { 0 }; /* step j of c is step j + shift[j] of gone */
+	int sent_at[ND_OPS_MAX + 1] = { 0 }, first_sent = 0;
 
 	gone = *c;
 	gone.nops = 0;
@@ -1588,8 +1690,12 @@ static bool writes_held(const struct nd_case *c, const struct nd_case *skipped,
 		if (skipped->ops[j - 1].skip && !from)
 			from = j;
 		drop = from && flush;
-		if (from && !flush && !st[j].stopped)
+		if (from && !flush && !st[j].stopped) {
+			for (int k = from; k < j; k++)
+				sent_at[k] = skipped->ops[k - 1].skip ? j : 0;
+			first_sent = first_sent ? first_sent : j;
 			from = 0; /* sent now, and their columns count from here on */
+		}
 		if (from) {
 			stream_add_loose(&a, pa, xa, LOOSE_OFLAG);
 			stream_add_loose(&b, pb, xb, LOOSE_OFLAG);
@@ -1609,6 +1715,11 @@ static bool writes_held(const struct nd_case *c, const struct nd_case *skipped,
 		shift[j] = gone.nops - (j - 1);
 		gone.ops[gone.nops++] = c->ops[j - 1];
 	}
+	/* what pilotd does once it sent them: the same as without them, but for their bytes */
+	if (first_sent && (!first_drop || first_sent < first_drop) &&
+	    !writes_sent(c, skipped, st, port, alt, sent_at, first_sent,
+			 first_drop ? first_drop : last + 1))
+		return false;
 	if (!first_drop || first_drop > last)
 		return true;
 	for (int j = last + 1; j <= c->nops; j++)
@@ -1821,6 +1932,48 @@ static bool n_tty_releases(const struct nd_case *c, const struct nt_flow st[], i
 	       !(op->iflag & IXON) && !st[j].tco_before;
 }
 
+/*
+ * The '/' of slash_held() owed out of order: a write of the desktop's while
+ * n_tty holds it (n_tty_write() runs process_echoes(), which stops at
+ * echo_mark, just before the '/', then writes) sends the written bytes
+ * ahead of it; pilotd sent it at the TCOON, its last byte then.  Decided
+ * from n_tty's side: slash_held() (the case) and a write n_tty took with
+ * its output running (n_tty_releases(), its head).  From there on the '/'
+ * is taken out of pilotd's stream (owed), and n_tty must send it where its
+ * echo ring does, first: the first step after which n_tty sends any byte
+ * but a write's own bytes while the '/' is still past echo_mark.  Echoes
+ * are sent from echo_tail, where the '/' is, so the first echo n_tty sends
+ * (a later batch's flush_echoes() or commit_echoes(), a process_echoes()
+ * once a commit_echoes() moved echo_mark past it, a write's too) begins
+ * with it; a signal's flush (isig(): echo_head = echo_tail = 0) drops it,
+ * and a case may end with it owed.  false: n_tty's bytes of step j (*pb,
+ * *xb; the owed '/' taken off their front when sent) break the rule.
+ */
+static bool slash_owed(const struct nd_case *c, const struct nt_flow st[], int j, const char *l,
+		       size_t head, const char **pb, size_t *xb, bool *owed, struct stream *ps)
+{
+	bool before_mark = c->ops[j - 1].kind == ND_WRITE && slash_held(c, j);
+
+	if (*owed && st[j].isig_flush) {
+		*owed = false;
+		return true;
+	}
+	if (*owed && *xb > 0 && !before_mark) {
+		if (*xb < 2 || memcmp(*pb, "2f", 2) != 0)
+			return false;
+		*pb += 2;
+		*xb -= 2;
+		*owed = false;
+		return true;
+	}
+	if (!*owed && before_mark && n_tty_releases(c, st, j, l, head) && ps->len >= 2 &&
+	    memcmp(ps->s + ps->len - 2, "2f", 2) == 0) {
+		ps->len -= 2;
+		*owed = true;
+	}
+	return true;
+}
+
 static const char *held_back(const struct nd_case *c, const struct nd_trace *port,
 			     const struct nd_trace *pty, bool race_columns)
 {
@@ -1833,6 +1986,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	const struct nd_trace *pd = port;
 	int at[USED_KINDS] = { -1, -1 }, n = c->nops < ND_OPS_MAX ? c->nops : ND_OPS_MAX;
 	bool lag = false, kept = false, even, dropped, apart, race_moved, behind, slash = false;
+	bool owed = false;
 	bool lag_from[ND_OPS_MAX + 1] = { 0 };
 	int loose = LOOSE_NOT, level;
 	size_t kept_at = 0;
@@ -1936,13 +2090,17 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			stream_loosen(&ps, loose);
 			stream_loosen(&ns, loose);
 		}
+		if (op && !slash_owed(c, st, j, lb, hb, &pb, &xb, &owed, &ps))
+			WHY(j, "owed '/'");
+		if (owed)
+			used(at, USED_STOP, j);
 		even = ps.len == ns.len;
 		stream_add_loose(&ps, pa, xa, loose);
 		if (op && op->kind == ND_XONC && op->arg == TCOON && st[j].tco_before &&
 		    st[j].held_before)
 			lag = lag_from[j] = true;
 		behind = lag && !n_tty_releases(c, st, j, lb, hb);
-		slash = slash_held(c, j);
+		slash = slash_held(c, j) && !owed;
 		if (!n_tty_sent(&ps, &ns, pb, xb, loose, &kept, kept_at, st[j].stopped, lag, behind,
 				slash, at, j)) {
 			/*
@@ -1964,7 +2122,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	}
 	/* before the probes reuse the streams; kept echoes not told apart are apart too */
 	apart = (ps.len != ns.len || memcmp(ps.s, ns.s, ps.len) != 0) &&
-		!(slash_held(c, n) && level_but_slash(&ps, &ns));
+		!(slash_held(c, n) && !owed && level_but_slash(&ps, &ns));
 	/* a probe's end started n_tty's output and ran process_echoes(): nothing held */
 	if (apart && probing)
 		WHY(n, "held after the probe");
