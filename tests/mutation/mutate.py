@@ -26,8 +26,8 @@ import tempfile
 import time
 
 CORE = ['byteq.c', 'parked.c', 'palm.c', 'tty.c', 'ldisc.c', 'port.c', 'port_files.c',
-        'port_session.c', 'port_io.c', 'port_ioctl.c', 'port_ldisc.c', 'setup.c', 'caps.c',
-        'loop.c', 'pump.c', 'trace.c', 'log.c']
+        'port_session.c', 'port_io.c', 'port_ioctl.c', 'port_ldisc.c', 'port_push.c', 'setup.c',
+        'caps.c', 'loop.c', 'pump.c', 'trace.c', 'log.c']
 SUPPORT = ['port_harness.c', 'ntty_diff.c']
 # The tests of the tty rules, what they link beside their own source, and their
 # arguments; a fault is run against the tests that link its file.
