@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -273,7 +272,6 @@ int open_attached(int flags, double timeout_s)
 
 pid_t start_own_pilotd(const char *log_path, const char *arg)
 {
-	struct stat st;
 	pid_t pid = fork();
 
 	if (pid == 0) {
@@ -286,14 +284,11 @@ pid_t start_own_pilotd(const char *log_path, const char *arg)
 	}
 	if (pid < 0)
 		fail("fork: %s", strerror(errno));
-	for (int i = 0; i < 100 && stat(PILOT_DEV, &st) < 0; i++)
-		usleep(100000);
-	if (stat(PILOT_DEV, &st) < 0)
-		fail(PILOT_DEV " did not appear within 10 s of starting pilotd");
 	/*
-	 * CUSE makes the node (device_add(), devtmpfs) before it registers
-	 * the character device (cdev_add()): an open in between is ENXIO
-	 * from chrdev_open().  Open until it is not.
+	 * Open until /dev/pilot answers.  CUSE makes the node (device_add(),
+	 * devtmpfs) before it registers the character device (cdev_add()):
+	 * an open in between is ENXIO from chrdev_open(), as one before the
+	 * node is ENOENT.
 	 */
 	for (int i = 0;; i++) {
 		int fd = open(PILOT_DEV, O_RDWR | O_NONBLOCK | O_NOCTTY);
@@ -302,8 +297,9 @@ pid_t start_own_pilotd(const char *log_path, const char *arg)
 			close(fd);
 			break;
 		}
-		if (errno != ENXIO || i == 1000)
-			fail("open " PILOT_DEV " after it appeared: %s", strerror(errno));
+		if ((errno != ENOENT && errno != ENXIO) || i == 1000)
+			fail("open " PILOT_DEV " within 10 s of starting pilotd: %s",
+			     strerror(errno));
 		usleep(10000);
 	}
 	return pid;
