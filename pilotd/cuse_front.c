@@ -114,7 +114,7 @@ int front_push_input(struct cuse_front *fr, uint64_t key, const void *buf, size_
 	while (n < 0 && errno == EINTR);
 	if (n >= 0)
 		return 0;
-	if (errno == ENOSPC || errno == ENOENT)
+	if (errno == ENOSPC || errno == EBUSY || errno == ENOENT)
 		return -errno;
 	/* EINVAL: the kernel refused it after all; anything else ends the connection */
 	return errno == EINVAL ? -EOPNOTSUPP : 0;

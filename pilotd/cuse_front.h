@@ -67,7 +67,8 @@ int front_push_events(struct cuse_front *fr, uint64_t key, unsigned int events,
 /*
  * FUSE_NOTIFY_STREAM_DATA: len bytes (1 to STREAM_DATA_MAX) of the file
  * key's input to the kernel's buffer.  0: taken; -ENOSPC: no room, nothing
- * taken; -EAGAIN: a request waits on /dev/cuse, to be served first (a read
+ * taken; -EBUSY: a read request of the file is in flight, nothing taken;
+ * -EAGAIN: a request waits on /dev/cuse, to be served first (a read
  * among them must not be passed, core/port_push.c); -ENOENT: the kernel
  * released the file; -EOPNOTSUPP: not offered at init, or refused.
  */

@@ -524,11 +524,12 @@ int main(int argc, char **argv)
 	pd.front.stopping = true;
 	port_shutdown(&pd.port);
 	log_info("reads: %llu came as requests; input kept by the kernel: %llu bytes "
-		 "in %llu pushes, %llu refused for room",
+		 "in %llu pushes, %llu refused for room, %llu for a read in flight",
 		 (unsigned long long)pd.port.stats.read_requests,
 		 (unsigned long long)pd.port.stats.rx_pushed,
 		 (unsigned long long)pd.port.stats.input_pushes,
-		 (unsigned long long)pd.port.stats.input_push_full);
+		 (unsigned long long)pd.port.stats.input_push_full,
+		 (unsigned long long)pd.port.stats.input_push_busy);
 	if (pd.link)
 		pd.link->ops->stop(pd.link);
 	pd.link = NULL;
