@@ -394,7 +394,7 @@ static const struct cuse_lowlevel_ops pilot_ops = {
 static void log_stream_data(const struct cuse_front *fr)
 {
 	if (fr->no_stream_data)
-		log_info("the kernel offers to keep input (not taken: no --stream-data)");
+		log_info("the kernel offers to keep input (not taken: --no-stream-data)");
 	else
 		log_info("the kernel keeps input: reads of one raw file come without a request");
 }

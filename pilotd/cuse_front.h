@@ -29,7 +29,7 @@ struct cuse_front {
 	uint64_t poll_kh;
 	bool poll_events; /* CUSE_INIT offered FUSE_NOTIFY_POLL_EVENTS (fuse_wire.h) */
 	/* CUSE_INIT offered FUSE_NOTIFY_STREAM_DATA (fuse_wire.h), and pilotd
-	 * may use it (no_stream_data: pilotd runs without --stream-data) */
+	 * may use it (no_stream_data: pilotd runs with --no-stream-data) */
 	bool stream_data, no_stream_data;
 	bool open_kh_seen; /* the request in hand is a FUSE_OPEN with its kh */
 	uint64_t open_kh;

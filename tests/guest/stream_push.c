@@ -19,7 +19,7 @@
  *           at least one; most of those reads start before the bytes are
  *           there and come as requests), and bytes pushed;
  *   asked   a kernel that did not offer it (6.1), or pilotd told not to
- *           (no --stream-data): every read is a request, nothing pushed.
+ *           (--no-stream-data): every read is a request, nothing pushed.
  */
 #include <errno.h>
 #include <fcntl.h>
