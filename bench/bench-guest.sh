@@ -37,12 +37,11 @@ hotsync() { # STACK
 			libusb) pilotd_stop ;;
 			nopush) pilotd_stop; PILOTD_ARGS=--no-stream-data pilotd_start ;;
 			*)
+				# after nopush's pilotd, one with the defaults
 				if [ "${BENCH_NOPUSH:-}" = 1 ]; then
 					pilotd_stop
-					pilotd_start
-				else
-					pilotd_start
-				fi ;;
+				fi
+				pilotd_start ;;
 			esac
 			palmctl sync > /dev/null
 			timed_sync "$1" $path install "$run"
