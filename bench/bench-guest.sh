@@ -7,7 +7,7 @@
 # boots once per stack for those; the installs alternate between pilotd's
 # /dev/pilot and palm-sync's own libusb path, BENCH_INSTALLS times each,
 # default 3; with BENCH_NOPUSH=1 a third path, "nopush", is pilotd
-# without --stream-data and "pilotd" with it: on a kernel that keeps input,
+# --no-stream-data and "pilotd" without it: on a kernel that keeps input,
 # pilotd with and without pushing it), "usbredir" pilotd through usbredirect
 # and then on the local bus (a boot of its own).  Every boot first records
 # its clock (clockcheck): without microsecond steps the report leaves out
@@ -35,14 +35,13 @@ hotsync() { # STACK
 			while palmctl hotsync | grep -q 'syncing=1 '; do sleep 0.1; done
 			case $path in
 			libusb) pilotd_stop ;;
-			nopush) pilotd_stop; pilotd_start ;;
+			nopush) pilotd_stop; PILOTD_ARGS=--no-stream-data pilotd_start ;;
 			*)
+				# after nopush's pilotd, one with the defaults
 				if [ "${BENCH_NOPUSH:-}" = 1 ]; then
 					pilotd_stop
-					PILOTD_ARGS=--stream-data pilotd_start
-				else
-					pilotd_start
-				fi ;;
+				fi
+				pilotd_start ;;
 			esac
 			palmctl sync > /dev/null
 			timed_sync "$1" $path install "$run"

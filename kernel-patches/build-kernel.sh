@@ -5,7 +5,7 @@
 #
 # Two kernels, each with and without the series: Debian's linux-source-7.3
 # (trixie-backports, the base the series is written against; the
-# poll-events series, poll-events/series, is applied after it) and
+# poll-events, stream-data and cdev-order series are applied after it) and
 # linux-source-6.1 (Debian 12, this machine's, with the backport in 6.1/,
 # whose series also names the backport of the poll-events series,
 # poll-events/6.1/).
@@ -34,8 +34,9 @@
 # cuse_stream_test-6.1 and cuse_stream_test-7.3.  --checkpatch runs
 # checkpatch.pl of the 7.3 tree on every patch of the series and of its
 # backports (6.1/, 6.12/), and of the poll-events series and its backport
-# (poll-events/, poll-events/6.1/).  --check-apply 6.12 checks that 6.12/series
-# applies to Debian 13's linux-source-6.12 without building.
+# (poll-events/, poll-events/6.1/), stream-data/ and cdev-order/.
+# --check-apply 6.12 checks that 6.12/series applies to Debian 13's
+# linux-source-6.12 without building.
 # --only 6.1 or --only 7.3 builds or checks that version alone;
 # --patched-only builds and installs only the patched image and selftest
 # (cuse_stream_test-guest for 6.1, cuse_stream_test-guest-7.3).
@@ -78,6 +79,8 @@ use_version() {
 	if [ "$ver" = 7.3 ]; then
 		series+=$'\n'$(grep -v '^#' "$here/poll-events/series" | sed '/^$/d; s|^|poll-events/|')
 		series+=$'\n'$(grep -v '^#' "$here/stream-data/series" | sed '/^$/d; s|^|stream-data/|')
+		# The cdev before the device (cdev-order/): its test needs the others'.
+		series+=$'\n'$(grep -v '^#' "$here/cdev-order/series" | sed '/^$/d; s|^|cdev-order/|')
 	fi
 	local base_key patch_key
 	base_key=$( { echo "$ver $srcver"; echo "$ccver"; cat "$here/guest.config";
@@ -255,7 +258,7 @@ case "${1:-}" in
 	fi
 	mapfile -t patches < <(for d in "$here" "$here/6.1" "$here/6.12" \
 				 "$here/poll-events" "$here/poll-events/6.1" \
-				 "$here/stream-data"; do
+				 "$here/stream-data" "$here/cdev-order"; do
 		grep -v '^#' "$d/series" | sed "/^\$/d; s|^|$d/|"
 	done | xargs realpath | sort -u)
 	checkpatch "${patches[@]}"

@@ -114,7 +114,7 @@ int front_push_input(struct cuse_front *fr, uint64_t key, const void *buf, size_
 	while (n < 0 && errno == EINTR);
 	if (n >= 0)
 		return 0;
-	if (errno == ENOSPC || errno == ENOENT)
+	if (errno == ENOSPC || errno == EBUSY || errno == ENOENT)
 		return -errno;
 	/* EINVAL: the kernel refused it after all; anything else ends the connection */
 	return errno == EINVAL ? -EOPNOTSUPP : 0;
@@ -394,7 +394,7 @@ static const struct cuse_lowlevel_ops pilot_ops = {
 static void log_stream_data(const struct cuse_front *fr)
 {
 	if (fr->no_stream_data)
-		log_info("the kernel offers to keep input (not taken: no --stream-data)");
+		log_info("the kernel offers to keep input (not taken: --no-stream-data)");
 	else
 		log_info("the kernel keeps input: reads of one raw file come without a request");
 }

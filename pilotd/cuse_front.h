@@ -29,7 +29,7 @@ struct cuse_front {
 	uint64_t poll_kh;
 	bool poll_events; /* CUSE_INIT offered FUSE_NOTIFY_POLL_EVENTS (fuse_wire.h) */
 	/* CUSE_INIT offered FUSE_NOTIFY_STREAM_DATA (fuse_wire.h), and pilotd
-	 * may use it (no_stream_data: pilotd runs without --stream-data) */
+	 * may use it (no_stream_data: pilotd runs with --no-stream-data) */
 	bool stream_data, no_stream_data;
 	bool open_kh_seen; /* the request in hand is a FUSE_OPEN with its kh */
 	uint64_t open_kh;
@@ -67,7 +67,8 @@ int front_push_events(struct cuse_front *fr, uint64_t key, unsigned int events,
 /*
  * FUSE_NOTIFY_STREAM_DATA: len bytes (1 to STREAM_DATA_MAX) of the file
  * key's input to the kernel's buffer.  0: taken; -ENOSPC: no room, nothing
- * taken; -EAGAIN: a request waits on /dev/cuse, to be served first (a read
+ * taken; -EBUSY: a read request of the file is in flight, nothing taken;
+ * -EAGAIN: a request waits on /dev/cuse, to be served first (a read
  * among them must not be passed, core/port_push.c); -ENOENT: the kernel
  * released the file; -EOPNOTSUPP: not offered at init, or refused.
  */

@@ -7,7 +7,7 @@
  *
  *   pilotd [--name pilot] [--device VID:PID] [--port PATH | --usbredir SERVER |
  *          --netsync [ADDR:]PORT [--netsync-allow ADDR[/PREFIX]]...] [--user USER] [--trace FILE]
- *          [--stream-data] [--verbose]
+ *          [--no-stream-data] [--verbose]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -204,10 +204,11 @@ static void usage(FILE *f, const char *argv0)
 		"                        symbolic link; created 0600); at most 64 MiB, and\n"
 		"                        32 MiB a session or between two; it starts over\n"
 		"                        when a session would not fit\n"
-		"      --stream-data     hand the handheld's bytes to the kernel where it offers\n"
-		"                        to keep them (kernel-patches/stream-data): reads of\n"
-		"                        one raw file come without a request (off by default:\n"
-		"                        a race can reorder or hold back bytes, pilotd(8))\n"
+		"      --no-stream-data  do not hand the handheld's bytes to the kernel where\n"
+		"                        it offers to keep them (kernel-patches/stream-data;\n"
+		"                        by default reads of one raw file then come without\n"
+		"                        a request): every read is a request, as on kernels\n"
+		"                        without it (--stream-data: the default)\n"
 		"  -v, --verbose         log every open, release and poll request, and USB\n"
 		"                        details\n"
 		"  -h, --help            show this help\n"
@@ -215,7 +216,7 @@ static void usage(FILE *f, const char *argv0)
 		argv0);
 }
 
-enum { OPT_TRACE = 0x100, OPT_STREAM_DATA }; /* long options only */
+enum { OPT_TRACE = 0x100, OPT_STREAM_DATA, OPT_NO_STREAM_DATA }; /* long options only */
 
 static int parse_args(struct pilotd *pd, int argc, char **argv)
 {
@@ -232,6 +233,7 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ "trace", required_argument, NULL, OPT_TRACE },
 		{ "stream-data", no_argument, NULL, OPT_STREAM_DATA },
+		{ "no-stream-data", no_argument, NULL, OPT_NO_STREAM_DATA },
 		{ 0 },
 	};
 	int c;
@@ -300,7 +302,8 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 			break;
 		}
 		case OPT_TRACE: pd->trace_path = optarg; break;
-		case OPT_STREAM_DATA: pd->stream_data = true; break;
+		case OPT_STREAM_DATA: pd->no_stream_data = false; break;
+		case OPT_NO_STREAM_DATA: pd->no_stream_data = true; break;
 		case 'v': pilotd_verbose = true; break;
 		case 'h': usage(stdout, argv[0]); exit(0);
 		case 'V': printf("pilotd %s\n", PILOTD_VERSION); exit(0);
@@ -497,7 +500,7 @@ int main(int argc, char **argv)
 					.port = &pd.port,
 					.devname = pd.devname,
 					.ready = front_ready,
-					.no_stream_data = !pd.stream_data,
+					.no_stream_data = pd.no_stream_data,
 					.ready_ctx = &pd };
 	if (trace_open(&pd) < 0)
 		return 2;
@@ -524,11 +527,12 @@ int main(int argc, char **argv)
 	pd.front.stopping = true;
 	port_shutdown(&pd.port);
 	log_info("reads: %llu came as requests; input kept by the kernel: %llu bytes "
-		 "in %llu pushes, %llu refused for room",
+		 "in %llu pushes, %llu refused for room, %llu for a read in flight",
 		 (unsigned long long)pd.port.stats.read_requests,
 		 (unsigned long long)pd.port.stats.rx_pushed,
 		 (unsigned long long)pd.port.stats.input_pushes,
-		 (unsigned long long)pd.port.stats.input_push_full);
+		 (unsigned long long)pd.port.stats.input_push_full,
+		 (unsigned long long)pd.port.stats.input_push_busy);
 	if (pd.link)
 		pd.link->ops->stop(pd.link);
 	pd.link = NULL;

@@ -51,7 +51,7 @@ struct pilotd {
 	struct link *link; /* the transport: link_libusb.c, link_usbredir.c, link_netsync.c */
 
 	const char *trace_path; /* --trace: the sessions' bytes to this file */
-	bool stream_data;	/* --stream-data */
+	bool no_stream_data;	/* --no-stream-data */
 	int trace_fd;
 	struct trace trace;
 	struct status_watch status; /* what `systemctl status` shows (service.c) */

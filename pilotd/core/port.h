@@ -126,7 +126,9 @@ struct port_hooks {
 	 * input to the kernel under key (port_open_args.input_key), which
 	 * then answers the file's reads from them without a request
 	 * (kernel-patches/stream-data).  0: taken whole; -ENOSPC: no room in
-	 * the kernel's buffer, nothing taken; -EAGAIN: not now (requests wait
+	 * the kernel's buffer, nothing taken; -EBUSY: a read of the file that
+	 * found the kernel's buffer empty is on its way here as a request,
+	 * nothing taken; -EAGAIN: not now (requests wait
 	 * to be served first); -ENOENT: the kernel has no such file any more;
 	 * any other < 0: the kernel cannot, and the port stops pushing.  The port pushes only while
 	 * port_input_pushable() (port_push.c says why each condition).
@@ -231,8 +233,9 @@ struct port_stats {
 	uint64_t hangups;
 	uint64_t refused; /* requests refused at a bound */
 	/* push_input: bytes the kernel took, pushes taken, pushes refused
-	 * for room; and the reads that came as requests, all of them */
-	uint64_t rx_pushed, input_pushes, input_push_full;
+	 * for room, pushes refused while a read request was in flight; and
+	 * the reads that came as requests, all of them */
+	uint64_t rx_pushed, input_pushes, input_push_full, input_push_busy;
 	uint64_t read_requests;
 };
 

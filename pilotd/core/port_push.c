@@ -41,12 +41,13 @@
  *     parked.  A parked read is answered from rxq first (a push would
  *     leave its bytes behind that answer); a read request comes only when
  *     the kernel's buffer is empty, and is answered from rxq's head, which
- *     follows every byte pushed.  The exception is a read() that found the
- *     buffer empty and whose request is not yet queued when a push lands:
- *     its answer goes before the pushed bytes (the series' uapi comment:
- *     "a server that mixes pushes and answers orders its bytes itself").
- *     The front narrows that window (it pushes only when no request waits
- *     on /dev/cuse); closing it needs the kernel (docs/kernel-data-path.md).
+ *     follows every byte pushed.  A read() that found the buffer empty
+ *     and whose request is not yet here: the kernel refuses pushes for
+ *     the file with EBUSY from its check until the request is answered
+ *     (the series' uapi comment), and the bytes stay first in rxq for that
+ *     request, as for ENOSPC.  The front also pushes only when no request
+ *     waits on /dev/cuse (EAGAIN), which saves writing a push that would
+ *     be refused.
  *
  * What is not exact: FIONREAD/TIOCINQ counts rxq only; the kernel does not
  * tell pilotd what reads took of its buffer, so the bytes waiting there
@@ -54,9 +55,10 @@
  * holds.  Both are in docs/tty-differences.md.
  *
  * The bound: rxq's, and the kernel's buffer of the file (4096 bytes).  A
- * push the kernel refuses for room (ENOSPC) leaves the bytes in rxq, in
- * order; the next round pushes again, and a read that finds the kernel's
- * buffer empty comes here and takes them.
+ * push the kernel refuses for room (ENOSPC) or for a read in flight
+ * (EBUSY) leaves the bytes in rxq, in order; the next round pushes again,
+ * and a read that finds the kernel's buffer empty comes here and takes
+ * them.
  */
 #include <errno.h>
 
@@ -97,10 +99,12 @@ void port_push_input(struct port *p)
 		size_t n = byteq_peek(&p->rxq, 0, buf, min_size(sizeof(buf), byteq_len(&p->rxq)));
 		int err = p->h.push_input(p->h.ctx, f->input_key, buf, n);
 
-		if (err == -ENOSPC || err == -EAGAIN) {
-			/* the bytes stay first in rxq; EAGAIN: the front serves
-			 * the requests that wait first, a read among them */
+		if (err == -ENOSPC || err == -EBUSY || err == -EAGAIN) {
+			/* the bytes stay first in rxq; EBUSY: the read request
+			 * in flight takes them; EAGAIN: the front serves the
+			 * requests that wait first, a read among them */
 			p->stats.input_push_full += err == -ENOSPC;
+			p->stats.input_push_busy += err == -EBUSY;
 			return;
 		}
 		if (err == -ENOENT) {

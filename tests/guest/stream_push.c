@@ -1,24 +1,30 @@
 // SPDX-License-Identifier: MIT
 /*
  * read() on /dev/pilot with and without kernel-patches/stream-data.
- * Usage: stream-push pushed|asked [PILOTD-ARG]
+ * Usage: stream-push pushed|asked [blocking] [PILOTD-ARG]
  *
  * Starts its own pilotd -v (its log in a file), sets the port raw (VMIN 1,
  * VTIME 0, as a desktop does) and runs rounds of an echo: write a packet
  * of PACKET bytes, read the handheld's echo back in reads of READ_SIZE
  * bytes, each after poll() says readable, and compare every byte, in
- * order.  Then it reads the count
+ * order.  With "blocking", each read starts without a poll(), mostly
+ * before the bytes arrive: the reads that find the kernel's buffer empty
+ * come to pilotd as requests while it pushes, the order window of
+ * docs/kernel-data-path.md (a read that waits READ_WAIT s fails the test
+ * instead of hanging it).  Then it reads the count
  * pilotd logs at exit ("reads: N came as requests; input kept by the
  * kernel: B bytes ...") against the reads it made:
  *   pushed  the kernel offered to keep input and pilotd took it: reads
- *           answered without a request, at least one a round, and bytes
- *           pushed;
+ *           answered without a request, at least one a round (blocking:
+ *           at least one; most of those reads start before the bytes are
+ *           there and come as requests), and bytes pushed;
  *   asked   a kernel that did not offer it (6.1), or pilotd told not to
- *           (no --stream-data): every read is a request, nothing pushed.
+ *           (--no-stream-data): every read is a request, nothing pushed.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +36,14 @@
 #define ROUNDS	  100
 #define PACKET	  512
 #define READ_SIZE 32
+#define READ_WAIT 10 /* s; an echo round takes milliseconds */
+
+static bool blocking;
+
+static void on_alarm(int sig)
+{
+	(void)sig; /* only to interrupt the read: it fails with EINTR */
+}
 
 /* One round of the echo; returns the reads it took. */
 static long echo_round(int fd, int round)
@@ -49,10 +63,16 @@ static long echo_round(int fd, int round)
 		/* as a desktop reads (palm-sync): when poll says so.  A read that
 		 * starts before the bytes arrive can meet the order window of
 		 * docs/kernel-data-path.md, and hang. */
-		if (poll(&p, 1, 5000) != 1)
+		if (!blocking && poll(&p, 1, 5000) != 1)
 			fail("round %d: no input within 5 s after %zu of %d bytes", round, got,
 			     PACKET);
+		alarm(blocking ? READ_WAIT : 0);
 		n = read(fd, in + got, want);
+		alarm(0);
+		if (n < 0 && errno == EINTR)
+			fail("round %d: a read waited %d s after %zu of %d bytes: the bytes "
+			     "wait where the read does not look (the order window)",
+			     round, READ_WAIT, got, PACKET);
 
 		if (n <= 0)
 			fail("round %d: read returned %zd (%s) after %zu of %d bytes", round, n,
@@ -79,15 +99,19 @@ static bool log_counts(unsigned long long *requests, unsigned long long *pushed,
 		fail("cannot read " LOG_PATH ": %s", strerror(errno));
 	*offered = false;
 	while (fgets(line, sizeof(line), f)) {
-		const char *at = strstr(line, "reads: ");
+		const char *at;
 
+		line[strcspn(line, "\n")] = '\0';
+		at = strstr(line, "reads: ");
 		if (strstr(line, "the kernel keeps input"))
 			*offered = true;
 		if (at && sscanf(at,
 				 "reads: %llu came as requests; input kept by the kernel: "
 				 "%llu bytes",
-				 requests, pushed) == 2)
+				 requests, pushed) == 2) {
+			note("pilotd: %s", at); /* its pushes refused, for room or a read */
 			found = true;
+		}
 	}
 	fclose(f);
 	return found;
@@ -96,6 +120,7 @@ static bool log_counts(unsigned long long *requests, unsigned long long *pushed,
 int main(int argc, char **argv)
 {
 	bool pushed = argc >= 2 && strcmp(argv[1], "pushed") == 0;
+	struct sigaction alarm_action = { .sa_handler = on_alarm }; /* no SA_RESTART */
 	unsigned long long requests, bytes;
 	long reads = 0;
 	bool offered;
@@ -103,8 +128,16 @@ int main(int argc, char **argv)
 	int fd;
 
 	guest_test_name("stream-push");
-	if (argc < 2 || argc > 3 || (!pushed && strcmp(argv[1], "asked") != 0))
-		fail("usage: stream-push pushed|asked [PILOTD-ARG]");
+	if (argc < 2 || (!pushed && strcmp(argv[1], "asked") != 0))
+		fail("usage: stream-push pushed|asked [blocking] [PILOTD-ARG]");
+	if (argc >= 3 && strcmp(argv[2], "blocking") == 0) {
+		blocking = true;
+		argv++, argc--;
+	}
+	if (argc > 3)
+		fail("usage: stream-push pushed|asked [blocking] [PILOTD-ARG]");
+	if (sigaction(SIGALRM, &alarm_action, NULL) != 0)
+		fail("sigaction: %s", strerror(errno));
 	pid = start_own_pilotd(LOG_PATH, argc == 3 ? argv[2] : NULL);
 	fd = open_attached(O_RDWR | O_NOCTTY, 20);
 	set_raw(fd);
@@ -115,16 +148,16 @@ int main(int argc, char **argv)
 
 	if (!log_counts(&requests, &bytes, &offered))
 		fail("pilotd logged no count of its read requests at exit");
-	note("%d rounds of %d bytes: %ld reads, %llu of them requests to pilotd, "
+	note("%d rounds of %d bytes, %s reads: %ld reads, %llu of them requests to pilotd, "
 	     "%llu bytes pushed to the kernel",
-	     ROUNDS, PACKET, reads, requests, bytes);
+	     ROUNDS, PACKET, blocking ? "blocking" : "polled", reads, requests, bytes);
 	if (pushed) {
 		if (!offered)
 			fail("pilotd did not say that the kernel keeps input");
-		if (bytes == 0 || reads - (long)requests < ROUNDS)
-			fail("%ld of %ld reads were answered without a request, fewer than one "
-			     "a round: pilotd does not push",
-			     reads - (long)requests, reads);
+		if (bytes == 0 || reads - (long)requests < (blocking ? 1 : ROUNDS))
+			fail("%ld of %ld reads were answered without a request, fewer than %s: "
+			     "pilotd does not push",
+			     reads - (long)requests, reads, blocking ? "one" : "one a round");
 	} else {
 		if (offered)
 			fail("pilotd says the kernel keeps input");

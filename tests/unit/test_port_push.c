@@ -161,6 +161,43 @@ static void test_enospc_retried_next_round(void)
 	teardown();
 }
 
+/*
+ * EBUSY: a read() found the kernel's buffer empty and its request is on
+ * its way here (the kernel refuses pushes until it is answered). The
+ * bytes stay first in rxq, that request takes them, and the pushes go on
+ * afterwards; every byte once, in order.
+ */
+static void test_ebusy_kept_for_the_read(void)
+{
+	char got[16], *g = got;
+	struct port p;
+	uint64_t fh = setup(&p, true);
+
+	h.input_push_err = -EBUSY;
+	port_rx(&p, "abc", 3, 0);
+	port_after_events(&p, 0);
+	CHECK_EQ(h.input_push_calls, 1);
+	CHECK_EQ(h.kbuf_len, 0);
+	CHECK_EQ(byteq_len(&p.rxq), 3);
+	CHECK_EQ(p.stats.input_push_busy, 1);
+	CHECK_EQ(p.stats.input_push_full, 0);
+	/* the read in flight arrives and takes the head of what was refused */
+	CHECK(answered(ph_read(&h, fh, 2, false, 1), "ab"));
+	memcpy(g, "ab", 2), g += 2;
+	h.input_push_err = 0; /* its answer is processed: pushes land again */
+	port_after_events(&p, 1);
+	CHECK(kernel_holds("c"));
+	port_rx(&p, "de", 2, 2);
+	port_after_events(&p, 2);
+	CHECK(kernel_holds("cde"));
+	g += ph_kernel_read(&h, g, sizeof(got) - 2);
+	CHECK_EQ((size_t)(g - got), 5);
+	CHECK(memcmp(got, "abcde", 5) == 0);
+	CHECK_EQ(p.stats.read_requests, 1);
+	CHECK_EQ(p.stats.rx_pushed, 3);
+	teardown();
+}
+
 /* The settings under which a read of the kernel's buffer is n_tty's read (port_push.c). */
 static void test_settings_rule(void)
 {
@@ -262,6 +299,7 @@ int main(void)
 	test_not_offered_keeps_requests();
 	test_order_and_enospc();
 	test_enospc_retried_next_round();
+	test_ebusy_kept_for_the_read();
 	test_settings_rule();
 	test_second_open_stops_pushes();
 	test_hangup_and_refusal();
