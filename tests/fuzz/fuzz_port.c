@@ -84,6 +84,8 @@
  *     each byte of the file's session; a read request is answered with
  *     bytes only while the file's buffer is empty (else the reader would
  *     get them before older ones); stats.rx_pushed is what the kernel took;
+ *   - after the rounds, no bytes wait in rxq that the rule lets go and
+ *     the kernel has room for (but after a refusal that ends the pushes);
  *   - the bounds: a buffer never over 4096, rxq within rxq_size and its
  *     reserve.
  */
@@ -1066,6 +1068,26 @@ static int kernel_push_input(void *ctx, uint64_t key, const void *buf, size_t le
 	return 0;
 }
 
+/*
+ * After the rounds: where the rule allows and the kernel would take them,
+ * no bytes wait in rxq (port_after_events() pushes last).  Not after a
+ * refusal that stops the pushes (input_push_off: EBUSY too, for now), nor
+ * for a file the kernel let go (ENOENT).
+ */
+static void check_pushed_what_fits(int f)
+{
+	const struct port_file *pf = port_file_find(&fz.port, fz.files[f].fh);
+	size_t waiting = byteq_len(&fz.port.rxq);
+	bool front_saw;
+
+	if (!waiting || !model_pushable(f) || fz.port.input_push_off || !pf || !pf->input_keyed ||
+	    read_in_flight(f, &front_saw))
+		return;
+	if (waiting > PORT_PUSH_INPUT_MAX)
+		waiting = PORT_PUSH_INPUT_MAX;
+	FUZZ_CHECK(waiting > PORT_PUSH_INPUT_MAX - fz.files[f].kbuf_len);
+}
+
 /* read() on a file whose kernel buffer holds bytes: they, without a request. */
 static void kernel_read(struct file *fl, size_t size)
 {
@@ -1472,6 +1494,8 @@ static void after_events(uint64_t now)
 		if (fl->open && !fl->hung_up && fl->et_asleep)
 			FUZZ_CHECK(!(port_current_events(&fz.port, port_file_find(&fz.port, fl->fh)) &
 				     et_news(fl)));
+		if (fz.stream && fl->open)
+			check_pushed_what_fits(f);
 	}
 	check_kernel_cache();
 }
