@@ -65,6 +65,29 @@
  *     arrival, usb-serial writers at every completed transfer and
  *     tcsetattr() everyone, whatever another poller of the file was
  *     answered meanwhile.
+ *
+ * The first input byte's bit 7 runs pilotd --stream-data
+ * (core/port_push.c, docs/kernel-data-path.md "pilotd uses it"): every
+ * open is keyed, and the model is the kernel of kernel-patches/stream-data
+ * with korder's EBUSY: a buffer per open file of FUSE_STREAM_DATA_MAX
+ * (4096) bytes, a push whole or refused (ENOSPC: no room; EBUSY: a
+ * FUSE_READ of the file is in flight; EAGAIN: the front saw a request
+ * waiting; ENOENT: the kernel released the file before pilotd heard), and
+ * a read() that takes from the buffer and reaches pilotd as a request only
+ * when the buffer is empty (then possibly in flight for a while: op 20
+ * delivers it).  Checked besides:
+ *   - a push comes only where port_push.c's rule allows, judged from the
+ *     model: one open file, live, listening, of rxq's session, a handheld
+ *     there, no read parked, not canonical, VMIN 0 or 1, ISIG only with
+ *     NOFLSH; 1 to 4096 bytes, to a key of an open file;
+ *   - a push takes rxq's head (the model's next bytes, which leave rxq),
+ *     each byte of the file's session; a read request is answered with
+ *     bytes only while the file's buffer is empty (else the reader would
+ *     get them before older ones); stats.rx_pushed is what the kernel took;
+ *   - after the rounds, no bytes wait in rxq that the rule lets go and
+ *     the kernel has room for (but after a refusal that ends the pushes);
+ *   - the bounds: a buffer never over 4096, rxq within rxq_size and its
+ *     reserve.
  */
 #include <asm/ioctls.h>
 #include <asm/termbits.h>
@@ -116,6 +139,7 @@ struct req {
 	size_t modeled; /* of its bytes, those in the model (txq) already */
 	bool lost;	/* queued or waiting when the handheld left: its bytes are gone */
 	uint32_t uid;	/* an open's */
+	uint64_t kh;	/* ... and the kernel's name of its file (--stream-data) */
 	uint64_t userns;
 	bool admin;
 	unsigned int cmd; /* an ioctl's */
@@ -145,13 +169,29 @@ struct file {
 	/* what the kernel holds, pushed (PUSH_KEPT) */
 	bool cached;
 	unsigned int cache;
+	/* --stream-data: the kernel's name of the file, its buffer of pushed
+	 * input; gone: the kernel released it, pilotd has not heard yet */
+	uint64_t kh;
+	bool listening, kgone;
+	uint8_t kbuf[PORT_PUSH_INPUT_MAX];
+	size_t kbuf_len;
 };
 
 /* How pollers hear: the first input byte chooses. */
 enum { PUSH_NONE, PUSH_KEPT, PUSH_REFUSED, PUSH_WAYS };
 
+/* --stream-data: a read() that found the kernel's buffer empty, its FUSE_READ not delivered yet */
+#define NFLIGHT 4
+struct read_in_flight {
+	bool busy, front_saw; /* front_saw: the front refuses pushes (EAGAIN), else the kernel (EBUSY) */
+	int file;
+	size_t size;
+	bool nonblock;
+};
+
 static struct fuzz {
 	int push;
+	bool stream; /* pilotd --stream-data on a kernel that offers it */
 	struct port port;
 	struct ph h; /* the front (answers, each at most once) and the hooks' depth */
 	struct input in;
@@ -190,9 +230,16 @@ static struct fuzz {
 	bool excl;	 /* TIOCEXCL holds */
 	bool close_owed; /* a last close came (the harness's count), its hook not yet */
 
+	/* --stream-data */
+	uint64_t next_kh;
+	uint64_t pushed; /* bytes the kernel took, in all */
+	struct read_in_flight flight[NFLIGHT];
+
 	uint8_t reenter; /* which hooks call back, and how */
 	int budget; /* hook actions left in this step: a handheld is not infinitely fast */
 } fz;
+
+static int trace = -1; /* FUZZ_PORT_TRACE=1: print the steps */
 
 static void *req_ptr(int i)
 {
@@ -323,7 +370,8 @@ static int h_open(struct req *q, uint64_t fh)
 						     .session = session_of_new_file(),
 						     .uid = q->uid,
 						     .userns = q->userns,
-						     .admin = q->admin };
+						     .admin = q->admin,
+						     .kh = q->kh };
 			return 0;
 		}
 	}
@@ -359,6 +407,9 @@ static void h_data(struct req *q, const uint8_t *b, size_t len)
 	if (len == 0)
 		return;
 	FUZZ_CHECK(f->open && len <= cfg.read_max);
+	/* a request comes when the kernel's buffer was empty, and no push
+	 * lands while it waits: pushed bytes are older than these */
+	FUZZ_CHECK(f->kbuf_len == 0);
 	/* the input there is of the reader's session, NULs included */
 	FUZZ_CHECK(fz.rx_session == f->session);
 	/* (a NUL: a VEOF received in canonical mode reads as one once it
@@ -375,6 +426,8 @@ static void h_data(struct req *q, const uint8_t *b, size_t len)
 
 static void sync_tx(void);
 static uint64_t tx_cut_now(void);
+static void after_events(uint64_t now);
+static void deliver_reads_of(int f);
 
 /* Does txq begin with the model's first mlen bytes, then tail's tlen? */
 static bool txq_begins(size_t mlen, const uint8_t *tail, size_t tlen)
@@ -807,8 +860,12 @@ static void in_bytes(uint8_t *buf, size_t n, uint8_t pattern)
 	}
 }
 
-/* A transfer in flight completes with n bytes (of the size it asked for at most). */
-static void in_complete(unsigned int which, size_t n, uint8_t pattern, bool cancelled)
+/*
+ * A transfer in flight completes with n bytes (of the size it asked for at
+ * most): pattern's, or (burst) the counter's, tagged, without input.
+ */
+static void in_complete_as(unsigned int which, size_t n, uint8_t pattern, bool cancelled,
+			   bool burst)
 {
 	uint8_t buf[IN_MAX];
 	uint64_t dropped = UINT64_MAX;
@@ -824,12 +881,21 @@ static void in_complete(unsigned int which, size_t n, uint8_t pattern, bool canc
 	if (n > fz.xfer[i].size)
 		n = fz.xfer[i].size;
 	fz.xfer[i].busy = false;
-	in_bytes(buf, n, pattern);
+	if (burst)
+		for (size_t j = 0; j < n; j++)
+			buf[j] = tagged(fz.rx_counter++, fz.session);
+	else
+		in_bytes(buf, n, pattern);
 	expect_received(buf, n, &dropped);
 	port_rx(&fz.port, buf, n, fz.now);
 	if (dropped != UINT64_MAX && !fz.rx_exact)
 		fz.rx_allowed += fz.port.ldisc.dropped - dropped; /* full lines */
 	sync_rx();
+}
+
+static void in_complete(unsigned int which, size_t n, uint8_t pattern, bool cancelled)
+{
+	in_complete_as(which, n, pattern, cancelled, false);
 }
 
 /* Writes go into txq in parts as room comes: the waiting one's next byte does not fit. */
@@ -900,6 +966,140 @@ static void tx_some(size_t max, size_t done)
 	if (done)
 		check_writer_served();
 	sync_tx();
+}
+
+/* ---- --stream-data: the kernel's buffers of pushed input ---- */
+
+/* What wakes a poller that waits for events (0: any). */
+static unsigned int waking(unsigned int wants)
+{
+	return (wants ? wants : ~0u) | POLLERR | POLLHUP;
+}
+
+static bool read_parked(void)
+{
+	for (int i = 0; i < fz.h.nreq; i++)
+		if (fz.reqs[i].kind == R_READ && answer_of(i)->count == 0)
+			return true;
+	return false;
+}
+
+/* port_push.c's rule, from the model: may the one open file f be pushed to? */
+static bool model_pushable(int f)
+{
+	const struct termios2 *t = &fz.port.tty.termios;
+	const struct file *fl = &fz.files[f];
+	int open = 0;
+
+	for (int i = 0; i < NFILES; i++)
+		open += fz.files[i].open;
+	if (open != 1 || fl->hung_up || !fl->listening || !fz.carrier)
+		return false;
+	if (fl->session != fz.rx_session || read_parked())
+		return false;
+	if ((t->c_lflag & ICANON) || t->c_cc[VMIN] > 1)
+		return false;
+	return !(t->c_lflag & ISIG) || (t->c_lflag & NOFLSH);
+}
+
+static bool read_in_flight(int f, bool *front_saw)
+{
+	for (int i = 0; i < NFLIGHT; i++)
+		if (fz.flight[i].busy && fz.flight[i].file == f) {
+			*front_saw = fz.flight[i].front_saw;
+			return true;
+		}
+	return false;
+}
+
+/* The kernel's new input for a file (kernel-patches/stream-data): its poller hears. */
+static void kernel_input_came(struct file *fl)
+{
+	if (fl->asleep && (waking(fl->wants) & POLLIN))
+		fl->asleep = false;
+	if (fl->et_wants & POLLIN)
+		fl->et_asleep = false;
+}
+
+/* port_hooks.push_input: the kernel of kernel-patches/stream-data, EBUSY included. */
+static int kernel_push_input(void *ctx, uint64_t key, const void *buf, size_t len)
+{
+	const uint8_t *b = buf;
+	bool front_saw = false;
+	struct file *fl;
+	int f;
+
+	(void)ctx;
+	FUZZ_CHECK(fz.stream && len >= 1 && len <= PORT_PUSH_INPUT_MAX);
+	for (f = 0; f < NFILES && !(fz.files[f].open && fz.files[f].kh == key); f++)
+		;
+	FUZZ_CHECK(f < NFILES); /* a file pilotd released is not pushed to */
+	fl = &fz.files[f];
+	FUZZ_CHECK(model_pushable(f));
+	if (trace)
+		fprintf(stderr, "  push %zu bytes to file %d (%zu there)%s\n", len, f, fl->kbuf_len,
+			fl->kgone ? ": ENOENT" : "");
+	if (fl->kgone)
+		return -ENOENT;
+	if (read_in_flight(f, &front_saw)) {
+		if (trace)
+			fprintf(stderr, "  refused: %s\n", front_saw ? "EAGAIN" : "EBUSY");
+		return front_saw ? -EAGAIN : -EBUSY;
+	}
+	if (len > PORT_PUSH_INPUT_MAX - fl->kbuf_len) {
+		if (trace)
+			fprintf(stderr, "  refused: ENOSPC\n");
+		return -ENOSPC;
+	}
+	/* rxq's head, the file's session's */
+	FUZZ_CHECK(len <= byteq_len(&fz.port.rxq));
+	for (size_t i = 0; i < len; i++)
+		FUZZ_CHECK(b[i] == 0 || (b[i] & TAG) == tagged(0, fl->session));
+	if (fz.rx_exact) {
+		FUZZ_CHECK(len <= fz.rxm.len);
+		for (size_t i = 0; i < len; i++)
+			FUZZ_CHECK(b[i] == mq_at(&fz.rxm, i));
+		mq_pop(&fz.rxm, len);
+	}
+	memcpy(fl->kbuf + fl->kbuf_len, b, len);
+	fl->kbuf_len += len;
+	fz.pushed += len;
+	kernel_input_came(fl);
+	return 0;
+}
+
+/*
+ * After the rounds: where the rule allows and the kernel would take them,
+ * no bytes wait in rxq (port_after_events() pushes last).  Not after a
+ * refusal that stops the pushes (input_push_off: EBUSY too, for now), nor
+ * for a file the kernel let go (ENOENT).
+ */
+static void check_pushed_what_fits(int f)
+{
+	const struct port_file *pf = port_file_find(&fz.port, fz.files[f].fh);
+	size_t waiting = byteq_len(&fz.port.rxq);
+	bool front_saw;
+
+	if (!waiting || !model_pushable(f) || fz.port.input_push_off || !pf || !pf->input_keyed ||
+	    read_in_flight(f, &front_saw))
+		return;
+	if (waiting > PORT_PUSH_INPUT_MAX)
+		waiting = PORT_PUSH_INPUT_MAX;
+	FUZZ_CHECK(waiting > PORT_PUSH_INPUT_MAX - fz.files[f].kbuf_len);
+}
+
+/* read() on a file whose kernel buffer holds bytes: they, without a request. */
+static void kernel_read(struct file *fl, size_t size)
+{
+	size_t n = size < fl->kbuf_len ? size : fl->kbuf_len;
+
+	if (trace)
+		fprintf(stderr, "  read() takes %zu of the kernel's %zu bytes\n", n, fl->kbuf_len);
+
+	for (size_t i = 0; i < n; i++)
+		FUZZ_CHECK(fl->kbuf[i] == 0 || (fl->kbuf[i] & TAG) == tagged(0, fl->session));
+	memmove(fl->kbuf, fl->kbuf + n, fl->kbuf_len - n);
+	fl->kbuf_len -= n;
 }
 
 /* ---- requests ---- */
@@ -1034,6 +1234,8 @@ static void do_ioctl(int f)
 			expect_sti(f, sti, &dropped);
 	}
 	port_ioctl(&fz.port, req_ptr(r), fz.files[f].fh, &io);
+	if (io.cmd == FIONREAD)
+		fz.files[f].listening |= !fz.files[f].hung_up;
 	if (dropped != UINT64_MAX && !fz.rx_exact)
 		fz.rx_allowed += fz.port.ldisc.dropped - dropped;
 	/* what only CAP_SYS_ADMIN may do */
@@ -1054,7 +1256,9 @@ static void do_open(void)
 	struct port_open_args a = { .uid = uids[who],
 				    .userns = who >= 5 ? FUZZ_USERNS : PORT_USERNS_OWN,
 				    .admin = who == 0,
-				    .nonblock = input_u8(&fz.in) & 1 };
+				    .nonblock = input_u8(&fz.in) & 1,
+				    .input_key = fz.stream ? ++fz.next_kh : 0,
+				    .input_keyed = fz.stream };
 	bool excl = fz.excl;
 	int r = new_req(R_OPEN);
 
@@ -1063,6 +1267,7 @@ static void do_open(void)
 	fz.reqs[r].uid = a.uid;
 	fz.reqs[r].userns = a.userns;
 	fz.reqs[r].admin = a.admin;
+	fz.reqs[r].kh = a.input_key;
 	port_open(&fz.port, req_ptr(r), &a);
 	if (!a.admin && excl)
 		FUZZ_CHECK(ph_is_err(&fz.h, req_ptr(r), EBUSY));
@@ -1070,8 +1275,18 @@ static void do_open(void)
 
 static void do_release(int f)
 {
-	bool live = !fz.files[f].hung_up;
+	bool live;
 
+	/* the kernel releases a file with no call on it in flight */
+	deliver_reads_of(f);
+	/* its pushed bytes go with it, read by nobody */
+	fz.files[f].kbuf_len = 0;
+	if (fz.stream && fz.files[f].kgone == false && (input_u8(&fz.in) & 1)) {
+		/* the kernel let it go a round before pilotd hears: ENOENT */
+		fz.files[f].kgone = true;
+		after_events(fz.now); /* (its hooks may hang it up) */
+	}
+	live = !fz.files[f].hung_up;
 	fz.files[f].open = false;
 	fz.files[f].asleep = fz.files[f].et_asleep = false;
 	fz.files[f].cached = false;
@@ -1079,6 +1294,68 @@ static void do_release(int f)
 	if (live && live_files() == 0)
 		last_close();
 	port_release(&fz.port, fz.files[f].fh);
+}
+
+/* A read request reaches pilotd. */
+static void read_request(int f, size_t size, bool nonblock)
+{
+	int r = new_req(R_READ);
+
+	if (r < 0)
+		return;
+	fz.reqs[r].file = f;
+	fz.files[f].listening |= !fz.files[f].hung_up;
+	port_read(&fz.port, req_ptr(r), fz.files[f].fh, size, nonblock, fz.now);
+}
+
+/* A read in flight reaches pilotd. */
+static void deliver_read(int i)
+{
+	struct read_in_flight *fl = &fz.flight[i % NFLIGHT];
+
+	if (!fl->busy)
+		return;
+	fl->busy = false;
+	read_request(fl->file, fl->size, fl->nonblock);
+}
+
+static void deliver_reads_of(int f)
+{
+	for (int i = 0; i < NFLIGHT; i++)
+		if (fz.flight[i].busy && fz.flight[i].file == f)
+			deliver_read(i);
+}
+
+/*
+ * read(): with --stream-data the kernel takes from its buffer first; when
+ * that is empty, the request may stay in flight (delivered by op 20).
+ */
+static void do_read(int f)
+{
+	size_t size = input_u8(&fz.in) * 4u;
+	uint8_t how = input_u8(&fz.in);
+
+	if (!fz.stream) {
+		read_request(f, size, how & 1);
+		return;
+	}
+	if (size && fz.files[f].kbuf_len) {
+		kernel_read(&fz.files[f], size);
+		return;
+	}
+	if (how & 2) {
+		for (int i = 0; i < NFLIGHT; i++) {
+			if (!fz.flight[i].busy) {
+				fz.flight[i] = (struct read_in_flight){ .busy = true,
+									.front_saw = how & 4,
+									.file = f,
+									.size = size,
+									.nonblock = how & 1 };
+				return;
+			}
+		}
+	}
+	read_request(f, size, how & 1);
 }
 
 static void do_write(int f)
@@ -1113,12 +1390,6 @@ static unsigned int et_news(const struct file *fl)
 	return news & fl->et_wants;
 }
 
-/* What wakes a poller that waits for events (0: any). */
-static unsigned int waking(unsigned int wants)
-{
-	return (wants ? wants : ~0u) | POLLERR | POLLHUP;
-}
-
 /* A poll, without a handle (select's pass that found another fd ready) or
  * with one: then, when nothing it waits for is ready, the poller sleeps. */
 static void do_poll(int f)
@@ -1135,12 +1406,16 @@ static void do_poll(int f)
 		ev = fl->cache; /* the kernel answers: no request */
 	} else if (!(how & 1)) {
 		port_poll(&fz.port, fl->fh, NULL, 0);
+		fl->listening |= !fl->hung_up;
 		return;
 	} else {
 		ev = port_poll(&fz.port, fl->fh, &fl->handle, wants);
+		fl->listening |= !fl->hung_up;
 		if (fz.push != PUSH_NONE)
 			port_poll_key(&fz.port, fl->fh, (uint64_t)(fl - fz.files));
 	}
+	if (fl->kbuf_len)
+		ev |= POLLIN; /* the kernel's own, of its buffer */
 	if (et && (ev & wants & (POLLIN | POLLOUT))) {
 		/* edge-triggered: told what it waits for, it sleeps all the same */
 		fl->et_asleep = true;
@@ -1219,15 +1494,31 @@ static void after_events(uint64_t now)
 		if (fl->open && !fl->hung_up && fl->et_asleep)
 			FUZZ_CHECK(!(port_current_events(&fz.port, port_file_find(&fz.port, fl->fh)) &
 				     et_news(fl)));
+		if (fz.stream && fl->open)
+			check_pushed_what_fits(f);
 	}
 	check_kernel_cache();
 }
 
+/*
+ * The handheld sends as fast as it may: transfers of IN_MAX while room
+ * covers them, each completed full, rounds times (1 to 4).
+ */
+static void burst(uint8_t rounds)
+{
+	for (int r = 0; r <= rounds % 4; r++) {
+		in_fill(IN_MAX);
+		for (int i = 0; i < NIN; i++)
+			in_complete_as((unsigned int)i, IN_MAX, 0, false, true);
+	}
+}
+
 static void step(uint8_t op)
 {
-	int f, r;
+	int f;
 
-	switch (op % 20) {
+	/* --stream-data: two steps more (the others' inputs unchanged) */
+	switch (op % (fz.stream ? 22 : 20)) {
 	case 0: do_open(); break;
 	case 1:
 		if ((f = pick_file()) >= 0)
@@ -1235,11 +1526,8 @@ static void step(uint8_t op)
 		break;
 	case 2:
 	case 3:
-		if ((f = pick_file()) >= 0 && (r = new_req(R_READ)) >= 0) {
-			fz.reqs[r].file = f;
-			port_read(&fz.port, req_ptr(r), fz.files[f].fh, input_u8(&fz.in) * 4u,
-				  input_u8(&fz.in) & 1, fz.now);
-		}
+		if ((f = pick_file()) >= 0)
+			do_read(f);
 		break;
 	case 4:
 	case 5:
@@ -1288,6 +1576,8 @@ static void step(uint8_t op)
 		break;
 	case 18:
 	case 19: fz.reenter = input_u8(&fz.in); break;
+	case 20: deliver_read(input_u8(&fz.in)); break;
+	case 21: burst(input_u8(&fz.in)); break;
 	}
 }
 
@@ -1337,6 +1627,12 @@ static void check_bounds(void)
 	FUZZ_CHECK(unanswered == port_parked_count(p));
 	FUZZ_CHECK(p->txq.cap == cfg.txq_size && byteq_len(&p->txq) <= p->txq.cap);
 	FUZZ_CHECK(p->xchar_count <= PORT_XCHARS_MAX && p->tx_inflight <= byteq_len(&p->txq));
+	/* rxq's bound and its reserve for transfers in flight (port_init()) */
+	FUZZ_CHECK(byteq_len(&p->rxq) <= cfg.rxq_size + 2 * cfg.rx_inflight_max);
+	/* --stream-data: what the kernel took, within its buffers */
+	FUZZ_CHECK(p->stats.rx_pushed == fz.pushed);
+	for (int i = 0; i < NFILES; i++)
+		FUZZ_CHECK(fz.files[i].kbuf_len <= PORT_PUSH_INPUT_MAX);
 }
 
 static void check_between_steps(void)
@@ -1397,15 +1693,18 @@ static void drain_all(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static int trace = -1;
+	uint8_t mode;
 
 	if (trace < 0)
 		trace = getenv("FUZZ_PORT_TRACE") != NULL; /* to follow a crash's steps */
 	memset(&fz, 0, sizeof(fz));
 	fz.in = (struct input){ .p = data, .left = size };
-	fz.push = input_u8(&fz.in) % PUSH_WAYS;
+	mode = input_u8(&fz.in);
+	fz.push = (mode & 0x7f) % PUSH_WAYS;
+	fz.stream = mode & 0x80;
 	if (ph_init(&fz.h, &fz.port, &cfg, NREQ) < 0)
 		return 0;
+	fz.port.h.push_input = kernel_push_input; /* a buffer per file, not the harness's one */
 	fz.h.push_refused = fz.push == PUSH_REFUSED;
 	fz.h.on_push = pushed;
 	fz.h.on_notify = woken;
@@ -1424,7 +1723,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fprintf(stderr,
 				"step %d: op %u carrier %d live %d files %u closing %d exact "
 				"%d/%d\n",
-				steps, op % 20, fz.carrier, live_files(), fz.port.nfiles,
+				steps, op % (fz.stream ? 22 : 20), fz.carrier, live_files(), fz.port.nfiles,
 				fz.port.closing, fz.rx_exact, fz.tx_exact);
 		step(op);
 		check_between_steps();
@@ -1432,6 +1731,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* the end: every request answered exactly once */
 	fz.reenter = 0;
+	for (int i = 0; i < NFLIGHT; i++)
+		deliver_read(i);
 	drain_all();
 	after_events(fz.now + 1000000);
 	port_shutdown(&fz.port);
