@@ -1071,7 +1071,7 @@ static int kernel_push_input(void *ctx, uint64_t key, const void *buf, size_t le
 /*
  * After the rounds: where the rule allows and the kernel would take them,
  * no bytes wait in rxq (port_after_events() pushes last).  Not after a
- * refusal that stops the pushes (input_push_off: EBUSY too, for now), nor
+ * refusal that stops the pushes (input_push_off), nor
  * for a file the kernel let go (ENOENT).
  */
 static void check_pushed_what_fits(int f)
