@@ -369,3 +369,75 @@ long pilotd_hwm_bound_kb(pid_t pid)
 {
 	return pilotd_sanitized(pid) ? PILOTD_HWM_BOUND_SANITIZED_KB : PILOTD_HWM_BOUND_KB;
 }
+
+const char *attack_failed(const char *fmt, ...)
+{
+	static char why[512], next[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(next, sizeof(next), fmt, ap);
+	va_end(ap);
+	strcpy(why, next);
+	return why;
+}
+
+/* Run one attack in a child; 0 if it passed. */
+static int run_attack(const struct guest_attack *a, double deadline_s)
+{
+	double deadline = now_s() + deadline_s;
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		const char *err = a->run();
+
+		if (err) {
+			printf("FAIL %s: %s\n", a->name, err);
+			_exit(1);
+		}
+		printf("PASS %s\n", a->name);
+		_exit(0);
+	}
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		if (now_s() > deadline) {
+			printf("FAIL %s: no end within %.0f s (a hang); killed\n", a->name,
+			       deadline_s);
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return 1;
+		}
+		usleep(50000);
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 1)
+		printf("FAIL %s: the attack's process ended with status 0x%x\n", a->name, status);
+	return 1;
+}
+
+int run_attacks(const struct guest_attack *attacks, size_t n, char **names, int nnames,
+		double deadline_s)
+{
+	int failed = 0;
+
+	for (int k = 0; k < nnames; k++) {
+		size_t i = 0;
+
+		while (i < n && strcmp(names[k], attacks[i].name) != 0)
+			i++;
+		if (i == n)
+			fail("no attack named %s", names[k]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		bool chosen = nnames == 0;
+
+		for (int k = 0; k < nnames; k++)
+			chosen |= strcmp(names[k], attacks[i].name) == 0;
+		if (chosen)
+			failed += run_attack(&attacks[i], deadline_s);
+	}
+	return failed;
+}
