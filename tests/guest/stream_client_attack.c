@@ -25,8 +25,11 @@
  *               each echo whole, in order
  *   aio-close   an aio poll holds a closed file when its input is pushed:
  *               the poll completes and pilotd answers the next open
- *   vmin        NOT in the guest test (it fails, see below): VMIN raised
- *               to 8 after bytes were pushed; n_tty's read waits for 8
+ *   vmin        VMIN raised to 8 after bytes were pushed: n_tty's read
+ *               waits for 8 (fails with --stream-data: not in its test)
+ *   tcflush     tcflush(TCIFLUSH) after bytes were pushed: gone (fails
+ *               with --stream-data, docs/tty-differences.md: not in its test)
+ *   icanon      ICANON turned on over raw bytes: read() returns them at once
  *
  * pilotd must answer each attack and exit 0 at the end, having pushed
  * bytes (its exit line; none with --declined).  Each attack runs in a child with a deadline.
@@ -443,6 +446,89 @@ static const char *attack_vmin(void)
 	return NULL;
 }
 
+/*
+ * tcflush(TCIFLUSH) after bytes were pushed: n_tty discards them, and the
+ * next read gets only what came after.  The kernel's buffer cannot be
+ * flushed by pilotd (docs/tty-differences.md): with --stream-data the old
+ * bytes are read.  Not in the --stream-data guest test.
+ */
+static const char *attack_tcflush(void)
+{
+	unsigned char out[64];
+	const char *err;
+	int fd = open_raw(0);
+
+	pattern(out, sizeof(out), 70);
+	write_full(fd, out, sizeof(out));
+	if (!readable(fd))
+		return FAILED("the first echo did not come");
+	usleep(200000);
+	tcflush(fd, TCIFLUSH);
+	err = echo_with(fd, sizeof(out), 71, read_plain);
+	if (err)
+		err = FAILED("after tcflush(TCIFLUSH): %s", err);
+	close(fd);
+	return err;
+}
+
+/* Read with a deadline: -2 if the read still waits after 2 s. */
+static ssize_t read_within_2s(int fd, unsigned char *buf, size_t len)
+{
+	int pfd[2];
+	pid_t child;
+	ssize_t n = -2;
+	struct pollfd p;
+
+	if (pipe(pfd))
+		return -1;
+	child = fork();
+	if (child == 0) {
+		ssize_t got = read(fd, buf, len);
+
+		if (write(pfd[1], &got, sizeof(got)) != sizeof(got) ||
+		    (got > 0 && write(pfd[1], buf, (size_t)got) != got))
+			_exit(1);
+		_exit(0);
+	}
+	p = (struct pollfd){ .fd = pfd[0], .events = POLLIN };
+	if (poll(&p, 1, 2000) == 1 && read(pfd[0], &n, sizeof(n)) == sizeof(n) && n > 0 &&
+	    read(pfd[0], buf, (size_t)n) != n)
+		n = -1;
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(pfd[0]);
+	close(pfd[1]);
+	return n;
+}
+
+/*
+ * ICANON turned on while raw bytes wait: n_tty makes what is there a line
+ * (n_tty_set_termios(): canon_head = read_head, push = 1), so the read
+ * returns "abc" at once, without a newline.
+ */
+static const char *attack_icanon(void)
+{
+	unsigned char in[100];
+	struct termios t;
+	ssize_t n;
+	int fd = open_raw(0);
+
+	write_full(fd, "abc", 3);
+	if (!readable(fd))
+		return FAILED("the echo did not come");
+	usleep(200000);
+	tcgetattr(fd, &t);
+	t.c_lflag |= ICANON;
+	tcsetattr(fd, TCSANOW, &t);
+	n = read_within_2s(fd, in, sizeof(in));
+	close(fd);
+	if (n == -2)
+		return FAILED("with ICANON turned on over \"abc\", read() waits for a line");
+	if (n != 3 || memcmp(in, "abc", 3))
+		return FAILED("with ICANON turned on over \"abc\", read() returned %zd", n);
+	return NULL;
+}
+
 static const struct guest_attack attacks[] = {
 	{ "session", attack_session },
 	{ "tiny", attack_tiny },
@@ -455,6 +541,8 @@ static const struct guest_attack attacks[] = {
 	{ "many-opens", attack_many_opens },
 	{ "aio-close", attack_aio_close },
 	{ "vmin", attack_vmin },
+	{ "tcflush", attack_tcflush },
+	{ "icanon", attack_icanon },
 };
 
 /* pilotd's exit line: bytes it pushed to the kernel. */
