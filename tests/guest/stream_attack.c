@@ -19,6 +19,11 @@
  *               files' buffers are freed (MemAvailable)
  *   other-conn  a second server pushes for the first one's kh: ENOENT, and
  *               the first file reads nothing
+ *   file-cost   what an open file costs the kernel's kmalloc caches, with
+ *               and without the notification: at most 2 x 4096 + 1024
+ *               bytes (printed)
+ *   not-taken   pushes before CUSE_INIT's answer and on a connection that
+ *               did not take CUSE_STREAM_DATA: EINVAL
  *   efault      read() into a bad address fails with EFAULT, a readv()
  *               whose second part is bad returns the first: no byte lost
  *   splice      splice() from the device fails and leaves the bytes; a
@@ -75,6 +80,7 @@ struct sd_out {
 struct server_cfg {
 	uint32_t open_flags;
 	int open_error; /* FUSE_OPEN: reply this (0: success) */
+	bool decline;	/* answer CUSE_INIT without CUSE_STREAM_DATA */
 	bool push_before_open_reply;
 };
 
@@ -183,7 +189,7 @@ static void dev_start(struct dev *d, const char *name, const struct server_cfg *
 	snprintf(d->path, sizeof(d->path), "/dev/%s", name);
 	arg.out = (struct cuse_init_out){ .major = init->major,
 					  .minor = init->minor,
-					  .flags = SD_CUSE_FLAG,
+					  .flags = cfg->decline ? 0 : SD_CUSE_FLAG,
 					  .max_read = 4096,
 					  .max_write = 4096 };
 	len = snprintf(arg.info, sizeof(arg.info), "DEVNAME=%s", name) + 1;
@@ -219,9 +225,10 @@ static int dev_open(struct dev *d, int flags, uint64_t *kh)
 		return -errno;
 	if (read(d->reqs, &r, sizeof(r)) != sizeof(r))
 		fail("the server did not report the open");
-	if (!r.kh)
+	if (kh && !r.kh)
 		fail("FUSE_OPEN carries no kernel handle");
-	*kh = r.kh;
+	if (kh)
+		*kh = r.kh;
 	return fd;
 }
 
@@ -545,12 +552,124 @@ static const char *attack_open_fail(void)
 	if (taken == 0)
 		return FAILED("no push during an open was taken: the attack did not reach a "
 			      "buffer");
-	/* a leaked buffer each would be 12 MB: allow a quarter of that */
+	/* a leaked buffer each would be 24 MB (kmalloc-8k, file-cost): allow 3 MB */
 	if (before - after > 3000)
 		return FAILED("MemAvailable fell by %ld kB in %d failed opens", before - after,
 			      OPEN_FAIL_ROUNDS);
 	dev_kill_server(&d);
 	close(d.cuse);
+	return NULL;
+}
+
+/* The bytes the slab caches named kmalloc-* hold (/proc/slabinfo), or -1. */
+static long kmalloc_bytes(void)
+{
+	FILE *f = fopen("/proc/slabinfo", "r");
+	char line[512], name[64];
+	long active, total = -1, objsize;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %ld %*d %ld", name, &active, &objsize) == 3 &&
+		    strncmp(name, "kmalloc-", 8) == 0 && strchr(name + 8, '-') == NULL)
+			total = (total < 0 ? 0 : total) + active * objsize;
+	if (f)
+		fclose(f);
+	return total;
+}
+
+#define COST_FILES 256
+
+/* The kmalloc bytes an open file of a device of cfg takes, over COST_FILES. */
+static long file_cost(const struct server_cfg *cfg, const char *name)
+{
+	static int fds[COST_FILES];
+	long before, after;
+	struct dev d;
+
+	dev_start(&d, name, cfg);
+	fds[0] = dev_open(&d, O_RDONLY, NULL);
+	if (fds[0] < 0)
+		fail("open %s: %s", name, strerror(-fds[0]));
+	before = kmalloc_bytes();
+	for (int i = 1; i < COST_FILES; i++) {
+		fds[i] = dev_open(&d, O_RDONLY, NULL);
+		if (fds[i] < 0)
+			fail("open %d of %s: %s", i, name, strerror(-fds[i]));
+	}
+	after = kmalloc_bytes();
+	for (int i = 0; i < COST_FILES; i++)
+		close(fds[i]);
+	dev_kill_server(&d);
+	close(d.cuse);
+	return (after - before) / (COST_FILES - 1);
+}
+
+/*
+ * What an open file of a connection that took the notification costs the
+ * kernel, against one of a connection that did not: the series allocates a
+ * buffer of FUSE_STREAM_DATA_MAX (4096) bytes with each file, with its lock
+ * and indices (struct fuse_stream_data).  The bound asserted is 2 x 4096 +
+ * 1024 a file in the kmalloc caches; the figures are printed.
+ */
+static const char *attack_file_cost(void)
+{
+	static const struct server_cfg declined = { .open_flags = FOPEN_NONSEEKABLE,
+						    .decline = true };
+	long plain, taken;
+
+	if (kmalloc_bytes() < 0)
+		return NULL; /* no /proc/slabinfo here: nothing to measure */
+	plain = file_cost(&declined, "sd-cost-plain");
+	taken = file_cost(&opt_in, "sd-cost");
+	note("file-cost: an open file takes %ld bytes of the kmalloc caches, %ld without "
+	     "CUSE_STREAM_DATA: the buffer costs %ld",
+	     taken, plain, taken - plain);
+	if (taken > 2 * SD_MAX + 1024)
+		return FAILED("an open file costs %ld bytes of kmalloc", taken);
+	return NULL;
+}
+
+/*
+ * Pushes before CUSE_INIT is answered, and on a connection whose server did
+ * not take CUSE_STREAM_DATA: EINVAL, and no file reads them.
+ */
+static const char *attack_not_taken(void)
+{
+	static char buf[BUF_SIZE];
+	const struct fuse_in_header *in = (const void *)buf;
+	const struct cuse_init_in *init = (const void *)(in + 1);
+	struct {
+		struct cuse_init_out out;
+		char info[32];
+	} arg = { 0 };
+	int cuse = open("/dev/cuse", O_RDWR | O_CLOEXEC), err, len;
+
+	if (cuse < 0)
+		return FAILED("open /dev/cuse: %s", strerror(errno));
+	err = push(cuse, 1, "early", 5);
+	if (err != -EINVAL)
+		return FAILED("a push before CUSE_INIT was even read: %s, expected EINVAL",
+			      err ? strerror(-err) : "taken");
+	if (read(cuse, buf, sizeof(buf)) < (ssize_t)(sizeof(*in) + sizeof(*init)))
+		return FAILED("no CUSE_INIT");
+	err = push(cuse, 1, "early", 5);
+	if (err != -EINVAL)
+		return FAILED("a push before CUSE_INIT was answered: %s, expected EINVAL",
+			      err ? strerror(-err) : "taken");
+	arg.out = (struct cuse_init_out){
+		.major = init->major, .minor = init->minor, .max_read = 4096, .max_write = 4096
+	};
+	len = snprintf(arg.info, sizeof(arg.info), "DEVNAME=sd-declined") + 1;
+	if (reply(cuse, in->unique, 0, &arg, sizeof(arg.out) + (size_t)len))
+		return FAILED("CUSE_INIT reply: %s", strerror(errno));
+	for (uint64_t kh = 0; kh < 4; kh++) {
+		err = push(cuse, kh, "late", 4);
+		if (err != -EINVAL)
+			return FAILED("a push on a connection that did not take the "
+				      "notification: %s, expected EINVAL",
+				      err ? strerror(-err) : "taken");
+	}
+	close(cuse);
 	return NULL;
 }
 
@@ -890,6 +1009,8 @@ static const struct guest_attack attacks[] = {
 	{ "two-readers", attack_two_readers },
 	{ "open-fail", attack_open_fail },
 	{ "other-conn", attack_other_conn },
+	{ "file-cost", attack_file_cost },
+	{ "not-taken", attack_not_taken },
 	{ "efault", attack_efault },
 	{ "splice", attack_splice },
 	{ "uring-close", attack_uring_close },
