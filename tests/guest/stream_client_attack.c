@@ -25,6 +25,8 @@
  *               each echo whole, in order
  *   aio-close   an aio poll holds a closed file when its input is pushed:
  *               the poll completes and pilotd answers the next open
+ *   stall       a 12 KiB echo left unread for 2 s (the kernel's buffer
+ *               full): pilotd idles, then every byte comes in order
  *   vmin        VMIN raised to 8 after bytes were pushed: n_tty's read
  *               waits for 8 (fails with --stream-data: not in its test)
  *   tcflush     tcflush(TCIFLUSH) after bytes were pushed: gone (fails
@@ -107,6 +109,11 @@ static const char *echo_with(int fd, size_t len, unsigned int seed, reader_fn rd
 			return FAILED("byte %zu of the echo is 0x%02x, sent 0x%02x", i, in[i],
 				      out[i]);
 	return NULL;
+}
+
+static size_t min_size_t(size_t a, size_t b)
+{
+	return a < b ? a : b;
 }
 
 static ssize_t read_plain(int fd, unsigned char *buf, size_t len)
@@ -529,6 +536,76 @@ static const char *attack_icanon(void)
 	return NULL;
 }
 
+/* pilotd's CPU time so far, in clock ticks (utime + stime of /proc/PID/stat). */
+static long cpu_ticks(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	long utime, stime;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	p = f && fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+	if (f)
+		fclose(f);
+	/* after ")": state ppid pgrp session tty tpgid flags minflt cminflt
+	 * majflt cmajflt utime stime */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld", &utime,
+			 &stime) != 2)
+		return -1;
+	return utime + stime;
+}
+
+#define STALL_BYTES (3 * 4096)
+
+/*
+ * An echo of 12 KiB that nobody reads for 2 s: the kernel's buffer of the
+ * file fills (4096 bytes), pushes are refused for room (ENOSPC) and the
+ * rest waits in pilotd.  pilotd must not spin on the refusals (at most 0.2
+ * s of CPU in the 2 s), and the reads that follow, from the kernel's
+ * buffer and then as requests, must get every byte in order.
+ */
+static const char *attack_stall(void)
+{
+	static unsigned char out[STALL_BYTES], in[STALL_BYTES];
+	pid_t pilotd = find_pilotd();
+	unsigned int seed = 5;
+	size_t got = 0;
+	long t0, spent;
+	int fd = open_raw(0);
+
+	pattern(out, sizeof(out), 400);
+	write_full(fd, out, sizeof(out));
+	if (!readable(fd))
+		return FAILED("the echo did not come");
+	usleep(500000);
+	t0 = cpu_ticks(pilotd);
+	sleep(2);
+	spent = cpu_ticks(pilotd) - t0;
+	while (got < sizeof(in)) {
+		ssize_t n;
+
+		if (!readable(fd))
+			return FAILED("no input within 5 s after %zu of %d bytes", got,
+				      STALL_BYTES);
+		n = read(fd, in + got, min_size_t(sizeof(in) - got, 1 + rand_r(&seed) % 3000));
+		if (n <= 0)
+			return FAILED("read: %zd after %zu bytes", n, got);
+		got += (size_t)n;
+	}
+	close(fd);
+	for (size_t i = 0; i < sizeof(in); i++)
+		if (in[i] != out[i])
+			return FAILED("byte %zu of the stalled echo is 0x%02x, sent 0x%02x", i,
+				      in[i], out[i]);
+	note("stall: pilotd used %ld clock ticks in 2 s with the kernel's buffer full", spent);
+	if (t0 < 0 || spent > 20)
+		return FAILED("pilotd used %ld clock ticks of CPU in 2 s with nothing to do but "
+			      "wait for room",
+			      spent);
+	return NULL;
+}
+
 static const struct guest_attack attacks[] = {
 	{ "session", attack_session },
 	{ "tiny", attack_tiny },
@@ -540,6 +617,7 @@ static const struct guest_attack attacks[] = {
 	{ "fork-readers", attack_fork_readers },
 	{ "many-opens", attack_many_opens },
 	{ "aio-close", attack_aio_close },
+	{ "stall", attack_stall },
 	{ "vmin", attack_vmin },
 	{ "tcflush", attack_tcflush },
 	{ "icanon", attack_icanon },
