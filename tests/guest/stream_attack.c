@@ -7,8 +7,8 @@
  *
  * Usage: stream-attack [ATTACK]...   (none: all of them)
  *
- *   abort       a read() that waits for a push (FOPEN_STREAM_DATA) when the
- *               server dies: it returns (ENOTCONN), it does not wait on
+ *   abort       two read()s of a file that wait for a push (FOPEN_STREAM_DATA)
+ *               when the server dies: they return (ENOTCONN), not wait on
  *   ring        1 MiB pushed in random sizes (1..4096, again after ENOSPC)
  *               and read in random sizes, many into a buffer whose end is
  *               unmapped (a short copy): every byte once, in order
@@ -247,46 +247,59 @@ static const struct server_cfg opt_in = { .open_flags = FOPEN_NONSEEKABLE | SD_F
 
 #define FAILED attack_failed
 
-static _Atomic int reader_tid;
+struct blocked {
+	int fd;
+	_Atomic int tid;
+	int result; /* bytes, or -errno */
+};
 
 static void *blocked_read(void *arg)
 {
-	static char buf[16];
-	static ssize_t n;
-	int fd = *(int *)arg;
+	struct blocked *b = arg;
+	char buf[16];
+	ssize_t n;
 
-	atomic_store(&reader_tid, (int)syscall(SYS_gettid));
-	n = read(fd, buf, sizeof(buf));
-	*(int *)arg = n < 0 ? -errno : (int)n;
+	atomic_store(&b->tid, (int)syscall(SYS_gettid));
+	n = read(b->fd, buf, sizeof(buf));
+	b->result = n < 0 ? -errno : (int)n;
 	return NULL;
 }
 
+/*
+ * Two reads of one file wait for a push (one in the wait, the other for the
+ * buffer's lock) when the server dies: both return ENOTCONN at once.
+ */
 static const char *attack_abort(void)
 {
+	struct blocked r[2];
+	pthread_t t[2];
 	struct dev d;
 	uint64_t kh;
-	pthread_t t;
-	int fd, arg;
 	double t0;
+	int fd;
 
 	dev_start(&d, "sd-abort", &opt_in);
 	fd = dev_open(&d, O_RDONLY, &kh);
 	if (fd < 0)
 		return FAILED("open: %s", strerror(-fd));
-	arg = fd;
-	pthread_create(&t, NULL, blocked_read, &arg);
-	while (!atomic_load(&reader_tid))
-		usleep(1000);
-	wait_sleeping(getpid(), atomic_load(&reader_tid));
+	for (int i = 0; i < 2; i++) {
+		r[i] = (struct blocked){ .fd = fd };
+		pthread_create(&t[i], NULL, blocked_read, &r[i]);
+		while (!atomic_load(&r[i].tid))
+			usleep(1000);
+		wait_sleeping(getpid(), atomic_load(&r[i].tid));
+	}
 	/* the server dies: the connection ends when its last /dev/cuse closes */
 	close(d.cuse);
 	t0 = now_s();
 	dev_kill_server(&d);
-	pthread_join(t, NULL);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
 	if (now_s() - t0 > 5)
-		return FAILED("the read returned %.1f s after the server died", now_s() - t0);
-	if (arg != -ENOTCONN && arg != -ENODEV)
-		return FAILED("the read returned %d, expected -ENOTCONN", arg);
+		return FAILED("the reads returned %.1f s after the server died", now_s() - t0);
+	for (int i = 0; i < 2; i++)
+		if (r[i].result != -ENOTCONN)
+			return FAILED("read %d returned %d, expected -ENOTCONN", i, r[i].result);
 	close(fd);
 	return NULL;
 }
