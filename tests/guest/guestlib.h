@@ -87,6 +87,17 @@ const char *attack_failed(const char *fmt, ...) __attribute__((format(printf, 1,
 int run_attacks(const struct guest_attack *attacks, size_t n, char **names, int nnames,
 		double deadline_s);
 
+/*
+ * One io_uring request without liburing: set up a ring, submit sqe; NULL
+ * with *err = -errno on failure.  guest_uring_result(): the first
+ * completion's res, -ETIME after 5 s.
+ */
+struct io_uring_sqe;
+struct guest_uring;
+struct guest_uring *guest_uring_submit(const struct io_uring_sqe *sqe, int *err);
+int guest_uring_result(struct guest_uring *u);
+void guest_uring_close(struct guest_uring *u);
+
 /* read() until len bytes or error; returns bytes read. */
 size_t read_full(int fd, void *buf, size_t len);
 void write_full(int fd, const void *buf, size_t len);

@@ -820,61 +820,24 @@ static const char *attack_splice(void)
 	return NULL;
 }
 
-/* ---- io_uring without liburing: one poll ---- */
-
-static int uring_submit(const struct io_uring_sqe *sqe, int *ring_fd, struct io_uring_params *pr,
-			void **cq)
-{
-	struct io_uring_sqe *sqes;
-	unsigned int *sq_tail, *sq_array;
-	void *sq;
-	int rfd;
-
-	memset(pr, 0, sizeof(*pr));
-	rfd = (int)syscall(__NR_io_uring_setup, 4, pr);
-	if (rfd < 0)
-		return -errno;
-	sq = mmap(NULL, pr->sq_off.array + pr->sq_entries * sizeof(unsigned),
-		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, rfd, IORING_OFF_SQ_RING);
-	*cq = mmap(NULL, pr->cq_off.cqes + pr->cq_entries * sizeof(struct io_uring_cqe),
-		   PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, rfd, IORING_OFF_CQ_RING);
-	sqes = mmap(NULL, pr->sq_entries * sizeof(struct io_uring_sqe), PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_POPULATE, rfd, IORING_OFF_SQES);
-	if (sq == MAP_FAILED || *cq == MAP_FAILED || sqes == MAP_FAILED)
-		return -ENOMEM;
-	sq_tail = (unsigned *)((char *)sq + pr->sq_off.tail);
-	sq_array = (unsigned *)((char *)sq + pr->sq_off.array);
-	sqes[0] = *sqe;
-	sq_array[0] = 0;
-	__atomic_store_n(sq_tail, *sq_tail + 1, __ATOMIC_RELEASE);
-	if (syscall(__NR_io_uring_enter, rfd, 1, 0, 0, NULL, 0) != 1)
-		return -errno;
-	*ring_fd = rfd;
-	return 0;
-}
-
 static const char *attack_uring_close(void)
 {
-	struct io_uring_params pr;
+	struct guest_uring *ring;
 	struct dev d;
 	uint64_t kh;
-	void *cq = NULL;
-	int fd, rfd = -1, err;
+	int fd, err, status;
 	double t0;
 	pid_t child;
-	int status;
 
 	dev_start(&d, "sd-uring", &opt_in);
 	fd = dev_open(&d, O_RDONLY, &kh);
 	if (fd < 0)
 		return FAILED("open: %s", strerror(-fd));
-	err = uring_submit(&(struct io_uring_sqe){ .opcode = IORING_OP_POLL_ADD,
-						   .fd = fd,
-						   .poll32_events = POLLIN },
-			   &rfd, &pr, &cq);
-	if (err == -ENOSYS)
-		return NULL; /* no io_uring in this kernel: nothing to attack */
-	if (err)
+	ring = guest_uring_submit(&(struct io_uring_sqe){ .opcode = IORING_OP_POLL_ADD,
+							  .fd = fd,
+							  .poll32_events = POLLIN },
+				  &err);
+	if (!ring)
 		return FAILED("io_uring poll: %s", strerror(-err));
 	close(fd); /* the poll holds the file's last reference */
 	/* the push, from a child that must come back; a hang is the bug */
@@ -891,40 +854,13 @@ static const char *attack_uring_close(void)
 	if (now_s() - t0 > 5)
 		return FAILED("the push took %.1f s", now_s() - t0);
 	/* the completion: POLLIN, and the ring's end releases the file */
-	{
-		unsigned *head = (unsigned *)((char *)cq + pr.cq_off.head);
-		unsigned *tail = (unsigned *)((char *)cq + pr.cq_off.tail);
-		struct io_uring_cqe *cqes = (void *)((char *)cq + pr.cq_off.cqes);
-
-		if (syscall(__NR_io_uring_enter, rfd, 0, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0)
-			return FAILED("io_uring_enter: %s", strerror(errno));
-		if (__atomic_load_n(tail, __ATOMIC_ACQUIRE) == *head)
-			return FAILED("no completion of the poll");
-		if (!(cqes[*head & (pr.cq_entries - 1)].res & POLLIN))
-			return FAILED("the poll completed with %d, expected POLLIN",
-				      cqes[*head & (pr.cq_entries - 1)].res);
-	}
-	close(rfd);
+	err = guest_uring_result(ring);
+	if (err < 0 || !(err & POLLIN))
+		return FAILED("the poll completed with %d, expected POLLIN", err);
+	guest_uring_close(ring);
 	dev_kill_server(&d);
 	close(d.cuse);
 	return NULL;
-}
-
-/* The first completion's result; -ETIME after 5 s. */
-static int uring_result(int rfd, const struct io_uring_params *pr, void *cq)
-{
-	unsigned *head = (unsigned *)((char *)cq + pr->cq_off.head);
-	unsigned *tail = (unsigned *)((char *)cq + pr->cq_off.tail);
-	struct io_uring_cqe *cqes = (void *)((char *)cq + pr->cq_off.cqes);
-	double deadline = now_s() + 5;
-	struct pollfd p = { .fd = rfd, .events = POLLIN };
-
-	while (__atomic_load_n(tail, __ATOMIC_ACQUIRE) == *head) {
-		if (now_s() > deadline)
-			return -ETIME;
-		poll(&p, 1, 100);
-	}
-	return cqes[*head & (pr->cq_entries - 1)].res;
 }
 
 /*
@@ -935,15 +871,13 @@ static int uring_result(int rfd, const struct io_uring_params *pr, void *cq)
 static const char *attack_uring_read(void)
 {
 	static char buf[64];
-	struct io_uring_sqe rd = { .opcode = IORING_OP_READ,
-				   .addr = (uintptr_t)buf,
-				   .len = sizeof(buf),
-				   .off = (uint64_t)-1 };
-	struct io_uring_params pr;
+	struct io_uring_sqe rd = {
+		.opcode = IORING_OP_READ, .addr = (uintptr_t)buf, .len = sizeof(buf), .off = -1ull
+	};
+	struct guest_uring *ring;
 	struct dev d;
 	uint64_t kh;
-	void *cq;
-	int fd, rfd, err, status;
+	int fd, err, status;
 	double t0;
 	pid_t child;
 
@@ -954,19 +888,17 @@ static const char *attack_uring_read(void)
 	if ((err = push(d.cuse, kh, "uring", 5)))
 		return FAILED("push: %s", strerror(-err));
 	rd.fd = fd;
-	err = uring_submit(&rd, &rfd, &pr, &cq);
-	if (err == -ENOSYS)
-		return NULL;
-	if (err)
+	ring = guest_uring_submit(&rd, &err);
+	if (!ring)
 		return FAILED("io_uring read: %s", strerror(-err));
-	err = uring_result(rfd, &pr, cq);
+	err = guest_uring_result(ring);
 	if (err != 5 || memcmp(buf, "uring", 5))
 		return FAILED("io_uring read of pushed bytes: %d", err);
-	close(rfd);
+	guest_uring_close(ring);
 
 	child = fork();
 	if (child == 0) {
-		if (uring_submit(&rd, &rfd, &pr, &cq))
+		if (!guest_uring_submit(&rd, &err))
 			_exit(2);
 		usleep(300000); /* the read waits (io-wq) */
 		_exit(0);	/* and the exit cancels it */

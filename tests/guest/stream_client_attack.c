@@ -18,6 +18,7 @@
  *   readv       ... read with readv() into three parts
  *   nonblock    O_NONBLOCK: EAGAIN with nothing there, then the echo
  *   aio         ... read with Linux AIO (IOCB_CMD_PREAD)
+ *   uring       ... read with io_uring (IORING_OP_READ)
  *   kill-reader a reader killed (SIGKILL) while its read waits in pilotd:
  *               the next echo arrives whole, in order
  *   fork-readers two processes read one file (fork): every byte once
@@ -40,6 +41,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/aio_abi.h>
+#include <linux/io_uring.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -251,6 +253,39 @@ static ssize_t read_aio(int fd, unsigned char *buf, size_t len)
 	}
 	syscall(SYS_io_destroy, ctx);
 	return n;
+}
+
+static ssize_t read_uring(int fd, unsigned char *buf, size_t len)
+{
+	struct io_uring_sqe rd = { .opcode = IORING_OP_READ,
+				   .fd = fd,
+				   .addr = (uintptr_t)buf,
+				   .len = (unsigned)len,
+				   .off = -1ull };
+	struct guest_uring *ring;
+	int err, res;
+
+	ring = guest_uring_submit(&rd, &err);
+	if (!ring) {
+		errno = -err;
+		return -1;
+	}
+	res = guest_uring_result(ring);
+	guest_uring_close(ring);
+	if (res < 0) {
+		errno = -res;
+		return -1;
+	}
+	return res;
+}
+
+static const char *attack_uring(void)
+{
+	int fd = open_raw(0);
+	const char *err = echo_with(fd, ECHO_LEN, 6, read_uring);
+
+	close(fd);
+	return err;
 }
 
 static const char *attack_aio(void)
@@ -613,6 +648,7 @@ static const struct guest_attack attacks[] = {
 	{ "readv", attack_readv },
 	{ "nonblock", attack_nonblock },
 	{ "aio", attack_aio },
+	{ "uring", attack_uring },
 	{ "kill-reader", attack_kill_reader },
 	{ "fork-readers", attack_fork_readers },
 	{ "many-opens", attack_many_opens },
