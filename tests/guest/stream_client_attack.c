@@ -28,6 +28,8 @@
  *               the poll completes and pilotd answers the next open
  *   stall       a 12 KiB echo left unread for 2 s (the kernel's buffer
  *               full): pilotd idles, then every byte comes in order
+ *   hangup      the handheld leaves while its echo waits unread: the file
+ *               reads it, then end of file; back, a new file reads its own
  *   vmin        VMIN raised to 8 after bytes were pushed: n_tty's read
  *               waits for 8 (fails with --stream-data: not in its test)
  *   tcflush     tcflush(TCIFLUSH) after bytes were pushed: gone (fails
@@ -571,6 +573,51 @@ static const char *attack_icanon(void)
 	return NULL;
 }
 
+/*
+ * The handheld leaves while its echo waits unread (pushed to the kernel's
+ * buffer, or in pilotd): the hung-up file reads the echo whole and then end
+ * of file, on both paths alike; after it comes back, a new file reads its
+ * own echo and nothing of the old one.
+ */
+static const char *attack_hangup(void)
+{
+	unsigned char out[256], in[512];
+	size_t got = 0;
+	const char *err;
+	int fd = open_raw(0), b;
+
+	pattern(out, sizeof(out), 500);
+	write_full(fd, out, sizeof(out));
+	if (!readable(fd))
+		return FAILED("the echo did not come");
+	usleep(300000);
+	palm("unplug");
+	sleep(1);
+	for (;;) {
+		ssize_t n = read_within_2s(fd, in + got, sizeof(in) - got);
+
+		if (n == -2)
+			return FAILED("a read of the hung-up file waits after %zu bytes", got);
+		if (n < 0)
+			return FAILED("a read of the hung-up file failed after %zu bytes", got);
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	if (got != sizeof(out) || memcmp(in, out, sizeof(out)))
+		return FAILED("the hung-up file read %zu bytes before end of file, of the %zu of "
+			      "its echo",
+			      got, sizeof(out));
+	palm("plug");
+	b = open_raw(0);
+	if ((err = echo_with(b, ECHO_LEN, 501, read_plain)))
+		return FAILED("after the handheld came back: %s", err);
+	err = quiet(b);
+	close(b);
+	return err;
+}
+
 /* pilotd's CPU time so far, in clock ticks (utime + stime of /proc/PID/stat). */
 static long cpu_ticks(pid_t pid)
 {
@@ -654,6 +701,7 @@ static const struct guest_attack attacks[] = {
 	{ "many-opens", attack_many_opens },
 	{ "aio-close", attack_aio_close },
 	{ "stall", attack_stall },
+	{ "hangup", attack_hangup },
 	{ "vmin", attack_vmin },
 	{ "tcflush", attack_tcflush },
 	{ "icanon", attack_icanon },
