@@ -24,6 +24,8 @@
  *               bytes (printed)
  *   not-taken   pushes before CUSE_INIT's answer and on a connection that
  *               did not take CUSE_STREAM_DATA: EINVAL
+ *   held-release a push while the file's FUSE_RELEASE waits unanswered in
+ *               the server: ENOENT at once; the release ends when answered
  *   efault      read() into a bad address fails with EFAULT, a readv()
  *               whose second part is bad returns the first: no byte lost
  *   splice      splice() from the device fails and leaves the bytes; a
@@ -82,6 +84,9 @@ struct server_cfg {
 	int open_error; /* FUSE_OPEN: reply this (0: success) */
 	bool decline;	/* answer CUSE_INIT without CUSE_STREAM_DATA */
 	bool push_before_open_reply;
+	/* > 0: at FUSE_RELEASE, write a byte to held_fd and answer only
+	 * once a byte comes on go_fd */
+	int held_fd, go_fd;
 };
 
 struct dev {
@@ -158,7 +163,15 @@ static void serve(int fd, const struct server_cfg *cfg, int reqs)
 			break;
 		case FUSE_POLL: rc = reply(fd, in->unique, 0, &poll_out, sizeof(poll_out)); break;
 		case FUSE_INTERRUPT: break;
-		case FUSE_RELEASE: rc = reply(fd, in->unique, 0, NULL, 0); break;
+		case FUSE_RELEASE:
+			if (cfg->held_fd > 0) {
+				char c = 'R';
+
+				if (write(cfg->held_fd, &c, 1) != 1 || read(cfg->go_fd, &c, 1) != 1)
+					_exit(1);
+			}
+			rc = reply(fd, in->unique, 0, NULL, 0);
+			break;
 		default: rc = reply(fd, in->unique, -ENOSYS, NULL, 0); break;
 		}
 		if (rc)
@@ -642,6 +655,57 @@ static const char *attack_file_cost(void)
 	return NULL;
 }
 
+static void *close_fd(void *arg)
+{
+	close(*(int *)arg);
+	return NULL;
+}
+
+/*
+ * A push while the file's release waits for the server (FUSE_RELEASE read,
+ * not answered): the kernel forgot the file before it sent the release, so
+ * the push fails with ENOENT at once, and the release completes after.
+ */
+static const char *attack_held_release(void)
+{
+	int held[2], go[2], fd, err;
+	struct server_cfg cfg = opt_in;
+	struct dev d;
+	pthread_t t;
+	uint64_t kh;
+	char c;
+	struct pollfd p;
+
+	if (pipe(held) || pipe(go))
+		return FAILED("pipe: %s", strerror(errno));
+	cfg.held_fd = held[1];
+	cfg.go_fd = go[0];
+	dev_start(&d, "sd-held", &cfg);
+	fd = dev_open(&d, O_RDONLY, &kh);
+	if (fd < 0)
+		return FAILED("open: %s", strerror(-fd));
+	if ((err = push(d.cuse, kh, "before", 6)))
+		return FAILED("push before the close: %s", strerror(-err));
+	pthread_create(&t, NULL, close_fd, &fd);
+	p = (struct pollfd){ .fd = held[0], .events = POLLIN };
+	if (poll(&p, 1, 5000) != 1 || read(held[0], &c, 1) != 1)
+		return FAILED("the server saw no FUSE_RELEASE within 5 s of the close");
+	err = push(d.cuse, kh, "during", 6);
+	if (err != -ENOENT)
+		return FAILED("a push while the release waits: %s, expected ENOENT",
+			      err ? strerror(-err) : "taken");
+	if (write(go[1], "g", 1) != 1)
+		return FAILED("write: %s", strerror(errno));
+	pthread_join(t, NULL);
+	err = push(d.cuse, kh, "after", 5);
+	if (err != -ENOENT)
+		return FAILED("a push after the release: %s, expected ENOENT",
+			      err ? strerror(-err) : "taken");
+	dev_kill_server(&d);
+	close(d.cuse);
+	return NULL;
+}
+
 /*
  * Pushes before CUSE_INIT is answered, and on a connection whose server did
  * not take CUSE_STREAM_DATA: EINVAL, and no file reads them.
@@ -956,6 +1020,7 @@ static const struct guest_attack attacks[] = {
 	{ "other-conn", attack_other_conn },
 	{ "file-cost", attack_file_cost },
 	{ "not-taken", attack_not_taken },
+	{ "held-release", attack_held_release },
 	{ "efault", attack_efault },
 	{ "splice", attack_splice },
 	{ "uring-close", attack_uring_close },
