@@ -116,8 +116,17 @@ int front_push_input(struct cuse_front *fr, uint64_t key, const void *buf, size_
 		return 0;
 	if (errno == ENOSPC || errno == EBUSY || errno == ENOENT)
 		return -errno;
-	/* EINVAL: the kernel refused it after all; anything else ends the connection */
-	return errno == EINVAL ? -EOPNOTSUPP : 0;
+	/* the connection ended: the loop sees it on its next read */
+	if (errno == ENODEV || errno == ENOTCONN)
+		return 0;
+	/*
+	 * EINVAL (the kernel refused it after all), ENOMEM, or a refusal this
+	 * pilotd does not know: the bytes were not taken.  They stay in rxq
+	 * and reads come as requests from now on; taking them as pushed would
+	 * lose them (a kernel that refuses a push while a read request of the
+	 * file is in flight says EBUSY).
+	 */
+	return -EOPNOTSUPP;
 }
 
 /* ---- requests ---- */

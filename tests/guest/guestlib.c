@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/io_uring.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -10,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -368,4 +371,146 @@ long proc_status_kb(pid_t pid, const char *field)
 long pilotd_hwm_bound_kb(pid_t pid)
 {
 	return pilotd_sanitized(pid) ? PILOTD_HWM_BOUND_SANITIZED_KB : PILOTD_HWM_BOUND_KB;
+}
+
+const char *attack_failed(const char *fmt, ...)
+{
+	static char why[512], next[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(next, sizeof(next), fmt, ap);
+	va_end(ap);
+	strcpy(why, next);
+	return why;
+}
+
+/* Run one attack in a child; 0 if it passed. */
+static int run_attack(const struct guest_attack *a, double deadline_s)
+{
+	double deadline = now_s() + deadline_s;
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		const char *err = a->run();
+
+		if (err) {
+			printf("FAIL %s: %s\n", a->name, err);
+			_exit(1);
+		}
+		printf("PASS %s\n", a->name);
+		_exit(0);
+	}
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		if (now_s() > deadline) {
+			printf("FAIL %s: no end within %.0f s (a hang); killed\n", a->name,
+			       deadline_s);
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return 1;
+		}
+		usleep(50000);
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 1)
+		printf("FAIL %s: the attack's process ended with status 0x%x\n", a->name, status);
+	return 1;
+}
+
+int run_attacks(const struct guest_attack *attacks, size_t n, char **names, int nnames,
+		double deadline_s)
+{
+	int failed = 0;
+
+	for (int k = 0; k < nnames; k++) {
+		size_t i = 0;
+
+		while (i < n && strcmp(names[k], attacks[i].name) != 0)
+			i++;
+		if (i == n)
+			fail("no attack named %s", names[k]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		bool chosen = nnames == 0;
+
+		for (int k = 0; k < nnames; k++)
+			chosen |= strcmp(names[k], attacks[i].name) == 0;
+		if (chosen)
+			failed += run_attack(&attacks[i], deadline_s);
+	}
+	return failed;
+}
+
+struct guest_uring {
+	int fd;
+	struct io_uring_params pr;
+	void *cq;
+};
+
+struct guest_uring *guest_uring_submit(const struct io_uring_sqe *sqe, int *err)
+{
+	struct guest_uring *u = calloc(1, sizeof(*u));
+	struct io_uring_sqe *sqes;
+	unsigned int *sq_tail, *sq_array;
+	void *sq;
+
+	if (!u) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	u->fd = (int)syscall(__NR_io_uring_setup, 4, &u->pr);
+	if (u->fd < 0) {
+		*err = -errno;
+		free(u);
+		return NULL;
+	}
+	sq = mmap(NULL, u->pr.sq_off.array + u->pr.sq_entries * sizeof(unsigned),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, u->fd, IORING_OFF_SQ_RING);
+	u->cq = mmap(NULL, u->pr.cq_off.cqes + u->pr.cq_entries * sizeof(struct io_uring_cqe),
+		     PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, u->fd, IORING_OFF_CQ_RING);
+	sqes = mmap(NULL, u->pr.sq_entries * sizeof(struct io_uring_sqe), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_POPULATE, u->fd, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || u->cq == MAP_FAILED || sqes == MAP_FAILED)
+		fail("mmap of an io_uring: %s", strerror(errno));
+	sq_tail = (unsigned *)((char *)sq + u->pr.sq_off.tail);
+	sq_array = (unsigned *)((char *)sq + u->pr.sq_off.array);
+	sqes[0] = *sqe;
+	sq_array[0] = 0;
+	__atomic_store_n(sq_tail, *sq_tail + 1, __ATOMIC_RELEASE);
+	if (syscall(__NR_io_uring_enter, u->fd, 1, 0, 0, NULL, 0) != 1) {
+		*err = -errno;
+		close(u->fd);
+		free(u);
+		return NULL;
+	}
+	return u;
+}
+
+int guest_uring_result(struct guest_uring *u)
+{
+	unsigned *head = (unsigned *)((char *)u->cq + u->pr.cq_off.head);
+	unsigned *tail = (unsigned *)((char *)u->cq + u->pr.cq_off.tail);
+	struct io_uring_cqe *cqes = (void *)((char *)u->cq + u->pr.cq_off.cqes);
+	double deadline = now_s() + 5;
+
+	while (__atomic_load_n(tail, __ATOMIC_ACQUIRE) == *head) {
+		struct pollfd p = { .fd = u->fd, .events = POLLIN };
+
+		if (now_s() > deadline)
+			return -ETIME;
+		poll(&p, 1, 100);
+		/* runs the task work that posts a completion; does not wait */
+		syscall(__NR_io_uring_enter, u->fd, 0, 0, IORING_ENTER_GETEVENTS, NULL, 0);
+	}
+	return cqes[*head & (u->pr.cq_entries - 1)].res;
+}
+
+void guest_uring_close(struct guest_uring *u)
+{
+	close(u->fd);
+	free(u);
 }

@@ -68,6 +68,36 @@ int open_node_attached(const char *path, int flags, double timeout_s);
 /* cfmakeraw() settings, as a desktop makes them (a fresh tty is cooked: lines, echo) */
 void set_raw(int fd);
 
+/*
+ * Attack programs (stream-attack, stream-client-attack): an attack returns
+ * NULL when it passed, or attack_failed()'s message.
+ */
+struct guest_attack {
+	const char *name;
+	const char *(*run)(void);
+};
+/* A message in a static buffer; it may quote the previous one. */
+const char *attack_failed(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * Run the attacks named in names[0..nnames) (all when nnames is 0), each in
+ * a child that must end within deadline_s (killed and failed otherwise),
+ * printing "PASS name" or "FAIL name: why".  Returns how many failed; fails
+ * the test when a name is not an attack.
+ */
+int run_attacks(const struct guest_attack *attacks, size_t n, char **names, int nnames,
+		double deadline_s);
+
+/*
+ * One io_uring request without liburing: set up a ring, submit sqe; NULL
+ * with *err = -errno on failure.  guest_uring_result(): the first
+ * completion's res, -ETIME after 5 s.
+ */
+struct io_uring_sqe;
+struct guest_uring;
+struct guest_uring *guest_uring_submit(const struct io_uring_sqe *sqe, int *err);
+int guest_uring_result(struct guest_uring *u);
+void guest_uring_close(struct guest_uring *u);
+
 /* read() until len bytes or error; returns bytes read. */
 size_t read_full(int fd, void *buf, size_t len);
 void write_full(int fd, const void *buf, size_t len);

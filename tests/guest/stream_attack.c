@@ -1,0 +1,1041 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A hostile CUSE server against FUSE_NOTIFY_STREAM_DATA
+ * (kernel-patches/stream-data, issue 41 item 4): the attacks the series'
+ * selftest (cuse_stream_test, cuse_data.*) does not make.  No pilotd: this
+ * program is the server, on /dev/cuse, without libfuse.
+ *
+ * Usage: stream-attack [ATTACK]...   (none: all of them)
+ *
+ *   abort       two read()s of a file that wait for a push (FOPEN_STREAM_DATA)
+ *               when the server dies: they return (ENOTCONN), not wait on
+ *   ring        1 MiB pushed in random sizes (1..4096, again after ENOSPC)
+ *               and read in random sizes, many into a buffer whose end is
+ *               unmapped (a short copy): every byte once, in order
+ *   two-readers the same, two threads reading one file: every byte once
+ *   open-fail   the server pushes for the kh of a FUSE_OPEN and then fails
+ *               the open, 3000 times: each push taken or refused cleanly,
+ *               the open fails, the kh is unknown afterwards, and the
+ *               files' buffers are freed (MemAvailable)
+ *   other-conn  a second server pushes for the first one's kh: ENOENT, and
+ *               the first file reads nothing
+ *   file-cost   what an open file costs the kernel's kmalloc caches, with
+ *               and without the notification: at most 2 x 4096 + 1024
+ *               bytes (printed)
+ *   not-taken   pushes before CUSE_INIT's answer and on a connection that
+ *               did not take CUSE_STREAM_DATA: EINVAL
+ *   held-release a push while the file's FUSE_RELEASE waits unanswered in
+ *               the server: ENOENT at once; the release ends when answered
+ *   efault      read() into a bad address fails with EFAULT, a readv()
+ *               whose second part is bad returns the first: no byte lost
+ *   splice      splice() from the device fails and leaves the bytes; a
+ *               push spliced into /dev/cuse from a pipe lands
+ *   uring-close an io_uring poll holds a closed file's last reference; a
+ *               push completes it: the push returns at once (the release
+ *               runs in the submitter's task, not in the server's write())
+ *   uring-read  an io_uring read of pushed bytes; one that waits for a push
+ *               when its process exits: the exit cancels it, nothing hangs
+ *
+ * Each attack runs in a child with a deadline (ATTACK_S); one that does not
+ * finish is reported as a hang and killed.  Prints "PASS name" or
+ * "FAIL name: why" for each; exits 1 if any failed, or if the kernel's log
+ * holds a warning, a bug or an oops.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fuse.h>
+#include <linux/io_uring.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/klog.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "guestlib.h"
+
+/* The series' uapi (include/uapi/linux/fuse.h of the patched tree), which
+ * the host's <linux/fuse.h> does not have. */
+#define SD_NOTIFY_CODE 11	 /* FUSE_NOTIFY_STREAM_DATA */
+#define SD_CUSE_FLAG   (1u << 2) /* CUSE_STREAM_DATA */
+#define SD_FOPEN_FLAG  (1u << 9) /* FOPEN_STREAM_DATA */
+#define SD_MAX	       4096	 /* FUSE_STREAM_DATA_MAX */
+struct sd_out {
+	uint64_t kh;
+	uint32_t size;
+	uint32_t padding;
+};
+
+#define ATTACK_S 60
+#define BUF_SIZE (FUSE_MIN_READ_BUFFER + 4096)
+
+/* ---- a CUSE server ---- */
+
+struct server_cfg {
+	uint32_t open_flags;
+	int open_error; /* FUSE_OPEN: reply this (0: success) */
+	bool decline;	/* answer CUSE_INIT without CUSE_STREAM_DATA */
+	bool push_before_open_reply;
+	/* > 0: at FUSE_RELEASE, write a byte to held_fd and answer only
+	 * once a byte comes on go_fd */
+	int held_fd, go_fd;
+};
+
+struct dev {
+	int cuse; /* the parent's descriptor: it pushes on it */
+	pid_t server;
+	int reqs; /* the server reports each FUSE_OPEN's kh and push result */
+	char path[64];
+};
+
+struct open_report {
+	uint64_t kh;
+	int push_err; /* push_before_open_reply: 0 or errno */
+};
+
+static int reply(int fd, uint64_t unique, int error, const void *arg, size_t len)
+{
+	struct fuse_out_header out = { .len = sizeof(out) + len, .error = error, .unique = unique };
+	struct iovec iov[2] = { { &out, sizeof(out) }, { (void *)arg, len } };
+
+	return writev(fd, iov, len ? 2 : 1) == (ssize_t)out.len ? 0 : -1;
+}
+
+static int push_hdr(int cuse, const struct sd_out *o, const void *data, size_t len)
+{
+	struct fuse_out_header oh = { .len = sizeof(oh) + sizeof(*o) + len,
+				      .error = SD_NOTIFY_CODE };
+	struct iovec iov[3] = { { &oh, sizeof(oh) },
+				{ (void *)o, sizeof(*o) },
+				{ (void *)data, len } };
+
+	return writev(cuse, iov, len ? 3 : 2) == (ssize_t)oh.len ? 0 : -errno;
+}
+
+/* 0 or -errno */
+static int push(int cuse, uint64_t kh, const void *data, uint32_t len)
+{
+	struct sd_out o = { .kh = kh, .size = len };
+
+	return push_hdr(cuse, &o, data, len);
+}
+
+static void serve(int fd, const struct server_cfg *cfg, int reqs)
+{
+	static char buf[BUF_SIZE];
+	const struct fuse_in_header *in = (const void *)buf;
+	const size_t kh_at = sizeof(*in) + sizeof(struct fuse_open_in);
+	struct fuse_open_out open_out = { .open_flags = cfg->open_flags };
+	struct fuse_poll_out poll_out = { 0 };
+	ssize_t n;
+
+	for (;;) {
+		struct open_report r = { 0 };
+		int rc = 0;
+
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && (errno == EINTR || errno == ENOENT))
+			continue;
+		if (n < (ssize_t)sizeof(*in))
+			_exit(0);
+		switch (in->opcode) {
+		case FUSE_OPEN:
+			if (in->len >= kh_at + sizeof(r.kh))
+				memcpy(&r.kh, buf + kh_at, sizeof(r.kh));
+			if (cfg->push_before_open_reply)
+				r.push_err = -push(fd, r.kh, "opening", 7);
+			if (write(reqs, &r, sizeof(r)) != sizeof(r))
+				_exit(1);
+			rc = cfg->open_error
+				     ? reply(fd, in->unique, cfg->open_error, NULL, 0)
+				     : reply(fd, in->unique, 0, &open_out, sizeof(open_out));
+			break;
+		case FUSE_READ: /* the fallback: end of file */
+			rc = reply(fd, in->unique, 0, NULL, 0);
+			break;
+		case FUSE_POLL: rc = reply(fd, in->unique, 0, &poll_out, sizeof(poll_out)); break;
+		case FUSE_INTERRUPT: break;
+		case FUSE_RELEASE:
+			if (cfg->held_fd > 0) {
+				char c = 'R';
+
+				if (write(cfg->held_fd, &c, 1) != 1 || read(cfg->go_fd, &c, 1) != 1)
+					_exit(1);
+			}
+			rc = reply(fd, in->unique, 0, NULL, 0);
+			break;
+		default: rc = reply(fd, in->unique, -ENOSYS, NULL, 0); break;
+		}
+		if (rc)
+			_exit(1);
+	}
+}
+
+/* Register the device, taking CUSE_STREAM_DATA; fork its server. */
+static void dev_start(struct dev *d, const char *name, const struct server_cfg *cfg)
+{
+	static char buf[BUF_SIZE];
+	const struct fuse_in_header *in = (const void *)buf;
+	const struct cuse_init_in *init = (const void *)(in + 1);
+	struct {
+		struct cuse_init_out out;
+		char info[64];
+	} arg = { 0 };
+	int pipefd[2], len;
+
+	d->cuse = open("/dev/cuse", O_RDWR | O_CLOEXEC);
+	if (d->cuse < 0)
+		fail("open /dev/cuse: %s", strerror(errno));
+	if (read(d->cuse, buf, sizeof(buf)) < (ssize_t)(sizeof(*in) + sizeof(*init)) ||
+	    in->opcode != CUSE_INIT)
+		fail("no CUSE_INIT");
+	if (!(init->flags & SD_CUSE_FLAG))
+		fail("the kernel does not offer CUSE_STREAM_DATA: not the 7.3 with the series");
+	snprintf(d->path, sizeof(d->path), "/dev/%s", name);
+	arg.out = (struct cuse_init_out){ .major = init->major,
+					  .minor = init->minor,
+					  .flags = cfg->decline ? 0 : SD_CUSE_FLAG,
+					  .max_read = 4096,
+					  .max_write = 4096 };
+	len = snprintf(arg.info, sizeof(arg.info), "DEVNAME=%s", name) + 1;
+	if (reply(d->cuse, in->unique, 0, &arg, sizeof(arg.out) + (size_t)len))
+		fail("CUSE_INIT reply: %s", strerror(errno));
+	if (pipe2(pipefd, O_CLOEXEC))
+		fail("pipe: %s", strerror(errno));
+	d->server = fork();
+	if (d->server < 0)
+		fail("fork: %s", strerror(errno));
+	if (d->server == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(pipefd[0]);
+		serve(d->cuse, cfg, pipefd[1]);
+	}
+	close(pipefd[1]);
+	d->reqs = pipefd[0];
+}
+
+/* Open the device (its node comes and goes with the registration); the kh. */
+static int dev_open(struct dev *d, int flags, uint64_t *kh)
+{
+	struct open_report r;
+	int fd = -1;
+
+	for (int i = 0; i < 500; i++) {
+		fd = open(d->path, flags | O_CLOEXEC);
+		if (fd >= 0 || (errno != ENOENT && errno != ENXIO && errno != ENODEV))
+			break;
+		usleep(10000);
+	}
+	if (fd < 0)
+		return -errno;
+	if (read(d->reqs, &r, sizeof(r)) != sizeof(r))
+		fail("the server did not report the open");
+	if (kh && !r.kh)
+		fail("FUSE_OPEN carries no kernel handle");
+	if (kh)
+		*kh = r.kh;
+	return fd;
+}
+
+static void dev_kill_server(struct dev *d)
+{
+	if (d->server > 0) {
+		kill(d->server, SIGKILL);
+		waitpid(d->server, NULL, 0);
+		d->server = 0;
+	}
+}
+
+static const struct server_cfg opt_in = { .open_flags = FOPEN_NONSEEKABLE | SD_FOPEN_FLAG };
+
+/* ---- the attacks: each returns NULL (pass) or why it failed ---- */
+
+#define FAILED attack_failed
+
+struct blocked {
+	int fd;
+	_Atomic int tid;
+	int result; /* bytes, or -errno */
+};
+
+static void *blocked_read(void *arg)
+{
+	struct blocked *b = arg;
+	char buf[16];
+	ssize_t n;
+
+	atomic_store(&b->tid, (int)syscall(SYS_gettid));
+	n = read(b->fd, buf, sizeof(buf));
+	b->result = n < 0 ? -errno : (int)n;
+	return NULL;
+}
+
+/*
+ * Two reads of one file wait for a push (one in the wait, the other for the
+ * buffer's lock) when the server dies: both return ENOTCONN at once.
+ */
+static const char *attack_abort(void)
+{
+	struct blocked r[2];
+	pthread_t t[2];
+	struct dev d;
+	uint64_t kh;
+	double t0;
+	int fd;
+
+	dev_start(&d, "sd-abort", &opt_in);
+	fd = dev_open(&d, O_RDONLY, &kh);
+	if (fd < 0)
+		return FAILED("open: %s", strerror(-fd));
+	for (int i = 0; i < 2; i++) {
+		r[i] = (struct blocked){ .fd = fd };
+		pthread_create(&t[i], NULL, blocked_read, &r[i]);
+		while (!atomic_load(&r[i].tid))
+			usleep(1000);
+		wait_sleeping(getpid(), atomic_load(&r[i].tid));
+	}
+	/* the server dies: the connection ends when its last /dev/cuse closes */
+	close(d.cuse);
+	t0 = now_s();
+	dev_kill_server(&d);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	if (now_s() - t0 > 5)
+		return FAILED("the reads returned %.1f s after the server died", now_s() - t0);
+	for (int i = 0; i < 2; i++)
+		if (r[i].result != -ENOTCONN)
+			return FAILED("read %d returned %d, expected -ENOTCONN", i, r[i].result);
+	close(fd);
+	return NULL;
+}
+
+/* ring: the pusher */
+struct pusher {
+	int cuse;
+	uint64_t kh;
+	size_t total;
+	unsigned int seed;
+	int err;
+	unsigned long enospc;
+};
+
+static void *push_counter(void *arg)
+{
+	struct pusher *p = arg;
+	unsigned char buf[SD_MAX];
+	size_t sent = 0;
+
+	while (sent < p->total) {
+		size_t n = 1 + (size_t)rand_r(&p->seed) % SD_MAX;
+		int err;
+
+		if (n > p->total - sent)
+			n = p->total - sent;
+		for (size_t i = 0; i < n; i++)
+			buf[i] = (unsigned char)((sent + i) % 251);
+		do {
+			err = push(p->cuse, p->kh, buf, (uint32_t)n);
+			if (err == -ENOSPC) {
+				p->enospc++;
+				usleep(100);
+			}
+		} while (err == -ENOSPC);
+		if (err) {
+			p->err = err;
+			return NULL;
+		}
+		sent += n;
+	}
+	return NULL;
+}
+
+/* A buffer of two pages whose second is not mapped: reads near its end are short. */
+static unsigned char *guarded_buffer(size_t *room)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned char *m = mmap(NULL, (size_t)page * 3, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		fail("mmap: %s", strerror(errno));
+	mprotect(m + page * 2, (size_t)page, PROT_NONE);
+	*room = (size_t)page * 2;
+	return m;
+}
+
+#define RING_TOTAL (1u << 20)
+
+static const char *attack_ring(void)
+{
+	struct dev d;
+	struct pusher p = { .total = RING_TOTAL, .seed = 41 };
+	unsigned int seed = 7;
+	size_t got = 0, room;
+	unsigned char *buf = guarded_buffer(&room);
+	unsigned long short_reads = 0, faults = 0;
+	pthread_t t;
+	int fd;
+
+	dev_start(&d, "sd-ring", &opt_in);
+	fd = dev_open(&d, O_RDONLY, &p.kh);
+	if (fd < 0)
+		return FAILED("open: %s", strerror(-fd));
+	p.cuse = d.cuse;
+	pthread_create(&t, NULL, push_counter, &p);
+	while (got < RING_TOTAL) {
+		size_t want = 1 + (size_t)rand_r(&seed) % 8192;
+		/* one read in four ends at the unmapped page */
+		size_t at = rand_r(&seed) % 4 ? 0 : room - (1 + (size_t)rand_r(&seed) % want);
+		ssize_t n = read(fd, buf + at, want);
+
+		if (n < 0 && errno == EFAULT) {
+			faults++;
+			continue;
+		}
+		if (n <= 0)
+			return FAILED("read returned %zd (%s) after %zu bytes", n,
+				      n < 0 ? strerror(errno) : "end of file", got);
+		if ((size_t)n < want)
+			short_reads++;
+		if (at && (size_t)n > room - at)
+			return FAILED("read wrote %zd bytes into %zu of mapped room", n, room - at);
+		for (ssize_t i = 0; i < n; i++)
+			if (buf[at + (size_t)i] != (unsigned char)((got + (size_t)i) % 251))
+				return FAILED("byte %zu is %u, expected %u: lost, doubled or "
+					      "out of order",
+					      got + (size_t)i, buf[at + (size_t)i],
+					      (unsigned)((got + (size_t)i) % 251));
+		got += (size_t)n;
+	}
+	pthread_join(t, NULL);
+	if (p.err)
+		return FAILED("a push failed: %s", strerror(-p.err));
+	note("ring: %u bytes in order; %lu pushes refused for room, %lu short reads, "
+	     "%lu reads at the unmapped page with nothing copied",
+	     RING_TOTAL, p.enospc, short_reads, faults);
+	close(fd);
+	dev_kill_server(&d);
+	close(d.cuse);
+	return NULL;
+}
+
+struct reader {
+	int fd;
+	unsigned int seed;
+	size_t got;
+	atomic_size_t *total;
+	const char *err;
+	unsigned long hist[251];
+};
+
+static void *read_some(void *arg)
+{
+	struct reader *r = arg;
+	unsigned char buf[8192];
+
+	while (atomic_load(r->total) < RING_TOTAL) {
+		struct pollfd pf = { .fd = r->fd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&pf, 1, 100) < 0) {
+			r->err = "poll failed";
+			return NULL;
+		}
+		n = read(r->fd, buf, 1 + (size_t)rand_r(&r->seed) % sizeof(buf));
+		if (n < 0 && errno == EAGAIN)
+			continue;
+		if (n <= 0) {
+			r->err = "read failed or end of file";
+			return NULL;
+		}
+		/* within one read the bytes follow each other */
+		for (ssize_t i = 1; i < n; i++)
+			if (buf[i] != (buf[i - 1] + 1) % 251) {
+				r->err = "a read's bytes do not follow each other";
+				return NULL;
+			}
+		for (ssize_t i = 0; i < n; i++)
+			r->hist[buf[i]]++;
+		r->got += (size_t)n;
+		atomic_fetch_add(r->total, (size_t)n);
+	}
+	return NULL;
+}
+
+static const char *attack_two_readers(void)
+{
+	struct dev d;
+	struct pusher p = { .total = RING_TOTAL, .seed = 43 };
+	atomic_size_t total = 0;
+	struct reader r[2];
+	pthread_t t, rt[2];
+	uint64_t kh;
+	int fd;
+
+	dev_start(&d, "sd-two", &opt_in);
+	fd = dev_open(&d, O_RDONLY | O_NONBLOCK, &kh);
+	if (fd < 0)
+		return FAILED("open: %s", strerror(-fd));
+	p.cuse = d.cuse;
+	p.kh = kh;
+	for (int i = 0; i < 2; i++) {
+		r[i] = (struct reader){ .fd = i ? dup(fd) : fd,
+					.seed = 100u + (unsigned)i,
+					.total = &total };
+		pthread_create(&rt[i], NULL, read_some, &r[i]);
+	}
+	pthread_create(&t, NULL, push_counter, &p);
+	pthread_join(t, NULL);
+	for (int i = 0; i < 2; i++)
+		pthread_join(rt[i], NULL);
+	if (p.err)
+		return FAILED("a push failed: %s", strerror(-p.err));
+	for (int i = 0; i < 2; i++)
+		if (r[i].err)
+			return FAILED("reader %d: %s", i, r[i].err);
+	if (r[0].got + r[1].got != RING_TOTAL)
+		return FAILED("%zu + %zu bytes read of %u pushed", r[0].got, r[1].got, RING_TOTAL);
+	for (unsigned v = 0; v < 251; v++) {
+		unsigned long want = RING_TOTAL / 251 + (v < RING_TOTAL % 251);
+
+		if (r[0].hist[v] + r[1].hist[v] != want)
+			return FAILED("value %u read %lu times, pushed %lu", v,
+				      r[0].hist[v] + r[1].hist[v], want);
+	}
+	note("two-readers: %zu + %zu bytes, every byte once", r[0].got, r[1].got);
+	return NULL;
+}
+
+static long mem_available_kb(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	long kb = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %ld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+#define OPEN_FAIL_ROUNDS 3000
+
+static const char *attack_open_fail(void)
+{
+	static const struct server_cfg cfg = { .open_flags = SD_FOPEN_FLAG,
+					       .open_error = -EIO,
+					       .push_before_open_reply = true };
+	struct dev d;
+	unsigned long taken = 0;
+	long before, after;
+	uint64_t kh = 0;
+	int err;
+
+	dev_start(&d, "sd-openfail", &cfg);
+	/* the node appears with the registration: wait for it */
+	for (int i = 0; i < 500 && access(d.path, F_OK); i++)
+		usleep(10000);
+	before = mem_available_kb();
+	for (int i = 0; i < OPEN_FAIL_ROUNDS; i++) {
+		struct open_report r;
+		int fd = open(d.path, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0)
+			return FAILED("open %d succeeded; the server failed it", i);
+		if (errno == ENXIO && i == 0) { /* the device's window at registration */
+			i--;
+			usleep(10000);
+			continue;
+		}
+		if (errno != EIO)
+			return FAILED("open %d: %s, expected EIO", i, strerror(errno));
+		if (read(d.reqs, &r, sizeof(r)) != sizeof(r))
+			return FAILED("the server did not report open %d", i);
+		if (r.push_err && r.push_err != ENOENT)
+			return FAILED("the push during open %d failed: %s", i,
+				      strerror(r.push_err));
+		taken += !r.push_err;
+		kh = r.kh;
+	}
+	after = mem_available_kb();
+	err = push(d.cuse, kh, "late", 4);
+	if (err != -ENOENT)
+		return FAILED("a push for the failed open's kh: %s, expected ENOENT",
+			      err ? strerror(-err) : "taken");
+	note("open-fail: %d opens failed after a push (%lu pushes taken); MemAvailable "
+	     "%ld kB before, %ld kB after",
+	     OPEN_FAIL_ROUNDS, taken, before, after);
+	if (taken == 0)
+		return FAILED("no push during an open was taken: the attack did not reach a "
+			      "buffer");
+	/* a leaked buffer each would be 24 MB (kmalloc-8k, file-cost): allow 3 MB */
+	if (before - after > 3000)
+		return FAILED("MemAvailable fell by %ld kB in %d failed opens", before - after,
+			      OPEN_FAIL_ROUNDS);
+	dev_kill_server(&d);
+	close(d.cuse);
+	return NULL;
+}
+
+/* The bytes the slab caches named kmalloc-* hold (/proc/slabinfo), or -1. */
+static long kmalloc_bytes(void)
+{
+	FILE *f = fopen("/proc/slabinfo", "r");
+	char line[512], name[64];
+	long active, total = -1, objsize;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %ld %*d %ld", name, &active, &objsize) == 3 &&
+		    strncmp(name, "kmalloc-", 8) == 0 && strchr(name + 8, '-') == NULL)
+			total = (total < 0 ? 0 : total) + active * objsize;
+	if (f)
+		fclose(f);
+	return total;
+}
+
+#define COST_FILES 256
+
+/* The kmalloc bytes an open file of a device of cfg takes, over COST_FILES. */
+static long file_cost(const struct server_cfg *cfg, const char *name)
+{
+	static int fds[COST_FILES];
+	long before, after;
+	struct dev d;
+
+	dev_start(&d, name, cfg);
+	fds[0] = dev_open(&d, O_RDONLY, NULL);
+	if (fds[0] < 0)
+		fail("open %s: %s", name, strerror(-fds[0]));
+	before = kmalloc_bytes();
+	for (int i = 1; i < COST_FILES; i++) {
+		fds[i] = dev_open(&d, O_RDONLY, NULL);
+		if (fds[i] < 0)
+			fail("open %d of %s: %s", i, name, strerror(-fds[i]));
+	}
+	after = kmalloc_bytes();
+	for (int i = 0; i < COST_FILES; i++)
+		close(fds[i]);
+	dev_kill_server(&d);
+	close(d.cuse);
+	return (after - before) / (COST_FILES - 1);
+}
+
+/*
+ * What an open file of a connection that took the notification costs the
+ * kernel, against one of a connection that did not: the series allocates a
+ * buffer of FUSE_STREAM_DATA_MAX (4096) bytes with each file, with its lock
+ * and indices (struct fuse_stream_data).  The bound asserted is 2 x 4096 +
+ * 1024 a file in the kmalloc caches; the figures are printed.
+ */
+static const char *attack_file_cost(void)
+{
+	static const struct server_cfg declined = { .open_flags = FOPEN_NONSEEKABLE,
+						    .decline = true };
+	long plain, taken;
+
+	if (kmalloc_bytes() < 0)
+		return NULL; /* no /proc/slabinfo here: nothing to measure */
+	plain = file_cost(&declined, "sd-cost-plain");
+	taken = file_cost(&opt_in, "sd-cost");
+	note("file-cost: an open file takes %ld bytes of the kmalloc caches, %ld without "
+	     "CUSE_STREAM_DATA: the buffer costs %ld",
+	     taken, plain, taken - plain);
+	if (taken > 2 * SD_MAX + 1024)
+		return FAILED("an open file costs %ld bytes of kmalloc", taken);
+	return NULL;
+}
+
+static void *close_fd(void *arg)
+{
+	close(*(int *)arg);
+	return NULL;
+}
+
+/*
+ * A push while the file's release waits for the server (FUSE_RELEASE read,
+ * not answered): the kernel forgot the file before it sent the release, so
+ * the push fails with ENOENT at once, and the release completes after.
+ */
+static const char *attack_held_release(void)
+{
+	int held[2], go[2], fd, err;
+	struct server_cfg cfg = opt_in;
+	struct dev d;
+	pthread_t t;
+	uint64_t kh;
+	char c;
+	struct pollfd p;
+
+	if (pipe(held) || pipe(go))
+		return FAILED("pipe: %s", strerror(errno));
+	cfg.held_fd = held[1];
+	cfg.go_fd = go[0];
+	dev_start(&d, "sd-held", &cfg);
+	fd = dev_open(&d, O_RDONLY, &kh);
+	if (fd < 0)
+		return FAILED("open: %s", strerror(-fd));
+	if ((err = push(d.cuse, kh, "before", 6)))
+		return FAILED("push before the close: %s", strerror(-err));
+	pthread_create(&t, NULL, close_fd, &fd);
+	p = (struct pollfd){ .fd = held[0], .events = POLLIN };
+	if (poll(&p, 1, 5000) != 1 || read(held[0], &c, 1) != 1)
+		return FAILED("the server saw no FUSE_RELEASE within 5 s of the close");
+	err = push(d.cuse, kh, "during", 6);
+	if (err != -ENOENT)
+		return FAILED("a push while the release waits: %s, expected ENOENT",
+			      err ? strerror(-err) : "taken");
+	if (write(go[1], "g", 1) != 1)
+		return FAILED("write: %s", strerror(errno));
+	pthread_join(t, NULL);
+	err = push(d.cuse, kh, "after", 5);
+	if (err != -ENOENT)
+		return FAILED("a push after the release: %s, expected ENOENT",
+			      err ? strerror(-err) : "taken");
+	dev_kill_server(&d);
+	close(d.cuse);
+	return NULL;
+}
+
+/*
+ * Pushes before CUSE_INIT is answered, and on a connection whose server did
+ * not take CUSE_STREAM_DATA: EINVAL, and no file reads them.
+ */
+static const char *attack_not_taken(void)
+{
+	static char buf[BUF_SIZE];
+	const struct fuse_in_header *in = (const void *)buf;
+	const struct cuse_init_in *init = (const void *)(in + 1);
+	struct {
+		struct cuse_init_out out;
+		char info[32];
+	} arg = { 0 };
+	int cuse = open("/dev/cuse", O_RDWR | O_CLOEXEC), err, len;
+
+	if (cuse < 0)
+		return FAILED("open /dev/cuse: %s", strerror(errno));
+	err = push(cuse, 1, "early", 5);
+	if (err != -EINVAL)
+		return FAILED("a push before CUSE_INIT was even read: %s, expected EINVAL",
+			      err ? strerror(-err) : "taken");
+	if (read(cuse, buf, sizeof(buf)) < (ssize_t)(sizeof(*in) + sizeof(*init)))
+		return FAILED("no CUSE_INIT");
+	err = push(cuse, 1, "early", 5);
+	if (err != -EINVAL)
+		return FAILED("a push before CUSE_INIT was answered: %s, expected EINVAL",
+			      err ? strerror(-err) : "taken");
+	arg.out = (struct cuse_init_out){
+		.major = init->major, .minor = init->minor, .max_read = 4096, .max_write = 4096
+	};
+	len = snprintf(arg.info, sizeof(arg.info), "DEVNAME=sd-declined") + 1;
+	if (reply(cuse, in->unique, 0, &arg, sizeof(arg.out) + (size_t)len))
+		return FAILED("CUSE_INIT reply: %s", strerror(errno));
+	for (uint64_t kh = 0; kh < 4; kh++) {
+		err = push(cuse, kh, "late", 4);
+		if (err != -EINVAL)
+			return FAILED("a push on a connection that did not take the "
+				      "notification: %s, expected EINVAL",
+				      err ? strerror(-err) : "taken");
+	}
+	close(cuse);
+	return NULL;
+}
+
+static const char *attack_other_conn(void)
+{
+	struct dev a, b;
+	uint64_t kh;
+	char c;
+	int fd, err;
+
+	dev_start(&a, "sd-conn-a", &opt_in);
+	dev_start(&b, "sd-conn-b", &opt_in);
+	fd = dev_open(&a, O_RDONLY | O_NONBLOCK, &kh);
+	if (fd < 0)
+		return FAILED("open: %s", strerror(-fd));
+	err = push(b.cuse, kh, "x", 1);
+	if (err != -ENOENT)
+		return FAILED("a push on the other connection for kh %llu: %s, expected ENOENT",
+			      (unsigned long long)kh, err ? strerror(-err) : "taken");
+	if (read(fd, &c, 1) != -1 || errno != EAGAIN)
+		return FAILED("the file read what the other server pushed");
+	close(fd);
+	dev_kill_server(&a);
+	dev_kill_server(&b);
+	close(a.cuse);
+	close(b.cuse);
+	return NULL;
+}
+
+static const char *check_reads(int fd, const char *want, size_t len)
+{
+	char buf[256];
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, buf + got, len - got);
+
+		if (n <= 0)
+			return FAILED("read after %zu of %zu bytes: %zd (%s)", got, len, n,
+				      n < 0 ? strerror(errno) : "end of file");
+		got += (size_t)n;
+	}
+	if (memcmp(buf, want, len))
+		return FAILED("read '%.*s', pushed '%.*s'", (int)len, buf, (int)len, want);
+	return NULL;
+}
+
+/* an address no process maps (the compiler cannot see it is bad) */
+static void *volatile bad_address = (void *)16;
+
+static const char *attack_efault(void)
+{
+	static const char data[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+	size_t len = sizeof(data) - 1;
+	char first[10];
+	struct iovec iov[2] = { { first, sizeof(first) }, { bad_address, 20 } };
+	const char *bad;
+	struct dev d;
+	uint64_t kh;
+	ssize_t n;
+	int fd, err;
+
+	dev_start(&d, "sd-efault", &opt_in);
+	fd = dev_open(&d, O_RDONLY, &kh);
+	if (fd < 0)
+		return FAILED("open: %s", strerror(-fd));
+	if ((err = push(d.cuse, kh, data, (uint32_t)len)))
+		return FAILED("push: %s", strerror(-err));
+	n = read(fd, bad_address, 8);
+	if (n != -1 || errno != EFAULT)
+		return FAILED("read into a bad address: %zd (%s), expected EFAULT", n,
+			      n < 0 ? strerror(errno) : "");
+	n = readv(fd, iov, 2);
+	if (n != (ssize_t)sizeof(first) || memcmp(first, data, sizeof(first)))
+		return FAILED("readv whose second part is bad: %zd, expected %zu bytes", n,
+			      sizeof(first));
+	if ((bad = check_reads(fd, data + sizeof(first), len - sizeof(first))))
+		return bad;
+	close(fd);
+	dev_kill_server(&d);
+	close(d.cuse);
+	return NULL;
+}
+
+static const char *attack_splice(void)
+{
+	static const char data[] = "spliced into the kernel";
+	const char *bad;
+	struct dev d;
+	uint64_t kh;
+	int fd, pfd[2], err;
+	ssize_t n;
+
+	dev_start(&d, "sd-splice", &opt_in);
+	fd = dev_open(&d, O_RDONLY, &kh);
+	if (fd < 0)
+		return FAILED("open: %s", strerror(-fd));
+	if ((err = push(d.cuse, kh, "abc", 3)))
+		return FAILED("push: %s", strerror(-err));
+	if (pipe(pfd))
+		return FAILED("pipe: %s", strerror(errno));
+	n = splice(fd, NULL, pfd[1], NULL, 3, SPLICE_F_NONBLOCK);
+	if (n > 0) {
+		char got[3];
+
+		/* a splice that reads must read the pushed bytes */
+		if (read(pfd[0], got, 3) != 3 || memcmp(got, "abc", 3))
+			return FAILED("splice from the device gave other bytes");
+	} else if ((bad = check_reads(fd, "abc", 3))) {
+		return bad;
+	}
+	note("splice from the device: %zd (%s)", n, n < 0 ? strerror(errno) : "bytes");
+
+	/* the server splices a whole push from a pipe into /dev/cuse */
+	{
+		struct fuse_out_header oh = { .len = sizeof(oh) + sizeof(struct sd_out) +
+						     sizeof(data) - 1,
+					      .error = SD_NOTIFY_CODE };
+		struct sd_out o = { .kh = kh, .size = sizeof(data) - 1 };
+
+		if (write(pfd[1], &oh, sizeof(oh)) != sizeof(oh) ||
+		    write(pfd[1], &o, sizeof(o)) != sizeof(o) ||
+		    write(pfd[1], data, sizeof(data) - 1) != sizeof(data) - 1)
+			return FAILED("write to the pipe: %s", strerror(errno));
+		n = splice(pfd[0], NULL, d.cuse, NULL, oh.len, 0);
+		if (n != (ssize_t)oh.len)
+			return FAILED("splice of a push into /dev/cuse: %zd (%s)", n,
+				      n < 0 ? strerror(errno) : "short");
+		if ((bad = check_reads(fd, data, sizeof(data) - 1)))
+			return bad;
+	}
+	close(fd);
+	dev_kill_server(&d);
+	close(d.cuse);
+	return NULL;
+}
+
+static const char *attack_uring_close(void)
+{
+	struct guest_uring *ring;
+	struct dev d;
+	uint64_t kh;
+	int fd, err, status;
+	double t0;
+	pid_t child;
+
+	dev_start(&d, "sd-uring", &opt_in);
+	fd = dev_open(&d, O_RDONLY, &kh);
+	if (fd < 0)
+		return FAILED("open: %s", strerror(-fd));
+	ring = guest_uring_submit(&(struct io_uring_sqe){ .opcode = IORING_OP_POLL_ADD,
+							  .fd = fd,
+							  .poll32_events = POLLIN },
+				  &err);
+	if (!ring)
+		return FAILED("io_uring poll: %s", strerror(-err));
+	close(fd); /* the poll holds the file's last reference */
+	/* the push, from a child that must come back; a hang is the bug */
+	t0 = now_s();
+	child = fork();
+	if (child == 0) {
+		alarm(10);
+		_exit(push(d.cuse, kh, "wake", 4) == 0 ? 0 : 2);
+	}
+	waitpid(child, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return FAILED("the push for a file held by an io_uring poll: %s",
+			      WIFEXITED(status) ? "failed" : "did not return in 10 s");
+	if (now_s() - t0 > 5)
+		return FAILED("the push took %.1f s", now_s() - t0);
+	/* the completion: POLLIN, and the ring's end releases the file */
+	err = guest_uring_result(ring);
+	if (err < 0 || !(err & POLLIN))
+		return FAILED("the poll completed with %d, expected POLLIN", err);
+	guest_uring_close(ring);
+	dev_kill_server(&d);
+	close(d.cuse);
+	return NULL;
+}
+
+/*
+ * io_uring reads: one of pushed bytes; then one that waits for a push
+ * (FOPEN_STREAM_DATA, an empty buffer) when its process exits: the exit
+ * ends it, nothing hangs.
+ */
+static const char *attack_uring_read(void)
+{
+	static char buf[64];
+	struct io_uring_sqe rd = {
+		.opcode = IORING_OP_READ, .addr = (uintptr_t)buf, .len = sizeof(buf), .off = -1ull
+	};
+	struct guest_uring *ring;
+	struct dev d;
+	uint64_t kh;
+	int fd, err, status;
+	double t0;
+	pid_t child;
+
+	dev_start(&d, "sd-uring-read", &opt_in);
+	fd = dev_open(&d, O_RDONLY, &kh);
+	if (fd < 0)
+		return FAILED("open: %s", strerror(-fd));
+	if ((err = push(d.cuse, kh, "uring", 5)))
+		return FAILED("push: %s", strerror(-err));
+	rd.fd = fd;
+	ring = guest_uring_submit(&rd, &err);
+	if (!ring)
+		return FAILED("io_uring read: %s", strerror(-err));
+	err = guest_uring_result(ring);
+	if (err != 5 || memcmp(buf, "uring", 5))
+		return FAILED("io_uring read of pushed bytes: %d", err);
+	guest_uring_close(ring);
+
+	child = fork();
+	if (child == 0) {
+		if (!guest_uring_submit(&rd, &err))
+			_exit(2);
+		usleep(300000); /* the read waits (io-wq) */
+		_exit(0);	/* and the exit cancels it */
+	}
+	t0 = now_s();
+	while (waitpid(child, &status, WNOHANG) == 0) {
+		if (now_s() - t0 > 10) {
+			kill(child, SIGKILL);
+			return FAILED("a process with a waiting io_uring read did not exit in "
+				      "10 s (state %c)",
+				      task_state(child, child));
+		}
+		usleep(20000);
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return FAILED("the io_uring child ended with 0x%x", status);
+	close(fd);
+	dev_kill_server(&d);
+	close(d.cuse);
+	return NULL;
+}
+
+/* ---- the driver ---- */
+
+/* A warning, bug or oops in the kernel's log (the console shows errors only). */
+static const char *kernel_complained(void)
+{
+	static char log[1 << 17];
+	static const char *const marks[] = { "WARNING:", "BUG:", "Oops", "Call Trace",
+					     "general protection" };
+	int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, sizeof(log) - 1);
+
+	if (n < 0)
+		return NULL;
+	log[n] = 0;
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		char *at = strstr(log, marks[i]);
+
+		if (at) {
+			char *end = strchr(at, '\n');
+
+			if (end)
+				*end = 0;
+			return at;
+		}
+	}
+	return NULL;
+}
+
+static const struct guest_attack attacks[] = {
+	{ "abort", attack_abort },
+	{ "ring", attack_ring },
+	{ "two-readers", attack_two_readers },
+	{ "open-fail", attack_open_fail },
+	{ "other-conn", attack_other_conn },
+	{ "file-cost", attack_file_cost },
+	{ "not-taken", attack_not_taken },
+	{ "held-release", attack_held_release },
+	{ "efault", attack_efault },
+	{ "splice", attack_splice },
+	{ "uring-close", attack_uring_close },
+	{ "uring-read", attack_uring_read },
+};
+
+int main(int argc, char **argv)
+{
+	int failed;
+
+	guest_test_name("stream-attack");
+	failed = run_attacks(attacks, sizeof(attacks) / sizeof(attacks[0]), argv + 1, argc - 1,
+			     ATTACK_S);
+	note("%d attacks failed", failed);
+	if (kernel_complained())
+		fail("the kernel's log: %s", kernel_complained());
+	return failed ? 1 : 0;
+}
