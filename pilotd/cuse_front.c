@@ -123,8 +123,7 @@ int front_push_input(struct cuse_front *fr, uint64_t key, const void *buf, size_
 	 * EINVAL (the kernel refused it after all), ENOMEM, or a refusal this
 	 * pilotd does not know: the bytes were not taken.  They stay in rxq
 	 * and reads come as requests from now on; taking them as pushed would
-	 * lose them (a kernel that refuses a push while a read request of the
-	 * file is in flight says EBUSY).
+	 * lose them.
 	 */
 	return -EOPNOTSUPP;
 }
