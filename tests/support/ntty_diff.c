@@ -900,8 +900,8 @@ static enum nt_does nt_receive(const struct termios2 *t, uint8_t b, bool lnext)
  * Decided from the case: a lower bound of the line (the bytes n_tty stores
  * as data since anything else, a 0xff twice under PARMRK; an erase takes a
  * character, a word erase a word, a tcsetattr() that keeps ICANON and EXTPROC or a TCOFLUSH
- * nothing; a case's bytes never fill its read_buf), for each VREPRINT of
- * the batch.
+ * nothing, nor a signal character under NOFLSH; a case's bytes never fill
+ * its read_buf), for each VREPRINT of the batch.
  */
 #define ECHO_RING 4096
 
@@ -998,6 +998,8 @@ static bool ring_overflows(const struct nd_case *c, int i)
 				line = erase_char(&t, kept, line, NULL);
 			} else if (d == NT_ERASE && !is_cc(&t, b, VKILL)) {
 				line = erase_word(&t, kept, line);
+			} else if (d == NT_SIGNAL && (t.c_lflag & NOFLSH)) {
+				/* isig() without its flush: the line stays */
 			} else if (d != NT_START && d != NT_STOP && d != NT_LNEXT &&
 				   !(d == NT_QUIET && b == '\r')) { /* IGNCR's CR: nothing */
 				line = 0;
