@@ -4,7 +4,6 @@
 #include "kctype.h"
 #include "ldisc.h"
 
-#define ECHO_MAX    512 /* echo bytes gathered before they are handed on */
 #define DELIVER_MAX 256 /* non-canonical bytes gathered before they are handed on */
 
 /* One call of ldisc_receive(): what is gathered for the callbacks. */
@@ -12,8 +11,6 @@ struct rx {
 	struct ldisc *l;
 	const struct termios2 *t;
 	const struct ldisc_ops *ops;
-	uint8_t echo[ECHO_MAX];
-	size_t echo_len;
 	uint8_t deliver[DELIVER_MAX];
 	size_t deliver_len;
 };
@@ -119,11 +116,12 @@ size_t ldisc_output(struct ldisc *l, const struct termios2 *t, const uint8_t *in
 	/* the last few bytes of room: a byte goes if its output fits */
 	for (; i < len; i++) {
 		uint8_t one[LDISC_OUT_MAX];
-		struct ldisc saved = *l;
+		unsigned int col = l->column, line_col = l->line_column;
 		size_t k = output_byte(l, t, in[i], one);
 
 		if (n + k > out_size) {
-			*l = saved;
+			l->column = col;
+			l->line_column = line_col;
 			break;
 		}
 		memcpy(out + n, one, k);
@@ -143,37 +141,64 @@ void ldisc_flush_line(struct ldisc *l)
 /* ---- receiving ---- */
 
 /*
- * Echoes are gathered as n_tty's echo buffer holds them: bytes, and
- * operations after ECHO_OP_START whose effect on the column is known only
- * when they are processed (flush_echo()), as __process_echoes() does; so
- * echoes that an ISIG flush discards move no column.
+ * Echoes are kept as n_tty's echo buffer holds them (struct ldisc's echo
+ * ring): bytes, and operations after ECHO_OP_START whose effect on the
+ * column is known only when they are processed, as __process_echoes() does;
+ * so echoes that wait while output is stopped, or that an ISIG flush
+ * discards, move no column until they go.
  */
 #define ECHO_OP_START	      0xff
 #define ECHO_OP_MOVE_BACK_COL 0x80
 #define ECHO_OP_SET_CANON_COL 0x81
 #define ECHO_OP_ERASE_TAB     0x82
+#define ECHO_COMMIT_WATERMARK 256
+#define ECHO_BLOCK	      256
 
-/* n_tty's __process_echoes(): the gathered echoes through OPOST, to the handheld. */
-static void flush_echo(struct rx *rx)
+static uint8_t echo_at(const struct ldisc *l, size_t i)
 {
-	uint8_t out[ECHO_MAX * LDISC_OUT_MAX];
-	struct ldisc *l = rx->l;
-	size_t n = 0;
+	return l->echo[i % LDISC_ECHO_RING];
+}
 
-	for (size_t i = 0; i < rx->echo_len; i++) {
-		uint8_t c = rx->echo[i], op;
-		unsigned int cols;
+/* The entries of the operation at i: a byte, or ECHO_OP_START and 1 or 2 more. */
+static size_t echo_op_len(const struct ldisc *l, size_t i)
+{
+	if (echo_at(l, i) != ECHO_OP_START)
+		return 1;
+	return echo_at(l, i + 1) == ECHO_OP_ERASE_TAB ? 3 : 2;
+}
 
-		if (c != ECHO_OP_START) {
-			if (rx->t->c_oflag & OPOST)
-				n += output_byte(l, rx->t, c, out + n);
-			else
-				out[n++] = c; /* without OPOST no column moves */
-			continue;
-		}
-		switch (op = rx->echo[++i]) {
+/* The oldest operation goes, whole (__process_echoes()'s discard loop). */
+static void echo_discard_oldest(struct ldisc *l)
+{
+	size_t n = echo_op_len(l, l->echo_tail);
+
+	l->echo_tail += n;
+	l->echo_discarded += n;
+	if (l->echo_commit - l->echo_tail > LDISC_ECHO_RING) /* passed it */
+		l->echo_commit = l->echo_tail;
+}
+
+/*
+ * One echo operation through OPOST into out (at most LDISC_OUT_MAX bytes):
+ * returns the bytes, or -1 when the room n_tty asks for it is more than
+ * space; the column moves only when it fits.
+ */
+static int echo_output(struct ldisc *l, const struct termios2 *t, size_t i, size_t space,
+		       uint8_t *out)
+{
+	unsigned int col = l->column, line_col = l->line_column, cols;
+	uint8_t c = echo_at(l, i);
+	size_t n = 0, need = 1; /* do_output_char() wants room even for no byte */
+
+	if (c != ECHO_OP_START) {
+		if (t->c_oflag & OPOST)
+			n = output_byte(l, t, c, out);
+		else
+			out[n++] = c; /* without OPOST no column moves */
+	} else {
+		switch (c = echo_at(l, i + 1)) {
 		case ECHO_OP_ERASE_TAB:
-			cols = rx->echo[++i];
+			cols = echo_at(l, i + 2);
 			if (!(cols & 0x80))
 				cols += l->line_column;
 			for (cols = 8 - (cols & 7); cols > 0; cols--) {
@@ -182,10 +207,14 @@ static void flush_echo(struct rx *rx)
 					l->column--;
 			}
 			break;
-		case ECHO_OP_SET_CANON_COL: l->line_column = l->column; break;
+		case ECHO_OP_SET_CANON_COL:
+			l->line_column = l->column;
+			need = 0;
+			break;
 		case ECHO_OP_MOVE_BACK_COL:
 			if (l->column > 0)
 				l->column--;
+			need = 0;
 			break;
 		case ECHO_OP_START: /* a 0xff, put out as is */
 			out[n++] = ECHO_OP_START;
@@ -193,14 +222,72 @@ static void flush_echo(struct rx *rx)
 			break;
 		default: /* ECHOCTL: ^X */
 			out[n++] = '^';
-			out[n++] = op ^ 0100;
+			out[n++] = c ^ 0100;
 			l->column += 2;
 			break;
 		}
 	}
-	rx->echo_len = 0;
-	if (n && rx->ops->echo)
-		rx->ops->echo(rx->ops->ctx, out, n);
+	if (n > need)
+		need = n;
+	if (need > space) {
+		l->column = col;
+		l->line_column = line_col;
+		return -1;
+	}
+	return (int)n;
+}
+
+/*
+ * n_tty's __process_echoes(): the waiting echoes through OPOST to the
+ * handheld while their output fits the room, then, of those left, the
+ * oldest while LDISC_ECHO_KEEP entries or more wait: n_tty keeps the
+ * newest (its ring may still wrap before that, which pilotd's never does:
+ * echo_room_for()).
+ */
+void ldisc_process_echoes(struct ldisc *l, const struct termios2 *t, const struct ldisc_ops *ops)
+{
+	uint8_t out[512];
+	size_t n = 0, space = ops->echo_room ? ops->echo_room(ops->ctx) : SIZE_MAX;
+
+	l->echo_commit = l->echo_head;
+	while (l->echo_tail != l->echo_head) {
+		int k = echo_output(l, t, l->echo_tail, space, out + n);
+
+		if (k < 0)
+			break;
+		space -= (size_t)k;
+		n += (size_t)k;
+		l->echo_tail += echo_op_len(l, l->echo_tail);
+		if (n + LDISC_OUT_MAX > sizeof(out)) {
+			if (ops->echo)
+				ops->echo(ops->ctx, out, n);
+			n = 0;
+		}
+	}
+	while (l->echo_head - l->echo_tail >= LDISC_ECHO_KEEP)
+		echo_discard_oldest(l);
+	if (n && ops->echo)
+		ops->echo(ops->ctx, out, n);
+}
+
+static void flush_echo(struct rx *rx)
+{
+	ldisc_process_echoes(rx->l, rx->t, rx->ops);
+}
+
+/*
+ * n_tty's commit_echoes(), after a byte's echo: the echoes are processed
+ * once 256 entries or more wait, then at each block of 256 more (while
+ * output is stopped, its discard of the oldest runs there).
+ */
+static void commit_echoes(struct rx *rx)
+{
+	const struct ldisc *l = rx->l;
+	size_t nr = l->echo_head - l->echo_tail, old = l->echo_commit - l->echo_tail;
+
+	if (nr < ECHO_COMMIT_WATERMARK || nr % ECHO_BLOCK > old % ECHO_BLOCK)
+		return;
+	flush_echo(rx);
 }
 
 static void flush_deliver(struct rx *rx)
@@ -210,18 +297,32 @@ static void flush_deliver(struct rx *rx)
 	rx->deliver_len = 0;
 }
 
-/* Room for one operation (3 bytes at most) in the echo buffer. */
-static void echo_room(struct rx *rx)
+/*
+ * Room in the ring for an operation of n entries: what can go goes (n_tty's
+ * commit_echoes() processes at each block of 256), then the oldest are
+ * dropped.  n_tty's add_echo_byte() writes on round its ring instead, where
+ * one VREPRINT echoes more than it holds (ntty:timing_echo_flood).
+ */
+static void echo_room_for(struct rx *rx, size_t n)
 {
-	if (rx->echo_len + 3 > sizeof(rx->echo))
+	struct ldisc *l = rx->l;
+
+	if (l->echo_head - l->echo_tail + n > LDISC_ECHO_RING)
 		flush_echo(rx);
+	while (l->echo_head - l->echo_tail + n > LDISC_ECHO_RING)
+		echo_discard_oldest(l);
+}
+
+static void echo_put(struct ldisc *l, uint8_t c)
+{
+	l->echo[l->echo_head++ % LDISC_ECHO_RING] = c;
 }
 
 static void echo_op(struct rx *rx, uint8_t op)
 {
-	echo_room(rx);
-	rx->echo[rx->echo_len++] = ECHO_OP_START;
-	rx->echo[rx->echo_len++] = op;
+	echo_room_for(rx, 2);
+	echo_put(rx->l, ECHO_OP_START);
+	echo_put(rx->l, op);
 }
 
 /* n_tty's echo_char_raw(): the byte as written output (through OPOST). */
@@ -231,8 +332,8 @@ static void echo_raw(struct rx *rx, uint8_t c)
 		echo_op(rx, ECHO_OP_START);
 		return;
 	}
-	echo_room(rx);
-	rx->echo[rx->echo_len++] = c;
+	echo_room_for(rx, 1);
+	echo_put(rx->l, c);
 }
 
 /* n_tty's echo_char(): with ECHOCTL a control character shows as ^X, two columns. */
@@ -301,8 +402,10 @@ static void echo_erase_tab(struct rx *rx, size_t tab_at)
 		else if (!is_continuation(rx->t, c))
 			cols++;
 	}
-	echo_op(rx, ECHO_OP_ERASE_TAB);
-	rx->echo[rx->echo_len++] = (uint8_t)((cols & 7) | (after_tab ? 0x80 : 0));
+	echo_room_for(rx, 3);
+	echo_put(rx->l, ECHO_OP_START);
+	echo_put(rx->l, ECHO_OP_ERASE_TAB);
+	echo_put(rx->l, (uint8_t)((cols & 7) | (after_tab ? 0x80 : 0)));
 }
 
 /* The echo of one erased character, at..end of the line (n_tty's eraser()). */
@@ -385,8 +488,8 @@ static void erase(struct rx *rx, enum erase_kind kind)
 
 /*
  * ISIG: INTR, QUIT or SUSP (n_tty_receive_signal_char()).  Its flush
- * (isig()) clears the echo buffer too: echoes gathered in this call are
- * never sent and move no column.
+ * (isig()) clears the echo buffer too: echoes waiting (this call's, or
+ * those held while output was stopped) are never sent and move no column.
  */
 static void signal_char(struct rx *rx, uint8_t c)
 {
@@ -394,7 +497,8 @@ static void signal_char(struct rx *rx, uint8_t c)
 
 	flush_deliver(rx);
 	if (flush) {
-		rx->echo_len = 0;
+		/* isig() clears the echo buffer */
+		rx->l->echo_tail = rx->l->echo_commit = rx->l->echo_head;
 		ldisc_flush_line(rx->l);
 	}
 	if (rx->ops->signal)
@@ -577,8 +681,15 @@ void ldisc_receive(struct ldisc *l, const struct termios2 *t, const uint8_t *in,
 {
 	struct rx rx = { .l = l, .t = t, .ops = ops };
 
-	for (size_t i = 0; i < len; i++)
+	for (size_t i = 0; i < len; i++) {
+		size_t head = l->echo_head;
+
 		receive_byte(&rx, in[i]);
+		if (l->echo_head != head)
+			commit_echoes(&rx);
+	}
 	flush_deliver(&rx);
-	flush_echo(&rx);
+	/* n_tty's flush_echoes() at the end of the batch */
+	if ((t->c_lflag & (ECHO | ECHONL)) && l->echo_commit != l->echo_head)
+		flush_echo(&rx);
 }

@@ -5,9 +5,10 @@
  * (ISTRIP, IUCLC, the CR/NL mappings, canonical lines with their editing
  * characters, ISIG, IXON) with their echo, and what written bytes become on
  * their way to the handheld (OPOST: ONLCR, OCRNL, ONOCR, ONLRET, OLCUC,
- * tabs as spaces).  Pure functions over struct termios2: no queues, no
- * requests; the port (core/port_ldisc.c, core/port_io.c) calls them unless the settings are
- * raw, and keeps the lines, the echo and the flow state they report.
+ * tabs as spaces).  Functions over struct termios2, with no queue but
+ * n_tty's echo ring and no requests; the port (core/port_ldisc.c,
+ * core/port_io.c) calls them unless the settings are raw, and keeps the
+ * lines, the echo's room and the flow state they report.
  *
  * Like core/tty.h, this header must not meet glibc's <termios.h>.
  */
@@ -21,6 +22,15 @@
 
 #define LDISC_LINE_MAX 4096 /* n_tty's N_TTY_BUF_SIZE: a line holds 4095 bytes and its end */
 #define LDISC_OUT_MAX  8    /* the output of one written byte at most: a tab as spaces */
+/*
+ * Echoes wait unprocessed in a ring of n_tty's size (echo_buf, N_TTY_BUF_SIZE
+ * entries: a byte, or an operation of 2 or 3) until there is room for their
+ * output; once processed, no more than LDISC_ECHO_KEEP - 1 entries stay, the
+ * newest, as n_tty's ECHO_DISCARD_WATERMARK (N_TTY_BUF_SIZE - (ECHO_BLOCK +
+ * 32)) keeps them in __process_echoes().
+ */
+#define LDISC_ECHO_RING 4096
+#define LDISC_ECHO_KEEP (LDISC_ECHO_RING - (256 + 32))
 
 struct ldisc {
 	uint8_t line[LDISC_LINE_MAX]; /* canonical mode: the line being edited */
@@ -31,6 +41,10 @@ struct ldisc {
 	bool erasing;		  /* ECHOPRT: erased characters are being shown */
 	bool line_eof;		  /* during deliver(): the line ended with VEOF */
 	uint64_t dropped;	  /* bytes a full line had no room for, as n_tty drops them */
+	/* echoes not processed yet (output stopped or full), oldest at echo_tail */
+	uint8_t echo[LDISC_ECHO_RING];
+	size_t echo_head, echo_tail, echo_commit; /* echo_commit: head when last processed */
+	uint64_t echo_discarded;		  /* entries n_tty's rule dropped, the oldest */
 };
 
 /* Where the effects of received bytes go; ctx is passed back to each. */
@@ -44,6 +58,11 @@ struct ldisc_ops {
 	void (*deliver)(void *ctx, const uint8_t *bytes, size_t len);
 	/* Echo toward the handheld, already through the output processing. */
 	void (*echo)(void *ctx, const uint8_t *bytes, size_t len);
+	/*
+	 * Room for echo output now (n_tty's tty_write_room()): 0 while output
+	 * is stopped, as a pty's is.  NULL: no limit.
+	 */
+	size_t (*echo_room)(void *ctx);
 	/*
 	 * IXON: the handheld sent STOP (stop true) or START, or IXANY restarted.
 	 * Returns whether stopped output started again.
@@ -75,6 +94,19 @@ void ldisc_receive(struct ldisc *l, const struct termios2 *t, const uint8_t *in,
  */
 size_t ldisc_output(struct ldisc *l, const struct termios2 *t, const uint8_t *in, size_t len,
 		    uint8_t *out, size_t out_size, size_t *taken);
+
+/*
+ * n_tty's process_echoes(): the echoes waiting go out as far as there is
+ * room (ops->echo_room), then the oldest past LDISC_ECHO_KEEP are dropped.
+ * The port calls it where n_tty does besides receiving: a write, and output
+ * started by TCOON or by IXON going off.
+ */
+void ldisc_process_echoes(struct ldisc *l, const struct termios2 *t, const struct ldisc_ops *ops);
+
+static inline bool ldisc_echoes_waiting(const struct ldisc *l)
+{
+	return l->echo_head != l->echo_tail;
+}
 
 /* TCIFLUSH and a signal's flush also drop the line being edited (a VLNEXT stays). */
 void ldisc_flush_line(struct ldisc *l);

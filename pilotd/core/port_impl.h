@@ -136,5 +136,6 @@ bool port_rx_held(const struct port *p);
 void port_drop_rxq(struct port *p);
 bool port_rxq_has_reader(const struct port *p);
 void port_receive(struct port *p, const uint8_t *buf, size_t len, uint64_t now);
+void port_process_echoes(struct port *p);
 
 #endif

@@ -246,6 +246,7 @@ void port_write(struct port *p, void *req, uint64_t fh, const void *buf, size_t 
 		p->stats.tx_discarded += size;
 		reply_written(p, req, size);
 	} else {
+		port_process_echoes(p); /* n_tty_write(): the pending echoes first */
 		write_queued(p, req, fh, buf, size, nonblock);
 	}
 	port_run_due_hooks(p);

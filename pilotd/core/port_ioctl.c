@@ -72,6 +72,7 @@ static void termios_changed(struct port *p, const struct termios2 *old)
 	if ((old->c_iflag & IXON) && !(t->c_iflag & IXON) && p->tty.flow_stopped &&
 	    !p->tty.output_stopped) {
 		p->tty.flow_stopped = false;
+		port_process_echoes(p); /* n_tty_set_termios(): start_tty(), process_echoes() */
 		due(p, PORT_DUE_TX);
 	}
 	if (p->listening)
@@ -147,8 +148,12 @@ static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_i
 		termios_changed(p, &old);
 	if (r.flush)
 		flush_queues(p, f, r.flush);
-	if (r.output_changed && was_stopped && !p->tty.output_stopped && !p->tty.flow_stopped)
+	if (r.output_changed && was_stopped && !p->tty.output_stopped && !p->tty.flow_stopped) {
+		/* n_tty's TCOON leaves its echoes until its next process_echoes();
+		 * pilotd sends them with what waits (docs/tty-differences.md) */
+		port_process_echoes(p);
 		due(p, PORT_DUE_TX);
+	}
 	if (r.send_xchar && p->carrier) {
 		/* ahead of the output, even stopped output (tty_send_xchar()) */
 		if (p->xchar_count < PORT_XCHARS_MAX)

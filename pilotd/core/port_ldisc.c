@@ -172,10 +172,26 @@ static void ld_echo(void *ctx, const uint8_t *bytes, size_t len)
 	struct port *p = ctx;
 	size_t n = p->carrier ? byteq_push(&p->txq, bytes, len) : 0;
 
-	/* n_tty too loses echoes that find no room */
+	/* without the handheld they go nowhere (ld_echo_room() gave room) */
 	p->stats.tx_discarded += len - n;
 	if (n)
 		due(p, PORT_DUE_TX);
+}
+
+/*
+ * The room for echoes, as n_tty sees a pty's: none while output is stopped
+ * (pty_write_room()), so they wait in the discipline's echo ring, where
+ * n_tty's rule keeps the newest, instead of txq; else what txq has.
+ */
+static size_t ld_echo_room(void *ctx)
+{
+	struct port *p = ctx;
+
+	if (!p->carrier)
+		return SIZE_MAX;
+	if (p->tty.output_stopped || p->tty.flow_stopped)
+		return 0;
+	return byteq_space(&p->txq);
 }
 
 /* IXON: STOP and START from the handheld (n_tty's stop_tty(), start_tty()) */
@@ -206,24 +222,47 @@ static void ld_signal(void *ctx, uint8_t c, bool flush)
 	}
 }
 
-/* The handheld's bytes (or TIOCSTI's) into the input, through n_tty's processing. */
-void port_receive(struct port *p, const uint8_t *buf, size_t len, uint64_t now)
+static struct ldisc_ops ld_ops(struct port *p)
 {
-	const struct ldisc_ops ops = {
+	return (struct ldisc_ops){
 		.ctx = p,
 		.deliver = ld_deliver,
 		.echo = ld_echo,
+		.echo_room = ld_echo_room,
 		.flow = ld_flow,
 		.signal = ld_signal,
 	};
+}
+
+/*
+ * Echoes waiting in the discipline's ring go as far as txq has room (a
+ * write, output started by TCOON or IXON going off); those n_tty's rule
+ * drops count as discarded.
+ */
+void port_process_echoes(struct port *p)
+{
+	const struct ldisc_ops ops = ld_ops(p);
+	uint64_t discarded = p->ldisc.echo_discarded;
+
+	if (!ldisc_echoes_waiting(&p->ldisc))
+		return;
+	ldisc_process_echoes(&p->ldisc, &p->tty.termios, &ops);
+	p->stats.tx_discarded += p->ldisc.echo_discarded - discarded;
+}
+
+/* The handheld's bytes (or TIOCSTI's) into the input, through n_tty's processing. */
+void port_receive(struct port *p, const uint8_t *buf, size_t len, uint64_t now)
+{
+	const struct ldisc_ops ops = ld_ops(p);
 	size_t n;
 
 	if (!ldisc_input_raw(&p->tty.termios)) {
-		uint64_t dropped = p->ldisc.dropped;
+		uint64_t dropped = p->ldisc.dropped, discarded = p->ldisc.echo_discarded;
 
 		p->rx_now = now;
 		ldisc_receive(&p->ldisc, &p->tty.termios, buf, len, &ops);
 		p->stats.rx_discarded += p->ldisc.dropped - dropped;
+		p->stats.tx_discarded += p->ldisc.echo_discarded - discarded;
 		return;
 	}
 	n = byteq_push(&p->rxq, buf, len);

@@ -731,7 +731,10 @@ static void resync(void)
 		fz.rx_exact = true;
 		fz.rxm.len = fz.line = 0;
 	}
-	if (!fz.tx_exact && tx_plain(t) && byteq_len(&fz.port.txq) == 0 && !fz.inflight) {
+	/* echoes a stop held wait in the discipline's ring whatever the settings
+	 * now, as n_tty's do: its next process_echoes() sends them */
+	if (!fz.tx_exact && tx_plain(t) && byteq_len(&fz.port.txq) == 0 && !fz.inflight &&
+	    !ldisc_echoes_waiting(&fz.port.ldisc)) {
 		for (struct parked *e = fz.port.writes.head; e; e = e->next)
 			if (e->done)
 				return;

@@ -900,8 +900,8 @@ static enum nt_does nt_receive(const struct termios2 *t, uint8_t b, bool lnext)
  * Decided from the case: a lower bound of the line (the bytes n_tty stores
  * as data since anything else, a 0xff twice under PARMRK; an erase takes a
  * character, a word erase a word, a tcsetattr() that keeps ICANON and EXTPROC or a TCOFLUSH
- * nothing; a case's bytes never fill its read_buf), for each VREPRINT of
- * the batch.
+ * nothing, nor a signal character under NOFLSH; a case's bytes never fill
+ * its read_buf), for each VREPRINT of the batch.
  */
 #define ECHO_RING 4096
 
@@ -998,6 +998,8 @@ static bool ring_overflows(const struct nd_case *c, int i)
 				line = erase_char(&t, kept, line, NULL);
 			} else if (d == NT_ERASE && !is_cc(&t, b, VKILL)) {
 				line = erase_word(&t, kept, line);
+			} else if (d == NT_SIGNAL && (t.c_lflag & NOFLSH)) {
+				/* isig() without its flush: the line stays */
 			} else if (d != NT_START && d != NT_STOP && d != NT_LNEXT &&
 				   !(d == NT_QUIET && b == '\r')) { /* IGNCR's CR: nothing */
 				line = 0;
@@ -1463,7 +1465,7 @@ static bool stream_even(struct stream *a, struct stream *b)
 	return true;
 }
 
-enum { USED_STOP, USED_RACE, USED_KINDS };
+enum { USED_STOP, USED_RACE, USED_FLOOD, USED_KINDS };
 
 /* NTTY_WHY: say which step held_back() could not explain, and why */
 #define WHY(j, what)                                                              \
@@ -1503,7 +1505,7 @@ static bool level_but_slash(const struct stream *ps, const struct stream *ns)
  */
 static bool n_tty_sent(struct stream *ps, struct stream *ns, const char *hex, size_t n,
 		       int loose, bool *kept, size_t kept_at, bool stopped, bool lag,
-		       bool behind, bool slash, int at[USED_KINDS], int j)
+		       bool behind, bool slash, bool queue_behind, int at[USED_KINDS], int j)
 {
 	static char saved[ND_TRACE_MAX];
 	size_t was = ns->len, from = ns->len + 1; /* > was: nothing resolved */
@@ -1535,6 +1537,11 @@ static bool n_tty_sent(struct stream *ps, struct stream *ns, const char *hex, si
 		goto no;
 	if (ps->len == ns->len)
 		return true;
+	/* pilotd behind by echoes its queue had no room for (queue_flood()) */
+	if (queue_behind && ps->len < ns->len) {
+		used(at, USED_FLOOD, j);
+		return true;
+	}
 	/* n_tty behind by a '/' it holds past echo_mark (slash_held()) */
 	if (slash && level_but_slash(ps, ns)) {
 		used(at, USED_STOP, j);
@@ -1602,9 +1609,12 @@ static bool with_parts(const char *a, size_t na, const char *b, size_t nb, const
  * stopped, TIOCOUTQ and POLLOUT; in each step, the bytes to the handheld
  * alt's with the writes it sends put in, whole and in order (the first
  * count bytes of each, pilotd's answer), as OPOST cannot change them
- * where OPOST is on (squeeze()); but in a step that floods (ECHO_FLOOD),
- * where the echoes that find no room in txq are not the same without
- * them.  sent_at[j]: the step that sends the write of step j (0: none).
+ * where OPOST is on (squeeze()).  A step that floods (ECHO_FLOOD) fills
+ * txq: the echoes that find no room there wait in pilotd's echo ring, the
+ * more of them the more room the writes took, and go in the next step
+ * that sends; so such a step is judged with the steps up to that one,
+ * their bytes together, and one that ends the range unjudged.  sent_at[j]:
+ * the step that sends the write of step j (0: none).
  */
 static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 			const struct nt_flow st[], const struct nd_trace *port,
@@ -1612,18 +1622,20 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 {
 	static char abuf[ND_TRACE_MAX], bbuf[ND_TRACE_MAX], wbuf[ND_TRACE_MAX];
 	struct stream w[ND_OPS_MAX];
-	bool raw = true;
+	struct stream a = { abuf, 0 }, b = { bbuf, 0 };
+	bool raw = true, carry = false;
 	size_t used_w = 0;
+	int n = 0;
 
 	for (int j = 0; j <= c->nops && j < e; j++)
 		raw &= !(settings_at(c, j + 1).c_oflag & OPOST);
 	for (int k = s; k < e; k++) {
-		struct stream a = { abuf, 0 }, b = { bbuf, 0 };
 		size_t ha, hb, xa, xb;
 		const char *pa, *pb, *la = step_parts(port, k, &ha, &pa, &xa),
 				    *lb = step_parts(alt, k, &hb, &pb, &xb);
-		int n = 0;
 
+		if (!carry)
+			a.len = b.len = used_w = 0, n = 0;
 		if (!la || !lb)
 			return false;
 		if (!skipped->ops[k - 1].skip && (ha != hb || memcmp(la, lb, ha) != 0) &&
@@ -1649,7 +1661,12 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 		squeeze(&a, pa, xa, raw);
 		squeeze(&b, pb, xb, raw);
 		/* a flood: the writes took room in txq that echoes take without them */
-		if (!port->flood[k] && !alt->flood[k] && !with_parts(a.s, a.len, b.s, b.len, w, n))
+		if (port->flood[k] || alt->flood[k] || (carry && xa == 0 && xb == 0)) {
+			carry = true;
+			continue;
+		}
+		carry = false;
+		if (!with_parts(a.s, a.len, b.s, b.len, w, n))
 			return false;
 	}
 	return true;
@@ -1890,20 +1907,25 @@ static int pty_run_least_kept(const struct nd_case *c, struct nd_trace *tr);
 
 static bool probe_released(const struct nd_case *c, int j, long queued)
 {
-	static char buf[ND_TRACE_MAX];
+	static char buf[ND_TRACE_MAX], nbuf[ND_TRACE_MAX];
 	static struct nd_trace pp, pq;
 	static struct nd_case probe;
-	struct stream sent = { buf, 0 };
+	struct stream sent = { buf, 0 }, echoes = { nbuf, 0 };
 
 	if (!probe_case(c, j, &probe))
 		return true;
 	if (nd_run_port(&probe, &pp) < 0 || pty_run_least_kept(&probe, &pq) < 0 ||
-	    !probe_sent(&pp, j, &sent, LOOSE_NOT))
+	    !probe_sent(&pp, j, &sent, LOOSE_NOT) || !probe_sent(&pq, j, &echoes, LOOSE_NOT))
 		return false;
-	if (queued >= 0 && sent.len / 2 != (size_t)queued) {
+	/*
+	 * Its count and then its echo ring's bytes, which no TIOCOUTQ counts
+	 * (n_tty's echo_buf is not the driver's buffer): n_tty on a pty holds
+	 * nothing else while stopped, and sends them here too.
+	 */
+	if (queued >= 0 && sent.len / 2 != (size_t)queued + echoes.len / 2) {
 		if (getenv("NTTY_WHY"))
-			fprintf(stderr, "ntty_diff: outq %ld, released %zu\n", queued,
-				sent.len / 2);
+			fprintf(stderr, "ntty_diff: outq %ld, released %zu, n_tty's echoes %zu\n",
+				queued, sent.len / 2, echoes.len / 2);
 		return false;
 	}
 	return probe_agrees(&probe, &pp, &pq);
@@ -1984,8 +2006,9 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	long queued[ND_OPS_MAX + 1];
 	struct nt_flow st[ND_OPS_MAX + 1];
 	const struct nd_trace *pd = port;
-	int at[USED_KINDS] = { -1, -1 }, n = c->nops < ND_OPS_MAX ? c->nops : ND_OPS_MAX;
-	bool lag = false, kept = false, even, dropped, apart, race_moved, behind, slash = false;
+	int at[USED_KINDS] = { -1, -1, -1 }, n = c->nops < ND_OPS_MAX ? c->nops : ND_OPS_MAX;
+	bool lag = false, kept = false, even, dropped, apart, race_moved, behind, slash = false,
+	     queue_behind = false;
 	bool owed = false;
 	bool lag_from[ND_OPS_MAX + 1] = { 0 };
 	int loose = LOOSE_NOT, level;
@@ -2101,8 +2124,10 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			lag = lag_from[j] = true;
 		behind = lag && !n_tty_releases(c, st, j, lb, hb);
 		slash = slash_held(c, j) && !owed;
+		/* from n_tty's side: it sent more than pilotd's queue holds */
+		queue_behind = xb / 2 > ph_config_small.txq_size || (queue_behind && xa == 0);
 		if (!n_tty_sent(&ps, &ns, pb, xb, loose, &kept, kept_at, st[j].stopped, lag, behind,
-				slash, at, j)) {
+				slash, queue_behind, at, j)) {
 			/*
 			 * A race's: n_tty sent echoes that pilotd's flush dropped,
 			 * then what both sent after it (the signal's echo at least)
@@ -2110,7 +2135,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			if (!flush_races(c, j, &race_moved) || !even || xa == 0 || xb <= xa ||
 			    memcmp(pb + xb - xa, pa, xa) != 0 ||
 			    !n_tty_sent(&ps, &ns, pb + xb - xa, xa, loose, &kept, kept_at,
-					st[j].stopped, lag, behind, slash, at, j) ||
+					st[j].stopped, lag, behind, slash, queue_behind, at, j) ||
 			    ps.len != ns.len)
 				WHY(j, "bytes");
 			used(at, USED_RACE, j);
@@ -2165,7 +2190,9 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		WHY(n, "held at the end");
 	if (at[USED_RACE] >= 0 && (at[USED_STOP] < 0 || at[USED_RACE] <= at[USED_STOP]))
 		return "timing_isig_flush";
-	return at[USED_STOP] >= 0 ? "pty_stopped" : NULL;
+	if (at[USED_STOP] >= 0)
+		return "pty_stopped";
+	return at[USED_FLOOD] >= 0 ? "timing_echo_flood" : NULL;
 }
 
 /*

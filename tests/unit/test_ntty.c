@@ -862,13 +862,17 @@ static int race_pick_cases(void)
  * whose START ends a STOP: the poll between has no POLLOUT on the pty alone
  * (pty_stopped), the START replays 4095 entries.  And 19 VREPRINTs of a
  * 226-byte line in one batch, past n_tty's 4096-entry echo ring: it sends
- * the count modulo 4096 (267 bytes), pilotd its newest 4096; and 18 of a
+ * the count modulo 4096 (267 bytes), pilotd its newest; and 18 of a
  * line whose 0xff PARMRK stores twice, each reprinted as 2 entries (65);
  * a line that a tcsetattr() leaving ICANON as it was keeps (607); and one
- * of which a WERASE took only the last word (235).  And an LNEXT's '/'
- * that n_tty holds past echo_mark after a batch under TCOOFF (pty_stopped;
- * slash_cases() below), and one it owes past a write after the TCOON
- * (slash_owed_cases()).
+ * of which a WERASE took only the last word (235), and one an INTR under
+ * NOFLSH left as it was (161; the model once took it as flushed).  And an
+ * LNEXT's '/' that n_tty holds past echo_mark after a batch under TCOOFF
+ * (pty_stopped; slash_cases() below), and one it owes past a write after
+ * the TCOON (slash_owed_cases()).  And VREPRINTs piling echoes up while output is
+ * stopped (TCOOFF; a STOP, with a write n_tty refuses): n_tty keeps the
+ * newest entries of its ring, as pilotd now does (pty_stopped: only the
+ * stop holds them); pilotd's queue once kept the oldest 4096 bytes.
  */
 static const struct {
 	const char *name, *text;
@@ -932,6 +936,41 @@ static const struct {
 	  "rx:12121212121212121212121212121212121212 "
 	  "rx:121212121212921212120a0a0a0a0a0a020a0a rx:0a0a0a4a0a0a0a00000000 "
 	  "rx:0a0a20861c1cc85f5f5f5f5f5f5f5f5f5f5f5f5f5f5fa95f5f5f" },
+	{ "timing_echo_flood", /* seed vreprint-ring-wrap-noflsh-signal: the line kept */
+	  "iflag=0x4e5e oflag=0x9ca5 lflag=0xdfff cc=ffffff155200010033d51a00120f1716000000 "
+	  "setattr:0x4e5e,0xee87,0xdfff poll "
+	  "rx:0d0aeae9a9a10019190a0a7f3a0a0a0a0ae90a0a0a210a0a0a0e0a0a0a0a0a "
+	  "rx:0a0a0a0a0a0a0a0a0a0a02 rx:0a0a0a0a12121212121212 "
+	  "rx:12121212121212121225252525252525252525 "
+	  "rx:0f13d5a2310161001212120d1212121212121212121212121212120a0a0a0a "
+	  "rx:0a0a0ac85f5f7f0f616100 rx:8000 "
+	  "rx:61610dff12016133619b66acff08a65fab95121212121212121212 "
+	  "rx:121212122525252525252525254e6962a53200 "
+	  "rx:c308121212121212121212121212121012700f0f "
+	  "rx:203a1212121212121212121212121212121212121212121212 rx:0a0a0a6100000000000000 "
+	  "rx:00 rx:00 rx:00 rx:00 rx:00 rx:00 rx:00 rx:00 rx:00 rx:00" },
+	{ "pty_stopped", /* seed tcooff-vreprint-flood-held: the newest echoes kept, TCOOFF */
+	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400030011131a00120f1716005500 "
+	  "rx:1c68da205362ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
+	  "rx:12121212120a0a0a0a0a0a020a0a0a0a09a231 flush:1 xonc:0 setattr:0x33e8,0x9ca5,0x8a3b "
+	  "rx:0a0a0a09a23103611161e9 rx:0a0a0ae94a0a0a0a0a0a19 "
+	  "rx:5f5f5f5f5f61000000000000000000000000000000000000005f rx:5f5f5f5f5f5f5f5fa9 "
+	  "setattr:0x4e5e,0x723d,0x9e1f poll "
+	  "rx:205362ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212203a "
+	  "rx:12121212121212121212121212121212121212 rx:12120a0a0a0a0a0a020a5f5f5f7e6161805515 "
+	  "poll outq:0 fionread:0 write:014a "
+	  "rx:9da9150d1c731c1c5466ac61e90a0a0a0a0a0a19c85f5f5f5f" },
+	{ "pty_stopped", /* seed stop-vreprint-flood-write: a STOP's, a write, START */
+	  "iflag=0x375e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400030011131a00120f1716005500 "
+	  "rx:1c13da20ff56ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
+	  "rx:12121212121212121212121212121212121212 rx:12121212121212121212121212121212121212 "
+	  "rx:1212120a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a rx:ff61e91919190a0a480a0a "
+	  "rx:0afa0a0a0a0a0a0a0a0a0a rx:0a0a0a0a0ae69b9b9b9b9b rx:9b9b9b9b9b9b9b "
+	  "rx:9b9b9b9b9b9b9b rx:9b9b0a0a0a0a0a rx:0a0a020a0a0a0a0a0ae94a "
+	  "rx:0a0a0a0a1919e90a0a0a0a rx:dd0a0a0a0a0a0a0a19c85f5f5f5f5f5f5f "
+	  "rx:5f5f5f5f5f5f5fa909 write:77f954613115f90d0aeae9a9a1006212 "
+	  "rx:12121212121212121212121212121212121212 rx:12121212121212121212121212121212121212 "
+	  "rx:921212120a0080005b00147f040111ef121700 rx:00000000000000c3033c54003162" },
 	{ "pty_stopped", /* seed tcooff-lnext-slash-held: n_tty holds the LNEXT's '/' */
 	  "iflag=0x6bbf oflag=0x5 lflag=0x9ddf cc=03057f150400000062131abf7e961716000000 "
 	  "rx:1216006cff61090100df7fff31ff056204 "

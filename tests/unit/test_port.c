@@ -3231,6 +3231,77 @@ static void test_what_restarts_output(void)
 }
 
 /*
+ * Echoes while output is stopped (a STOP from the handheld, or TCOOFF) wait
+ * as n_tty's wait in its echo ring: not in the output queue (TIOCOUTQ does
+ * not count them), and of a flood only the newest are kept, whole
+ * operations of fewer than 3808 entries (__process_echoes()'s
+ * ECHO_DISCARD_WATERMARK), which go when output starts again (at a TCOON
+ * too, where n_tty's wait for its next process_echoes()).  Before, the
+ * queue kept the oldest 4096 bytes and dropped the newest (fuzz_ntty's
+ * finds tcooff-vreprint-flood-held and stop-vreprint-flood-write).
+ */
+static void test_held_echoes_keep_the_newest(void)
+{
+	static const struct {
+		const char *name;
+		bool tcooff; /* else STOP and START from the handheld */
+		bool ctl;    /* ^A and ^B, 2 entries each: 1903 kept, 3806 bytes */
+	} cases[] = {
+		{ "STOP, letters", false, false },
+		{ "TCOOFF, letters", true, false },
+		{ "STOP, control characters", false, true },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tty_ioctl on = { .cmd = TCXONC, .arg = TCOON },
+				 off = { .cmd = TCXONC, .arg = TCOOFF };
+		struct port_config cfg = ph_config_small;
+		static uint8_t in[5000], out[8192], want[8192];
+		size_t n = 0, k, nwant = 0, keep = cases[i].ctl ? 1903 : 3807;
+		struct port p;
+		uint64_t fh;
+
+		cfg.rxq_size = 64 * 1024; /* every byte read, none refused */
+		setup_with(&p, &cfg);
+		port_carrier_up(&p);
+		fh = do_open(false);
+		set_flags(&p, fh, IXON, 0, ECHO | (cases[i].ctl ? ECHOCTL : 0));
+		for (k = 0; k < sizeof(in); k++)
+			in[k] = cases[i].ctl ? (uint8_t)(1 + k % 2) : (uint8_t)('a' + k % 26);
+		for (k = sizeof(in) - keep; k < sizeof(in); k++) {
+			if (cases[i].ctl)
+				want[nwant++] = '^';
+			want[nwant++] = cases[i].ctl ? (uint8_t)(in[k] ^ 0100) : in[k];
+		}
+		if (cases[i].tcooff)
+			port_ioctl(&p, new_req(), fh, &off);
+		else
+			port_rx(&p, "\023", 1, 1);
+		for (k = 0; k < sizeof(in); k += 64) /* as USB packets come */
+			port_rx(&p, in + k, sizeof(in) - k < 64 ? sizeof(in) - k : 64, 1);
+		port_after_events(&p, 1);
+		CHECK_EQ(port_tx_queued(&p), 0); /* n_tty's TIOCOUTQ counts no echo */
+		CHECK_EQ(ph_handheld_takes_into(&h, out, sizeof(out)), 0);
+		if (cases[i].tcooff)
+			port_ioctl(&p, new_req(), fh, &on);
+		else
+			port_rx(&p, "\021", 1, 1);
+		port_after_events(&p, 1);
+		while ((k = ph_handheld_takes_into(&h, out + n, sizeof(out) - n)) > 0)
+			n += k;
+		if (n != nwant || memcmp(out, want, n) != 0) {
+			fprintf(stderr,
+				"held_echoes_keep_the_newest: %s: %zu bytes went, %zu wanted\n",
+				cases[i].name, n, nwant);
+			check_failures++;
+		}
+		port_release(&p, fh);
+		check_all_answered_once();
+		teardown();
+	}
+}
+
+/*
  * A hung-up file stays hung up when the next handheld comes
  * (hung_up_tty_fops): writes and ioctls fail with EIO, reads end, poll
  * says POLLHUP; the next handheld's files are not hung up.
@@ -3342,6 +3413,7 @@ int main(void)
 	test_flush_answered_before_hooks();
 	test_vmin_vtime_timers();
 	test_what_restarts_output();
+	test_held_echoes_keep_the_newest();
 	test_hung_up_after_the_next_arrival();
 	return check_result("test_port");
 }
