@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * A careless or hostile user of /dev/pilot against pilotd --stream-data
- * (kernel-patches/stream-data, issue 41): what any dialout user may do
+ * A careless or hostile user of /dev/pilot against pilotd's push, its
+ * default where the kernel offers it (kernel-patches/stream-data, issue
+ * 41): what any dialout user may do
  * with the port while pilotd pushes the handheld's bytes into the
  * kernel's buffer of the open file.  The simulated Palm echoes what is
  * written; every attack checks the echo byte for byte.
  *
  * Usage: stream-client-attack [--declined] [ATTACK]...   (none: all of them)
  *
- * --declined runs pilotd without --stream-data (every read a request): the
+ * --declined runs pilotd --no-stream-data (every read a request): the
  * same attacks on today's path, and what n_tty does where the push differs.
  *
  *   session     open A, let its echo be pushed, close A unread; open B: B
@@ -734,7 +735,7 @@ int main(int argc, char **argv)
 	pid_t pid;
 
 	guest_test_name("stream-client-attack");
-	pid = start_own_pilotd(LOG_PATH, declined ? NULL : "--stream-data");
+	pid = start_own_pilotd(LOG_PATH, declined ? "--no-stream-data" : NULL);
 	failed = run_attacks(attacks, sizeof(attacks) / sizeof(attacks[0]), argv + first,
 			     argc - first, ATTACK_S);
 	stop_own_pilotd(pid);
@@ -743,6 +744,6 @@ int main(int argc, char **argv)
 	if (!pushed && !declined)
 		fail("pilotd pushed nothing: the attacks did not reach the kernel's buffer");
 	if (pushed && declined)
-		fail("pilotd pushed %llu bytes without --stream-data", pushed);
+		fail("pilotd pushed %llu bytes with --no-stream-data", pushed);
 	return failed ? 1 : 0;
 }
