@@ -94,6 +94,7 @@
 #include <errno.h>
 #include <linux/serial.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -241,6 +242,24 @@ static struct fuzz {
 
 static int trace = -1; /* FUZZ_PORT_TRACE=1: print the steps */
 
+/* FUZZ_PORT_TRACE: what a step read and did, one indented line each */
+__attribute__((format(printf, 1, 2))) static void tr_print(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("  ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+/* (the arguments are worked out only when tracing) */
+#define tr(...)                                                                                    \
+	do {                                                                                       \
+		if (trace)                                                                         \
+			tr_print(__VA_ARGS__);                                                     \
+	} while (0)
+
 static void *req_ptr(int i)
 {
 	return &fz.h.reqs[i];
@@ -372,6 +391,8 @@ static int h_open(struct req *q, uint64_t fh)
 						     .userns = q->userns,
 						     .admin = q->admin,
 						     .kh = q->kh };
+			tr("answer: open, file %d (session %llu)\n", i,
+			   (unsigned long long)fz.files[i].session);
 			return 0;
 		}
 	}
@@ -588,12 +609,46 @@ static void h_err(struct req *q, int err)
 /* Each request is answered at most once: then the model follows the answer. */
 static void check_kernel_cache(void);
 
+/* The first bytes of a read, for the trace: C escapes, printable as they are. */
+static const char *shown(const uint8_t *b, size_t len)
+{
+	static char out[16 + 24 * 4];
+	size_t o = 0;
+
+	if (!trace || len == 0)
+		return "";
+	o += (size_t)snprintf(out, sizeof(out), ": \"");
+	for (size_t i = 0; i < len && i < 24; i++)
+		o += (size_t)snprintf(out + o, sizeof(out) - o,
+				      b[i] >= 0x20 && b[i] < 0x7f && b[i] != '"' && b[i] != '\\'
+					      ? "%c"
+					      : "\\x%02x",
+				      b[i]);
+	snprintf(out + o, sizeof(out) - o, len > 24 ? "\"..." : "\"");
+	return out;
+}
+
 static int on_answer(struct ph *h, void *r, const struct ph_answer *a)
 {
 	struct req *q = req_of(r);
 
 	FUZZ_CHECK(a->count == 1);
 	check_kernel_cache(); /* the caller it wakes may poll at once */
+	if (a->kind == PH_DATA)
+		tr("answer #%d: read of file %d, %zu bytes%s\n", ph_index(h, r), q->file, a->len,
+		   shown(a->data, a->len));
+	else if (a->kind == PH_WRITTEN)
+		tr("answer #%d: write of file %d, %zu of %zu bytes\n", ph_index(h, r), q->file,
+		   a->len, q->len);
+	else if (a->kind == PH_IOCTL)
+		tr("answer #%d: ioctl of file %d done\n", ph_index(h, r), q->file);
+	else if (a->kind == PH_ERR)
+		tr("answer #%d: %s: %s\n", ph_index(h, r),
+		   q->kind == R_OPEN	? "open"
+		   : q->kind == R_READ	? "read"
+		   : q->kind == R_WRITE ? "write"
+					: "ioctl",
+		   strerrorname_np(a->err));
 	switch (a->kind) {
 	case PH_OPEN: return h_open(q, a->fh);
 	case PH_DATA:
@@ -751,6 +806,7 @@ static void carrier_up(void)
 		fz.rx_allowed += rx_held(); /* the departed handheld's */
 		fz.rxm.len = fz.line = 0;
 	}
+	tr("carrier up: handheld %llu arrives\n", (unsigned long long)fz.session + 1);
 	fz.carrier = true;
 	fz.session++;
 	fz.rx_session = fz.session;
@@ -763,6 +819,7 @@ static void carrier_up(void)
 
 static void carrier_down(void)
 {
+	tr("carrier down: the handheld leaves\n");
 	fz.carrier = false;
 	for (int i = 0; i < NIN; i++)
 		fz.xfer[i].busy = false; /* the device is gone */
@@ -820,6 +877,7 @@ static void in_fill(size_t k)
 {
 	while (in_submit(k))
 		;
+	tr("fill %zu: %zu bytes in flight (room %zu)\n", k, promised(), port_rx_room(&fz.port));
 }
 
 /* Bytes that pass unchanged, into the model: canonical lines end at '\n'. */
@@ -876,8 +934,11 @@ static void in_complete_as(unsigned int which, size_t n, uint8_t pattern, bool c
 
 	for (k = 0; k < NIN && !fz.xfer[(i + k) % NIN].busy; k++)
 		;
-	if (k == NIN)
+	if (k == NIN) {
+		if (!burst)
+			tr("complete: no IN transfer in flight (nothing more read)\n");
 		return;
+	}
 	i = (i + k) % NIN;
 	/* the last close (or departure) since it was submitted cancelled it */
 	FUZZ_CHECK(cancelled || fz.xfer[i].epoch == fz.epoch);
@@ -889,6 +950,8 @@ static void in_complete_as(unsigned int which, size_t n, uint8_t pattern, bool c
 			buf[j] = tagged(fz.rx_counter++, fz.session);
 	else
 		in_bytes(buf, n, pattern);
+	tr("complete transfer %d: %zu bytes (pattern %u%s)\n", i, n, pattern % 3,
+	   burst ? ", burst" : "");
 	expect_received(buf, n, &dropped);
 	port_rx(&fz.port, buf, n, fz.now);
 	if (dropped != UINT64_MAX && !fz.rx_exact)
@@ -937,6 +1000,8 @@ static void tx_some(size_t max, size_t done)
 	fz.inflight = n;
 	if (done > n)
 		done = n;
+	if (n)
+		tr("tx: the transport took %zu bytes (of %zu), the handheld %zu\n", n, max, done);
 	/* TCIOFF/TCION: the STOP or START character first, then the output */
 	if (xchars && n) {
 		size_t x = n < xchars ? n : xchars;
@@ -1122,6 +1187,8 @@ static int pick_file(void)
 {
 	int i = input_u8(&fz.in) % NFILES;
 
+	if (!fz.files[i].open)
+		tr("file %d not open: the step reads nothing more\n", i);
 	return fz.files[i].open ? i : -1;
 }
 
@@ -1160,6 +1227,9 @@ static void make_settings(struct termios2 *t)
 	t->c_cflag = (t->c_cflag & ~(tcflag_t)CLOCAL) | (mode & 32 ? 0 : CLOCAL);
 	t->c_cc[VMIN] = input_u8(&fz.in) % 4;
 	t->c_cc[VTIME] = input_u8(&fz.in) % 4;
+	tr("settings (mode %u): iflag %#o oflag %#o lflag %#o%s VMIN %u VTIME %u\n", mode % 4,
+	   t->c_iflag, t->c_oflag, t->c_lflag, t->c_cflag & CLOCAL ? " CLOCAL" : "", t->c_cc[VMIN],
+	   t->c_cc[VTIME]);
 }
 
 /* TIOCSTI goes only where it leaves the transport's promise whole. */
@@ -1193,6 +1263,12 @@ static void do_ioctl(int f)
 					     TCSETSF,	 TCSETSW,    TCSETS,   FIONREAD,
 					     TIOCOUTQ,	 TIOCEXCL,   TIOCNXCL, TCGETS,
 					     TIOCGWINSZ, TIOCSWINSZ, TIOCSTI,  TIOCSSERIAL };
+	static const char *const names[] = {
+		"TCSBRK",     "TIOCMIWAIT", "TCFLSH",	"TCXONC",     "TCSETSF",  "TCSETSW",
+		"TCSETS",     "FIONREAD",   "TIOCOUTQ", "TIOCEXCL",   "TIOCNXCL", "TCGETS",
+		"TIOCGWINSZ", "TIOCSWINSZ", "TIOCSTI",	"TIOCSSERIAL"
+	};
+	unsigned int which;
 	struct termios2 t;
 	struct serial_struct ss;
 	uint16_t ws[4] = { 24, 80, 0, 0 };
@@ -1204,10 +1280,13 @@ static void do_ioctl(int f)
 
 	if (r < 0)
 		return;
-	io.cmd = cmds[input_u8(&fz.in) % (sizeof(cmds) / sizeof(cmds[0]))];
+	which = input_u8(&fz.in) % (sizeof(cmds) / sizeof(cmds[0]));
+	io.cmd = cmds[which];
 	io.arg = input_u8(&fz.in) % 4;
 	io.out_len = input_u8(&fz.in) % 64;
 	io.caller_admin = input_u8(&fz.in) & 1;
+	tr("ioctl #%d: file %d %s arg %lu%s\n", r, f, names[which], (unsigned long)io.arg,
+	   io.caller_admin ? " with CAP_SYS_ADMIN" : "");
 	fz.reqs[r].file = f;
 	fz.reqs[r].cmd = io.cmd;
 	fz.reqs[r].arg = io.arg;
@@ -1231,6 +1310,7 @@ static void do_ioctl(int f)
 		if (!sti_fits())
 			io.cmd = TIOCOUTQ;
 		sti = tagged(input_u8(&fz.in), fz.files[f].session);
+		tr("TIOCSTI %#x%s\n", sti, io.cmd == TIOCSTI ? "" : ": no room, TIOCOUTQ instead");
 		io.in = &sti;
 		io.in_len = 1;
 		if (io.cmd == TIOCSTI && io.caller_admin && !fz.files[f].hung_up)
@@ -1271,6 +1351,9 @@ static void do_open(void)
 	fz.reqs[r].userns = a.userns;
 	fz.reqs[r].admin = a.admin;
 	fz.reqs[r].kh = a.input_key;
+	tr("open #%d: uid %u%s%s%s\n", r, a.uid, a.admin ? " with CAP_SYS_ADMIN" : "",
+	   a.userns != PORT_USERNS_OWN ? " in another namespace" : "",
+	   a.nonblock ? " O_NONBLOCK" : "");
 	port_open(&fz.port, req_ptr(r), &a);
 	if (!a.admin && excl)
 		FUZZ_CHECK(ph_is_err(&fz.h, req_ptr(r), EBUSY));
@@ -1290,6 +1373,8 @@ static void do_release(int f)
 		after_events(fz.now); /* (its hooks may hang it up) */
 	}
 	live = !fz.files[f].hung_up;
+	tr("release file %d%s%s\n", f, live ? "" : " (hung up)",
+	   fz.files[f].kgone ? ", the kernel's first" : "");
 	fz.files[f].open = false;
 	fz.files[f].asleep = fz.files[f].et_asleep = false;
 	fz.files[f].cached = false;
@@ -1308,7 +1393,10 @@ static void read_request(int f, size_t size, bool nonblock)
 		return;
 	fz.reqs[r].file = f;
 	fz.files[f].listening |= !fz.files[f].hung_up;
+	tr("read #%d: file %d, %zu bytes%s\n", r, f, size, nonblock ? " O_NONBLOCK" : "");
 	port_read(&fz.port, req_ptr(r), fz.files[f].fh, size, nonblock, fz.now);
+	if (answer_of(r)->count == 0)
+		tr("read #%d parked\n", r);
 }
 
 /* A read in flight reaches pilotd. */
@@ -1319,6 +1407,7 @@ static void deliver_read(int i)
 	if (!fl->busy)
 		return;
 	fl->busy = false;
+	tr("a read in flight of file %d reaches pilotd\n", fl->file);
 	read_request(fl->file, fl->size, fl->nonblock);
 }
 
@@ -1354,6 +1443,8 @@ static void do_read(int f)
 									.file = f,
 									.size = size,
 									.nonblock = how & 1 };
+				tr("read of file %d, %zu bytes: in flight (%s)\n", f, size,
+				   how & 4 ? "the front saw it" : "in the kernel");
 				return;
 			}
 		}
@@ -1365,6 +1456,7 @@ static void do_write(int f)
 {
 	int r = new_req(R_WRITE);
 	struct req *q;
+	bool nonblock;
 
 	if (r < 0)
 		return;
@@ -1374,9 +1466,12 @@ static void do_write(int f)
 	for (size_t i = 0; i < q->len; i++)
 		q->data[i] = fz.tx_counter++;
 	fz.writing = fz.carrier ? q : NULL; /* no handheld: answered at once */
-	port_write(&fz.port, req_ptr(r), fz.files[f].fh, q->data, q->len, input_u8(&fz.in) & 1);
+	nonblock = input_u8(&fz.in) & 1;
+	tr("write #%d: file %d, %zu bytes%s\n", r, f, q->len, nonblock ? " O_NONBLOCK" : "");
+	port_write(&fz.port, req_ptr(r), fz.files[f].fh, q->data, q->len, nonblock);
 	fz.writing = NULL;
 	if (answer_of(r)->count == 0) {
+		tr("write #%d parked\n", r);
 		q->parked = true;
 		fz.waiting[fz.nwaiting++] = r;
 	}
@@ -1408,8 +1503,9 @@ static void do_poll(int f)
 	if (fl->cached) {
 		ev = fl->cache; /* the kernel answers: no request */
 	} else if (!(how & 1)) {
-		port_poll(&fz.port, fl->fh, NULL, 0);
+		ev = port_poll(&fz.port, fl->fh, NULL, 0);
 		fl->listening |= !fl->hung_up;
+		tr("poll file %d without a handle: %#x\n", f, ev);
 		return;
 	} else {
 		ev = port_poll(&fz.port, fl->fh, &fl->handle, wants);
@@ -1419,6 +1515,7 @@ static void do_poll(int f)
 	}
 	if (fl->kbuf_len)
 		ev |= POLLIN; /* the kernel's own, of its buffer */
+	tr("poll file %d for %#x%s: %#x\n", f, wants, et ? " (epoll ET)" : "", ev);
 	if (et && (ev & wants & (POLLIN | POLLOUT))) {
 		/* edge-triggered: told what it waits for, it sleeps all the same */
 		fl->et_asleep = true;
@@ -1509,6 +1606,7 @@ static void after_events(uint64_t now)
  */
 static void burst(uint8_t rounds)
 {
+	tr("burst: %d times full transfers\n", rounds % 4 + 1);
 	for (int r = 0; r <= rounds % 4; r++) {
 		in_fill(IN_MAX);
 		for (int i = 0; i < NIN; i++)
@@ -1547,8 +1645,12 @@ static void step(uint8_t op)
 			do_ioctl(f);
 		break;
 	case 9:
-		if (fz.h.nreq)
-			port_interrupt(&fz.port, req_ptr(input_u8(&fz.in) % fz.h.nreq));
+		if (fz.h.nreq) {
+			int r = input_u8(&fz.in) % fz.h.nreq;
+
+			tr("interrupt #%d\n", r);
+			port_interrupt(&fz.port, req_ptr(r));
+		}
 		break;
 	case 10:
 		if (fz.carrier)
@@ -1556,7 +1658,12 @@ static void step(uint8_t op)
 		else
 			carrier_up();
 		break;
-	case 11: in_submit(1 + input_u8(&fz.in) % IN_MAX); break;
+	case 11: {
+		size_t k = 1 + input_u8(&fz.in) % IN_MAX;
+
+		tr("submit %zu: %s\n", k, in_submit(k) ? "in flight" : "no room");
+		break;
+	}
 	case 12: in_fill(1 + input_u8(&fz.in) % IN_MAX); break;
 	case 13:
 	case 14: {
@@ -1575,10 +1682,14 @@ static void step(uint8_t op)
 	}
 	case 17:
 		fz.now += input_u16(&fz.in);
+		tr("round, clock at %llu ms\n", (unsigned long long)fz.now);
 		after_events(fz.now);
 		break;
 	case 18:
-	case 19: fz.reenter = input_u8(&fz.in); break;
+	case 19:
+		fz.reenter = input_u8(&fz.in);
+		tr("hooks re-enter: %#x\n", fz.reenter);
+		break;
 	case 20: deliver_read(input_u8(&fz.in)); break;
 	case 21: burst(input_u8(&fz.in)); break;
 	}
@@ -1733,6 +1844,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	/* the end: every request answered exactly once */
+	tr("the end: reads in flight delivered, output drained, files released\n");
 	fz.reenter = 0;
 	for (int i = 0; i < NFLIGHT; i++)
 		deliver_read(i);
