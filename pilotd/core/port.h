@@ -259,9 +259,10 @@ struct port {
 	size_t tx_stale;	 /* ... of a closed session whose closing wait ended */
 	/*
 	 * Head of txq that output let go while it ran inside a batch of the
-	 * handheld's bytes (a START, an IXANY restart): sent even when a STOP
-	 * later in that batch stops output again, as n_tty's process_echoes()
-	 * at the START handed them to the driver (port_ldisc.c ld_echoes_out()).
+	 * handheld's bytes (a START, an IXANY restart, a signal character
+	 * without ECHO): sent even when a STOP later in that batch stops
+	 * output again, as n_tty's process_echoes() there handed the echoes
+	 * to the driver (port_ldisc.c ld_echoes_out()).
 	 */
 	size_t tx_released;
 	/* TCIOFF/TCION: STOP and START characters, in order, ahead of txq */
