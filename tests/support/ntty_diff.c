@@ -1445,6 +1445,22 @@ static void stream_add_loose(struct stream *st, const char *hex, size_t n, int l
 	}
 }
 
+/*
+ * How loosely bytes are compared once the column may differ from step j
+ * on: as LOOSE_COLUMNS, but where OPOST has OCRNL and ONOCR (at j or
+ * later) an echoed CR is a NL away from column 0 and nothing at it
+ * (do_output_char()), so NLs too (LOOSE_OFLAG).
+ */
+static int column_level(const struct nd_case *c, int j)
+{
+	const tcflag_t cr_nl = OPOST | OCRNL | ONOCR;
+
+	for (int k = j; k <= c->nops + 1 && k <= ND_OPS_MAX + 1; k++)
+		if ((settings_at(c, k).c_oflag & cr_nl) == cr_nl)
+			return LOOSE_OFLAG;
+	return LOOSE_COLUMNS;
+}
+
 static void stream_loosen(struct stream *st, int level)
 {
 	static char was[ND_TRACE_MAX];
@@ -2090,7 +2106,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 				: (op->iflag ^ settings_at(c, j).c_iflag) & IUTF8 ? LOOSE_COLUMNS
 										    : LOOSE_NOT;
 		if (st[j].held_flush || dropped)
-			level = level > LOOSE_COLUMNS ? level : LOOSE_COLUMNS;
+			level = level > column_level(c, j) ? level : column_level(c, j);
 		if (level > loose)
 			used(at, USED_STOP, j);
 		/* race_columns: echoes past n_tty's commit mark moved its column, not pilotd's */

@@ -869,7 +869,12 @@ static int race_pick_cases(void)
  * of which a WERASE took only the last word (235).  And an LNEXT's '/'
  * that n_tty holds past echo_mark after a batch under TCOOFF (pty_stopped;
  * slash_cases() below), and one it owes past a write after the TCOON
- * (slash_owed_cases()).
+ * (slash_owed_cases()).  And under TCOOFF a SUSP's flush that drops echoes
+ * pilotd queued (they moved its column) and n_tty held (they did not),
+ * then a SUSP, an INLCR'd newline and a VT echoed: at the TCOON pilotd sends
+ * all three, n_tty at the lag probe's IXON off the newline's CR not, as
+ * ONOCR drops a CR at column 0 and OCRNL sends it as a NL elsewhere
+ * (column_level()).
  */
 static const struct {
 	const char *name, *text;
@@ -951,6 +956,18 @@ static const struct {
 	  "rx:6100000000a2 rx:b35a7f1708ff00967ff920cee905a959ff006271130d5ae596 drain xonc:1 "
 	  "write:0b10823b0093dc166216e5cb9d1b5e577f0817132127a84acc616161 "
 	  "poll poll poll poll poll" },
+	{ "pty_stopped", /* seed tcoon-lag-isig-ocrnl-onocr: a CR's echo that the column decides */
+	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=031c7f150400020011131a00120f1716000000 "
+	  "setattr:0x6d54,0xebb,0x455b xonc:0 rx:9b9ba909d312c500 xonc:0 "
+	  "rx:020fcb1a627180110b10823b0093dc16 "
+	  "write:16e5cb9d1b5e577f5f2c155ae50f1100110402046c5a13046c5a1380 "
+	  "rx:69a95a79ec07626200ff1c0204ca005a000891e9627f5a3a51 "
+	  "rx:4f03003409001a200300dc5a13170d0000c5e91a0a0be9c377121a "
+	  "write:b30ee985a51a1a1a1a1a1a1a1a1a1a1a1a0412ef5f0ae1e9a311b7140002c3 "
+	  "rx:e9e9e9e9094f51661604e19b0ded5a0800e91a0a0b drain xonc:1 outq:0 "
+	  "rx:121a0db30ee985a51a1a1a1a1a1a1a1a1a1a1a1a0412ef5f setattr:0x61cd,0x1d2c,0x146a "
+	  "flush:0 drain rx:e9e9e95fe9dc5c8f1a1a1a1a16fdff62171c610000 "
+	  "write:7ff9150fde005a504f00ff" },
 };
 
 /*
