@@ -1100,7 +1100,11 @@ static int kept_echoes_cases(void)
  * runs found both (issue 38; seeds tcooff-kept-start-stop-intr,
  * tcooff-flushed-write-tab-column): pilotd held the batch's echoes to its
  * end, the INTR dropped them, and the handheld never got what n_tty sent
- * at the START (there the second's tab looked 3 columns wide against 6).
+ * at the START; the differential then lost track of the two streams.  The
+ * second's tab after the INTR stays 3 columns wide against n_tty's 6: the
+ * echoes after the STOP (^B, 'l', 'z') moved pilotd's column when queued,
+ * and n_tty, which held them (pty_write_room() is 0), drops them unprocessed
+ * (pty_stopped's rule for held echoes a signal's flush drops).
  * Each must be named pty_stopped, and in the first, with pilotd sending
  * nothing in the START's batch (step 21: the old pilotd), or n_tty's bytes
  * there tampered with (nothing, a byte more, its last two swapped), it must
