@@ -2153,6 +2153,9 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		/* what pilotd let go in a batch that ends stopped n_tty sent at its START too */
 		if (op && st[j].stopped && xa > 0 && ps.len > ns.len)
 			WHY(j, "pilotd ahead while stopped");
+		/* ... and pilotd too sent all that waited there: never behind after it */
+		if (op && st[j].stopped && st[j].ran && !kept && ps.len < ns.len)
+			WHY(j, "pilotd behind after a START");
 		if (ps.len == ns.len || (slash && level_but_slash(&ps, &ns)))
 			lag = false;
 		else if (lag && n_tty_releases(c, st, j, lb, hb))
