@@ -1093,6 +1093,7 @@ struct nt_flow {
 	bool isig_flush;		 /* a signal character's flush (isig(), no NOFLSH) */
 	bool held_flush;		 /* ... that dropped echoes n_tty may have held */
 	bool out_flush;			 /* tcflush() of the output (TCOFLUSH, TCIOFLUSH) */
+	bool ran; /* the batch ran process_echoes() with output running (a START, ...) */
 };
 
 /* May n_tty echo what nt_receive() found (d), so that it holds it while stopped? */
@@ -1138,8 +1139,10 @@ static void nt_flow(const struct nd_case *c, struct nt_flow st[ND_OPS_MAX + 1])
 			/* process_echoes(), output running: a START, a restart, a quiet ISIG */
 			if (!stopped &&
 			    (d == NT_START || (was && d != NT_QUEUED && d != NT_SIGNAL) ||
-			     (d == NT_SIGNAL && !(t.c_lflag & ECHO))))
+			     (d == NT_SIGNAL && !(t.c_lflag & ECHO)))) {
 				held = fresh = false;
+				st[j].ran = true;
+			}
 			/* pilotd's flush_echo() there queues them even when n_tty has no room */
 			if (stopped &&
 			    (d == NT_START || (d == NT_SIGNAL && !(t.c_lflag & ECHO)) ||
@@ -1444,6 +1447,22 @@ static void stream_add_loose(struct stream *st, const char *hex, size_t n, int l
 	}
 }
 
+/*
+ * How loosely bytes are compared once the column may differ from step j
+ * on: as LOOSE_COLUMNS, but where OPOST has OCRNL and ONOCR (at j or
+ * later) an echoed CR is a NL away from column 0 and nothing at it
+ * (do_output_char()), so NLs too (LOOSE_OFLAG).
+ */
+static int column_level(const struct nd_case *c, int j)
+{
+	const tcflag_t cr_nl = OPOST | OCRNL | ONOCR;
+
+	for (int k = j; k <= c->nops + 1 && k <= ND_OPS_MAX + 1; k++)
+		if ((settings_at(c, k).c_oflag & cr_nl) == cr_nl)
+			return LOOSE_OFLAG;
+	return LOOSE_COLUMNS;
+}
+
 static void stream_loosen(struct stream *st, int level)
 {
 	static char was[ND_TRACE_MAX];
@@ -1707,7 +1726,8 @@ static bool writes_held(const struct nd_case *c, const struct nd_case *skipped,
 		if (skipped->ops[j - 1].skip && !from)
 			from = j;
 		drop = from && flush;
-		if (from && !flush && !st[j].stopped) {
+		/* sent where output runs, also at a START in a batch that ends stopped */
+		if (from && !flush && (!st[j].stopped || st[j].ran)) {
 			for (int k = from; k < j; k++)
 				sent_at[k] = skipped->ops[k - 1].skip ? j : 0;
 			first_sent = first_sent ? first_sent : j;
@@ -2065,11 +2085,26 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		 * ends with n_tty's modelled output stopped (but for the character of
 		 * a TCIOFF or TCION, above)
 		 */
-		if (op && st[j].stopped && xa > 0)
+		if (op && st[j].stopped && xa > 0 && !st[j].ran)
 			WHY(j, "pilotd sent while stopped");
 		/* a signal's flush of echoes n_tty kept after a TCOON: as held_flush below */
 		dropped = st[j].isig_flush && ps.len > ns.len;
 		if (st[j].isig_flush || (st[j].out_flush && ns.len > ps.len)) {
+			/*
+			 * n_tty sent its kept echoes, then what pilotd sent since
+			 * (at a START in a batch that ended stopped): told apart
+			 * here, as once n_tty runs again (n_tty_sent())
+			 */
+			if (kept && ns.len > kept_at && ps.len >= kept_at &&
+			    ns.len - kept_at >= ps.len - kept_at &&
+			    memcmp(ns.s + ns.len - (ps.len - kept_at), ps.s + kept_at,
+				   ps.len - kept_at) == 0) {
+				memmove(ns.s + kept_at, ns.s + ns.len - (ps.len - kept_at),
+					ps.len - kept_at);
+				ns.len = ps.len;
+				kept = false;
+				used(at, USED_STOP, j);
+			}
 			/* n_tty sent its kept echoes first, ahead: pilotd's flush drops them too */
 			if (kept && ns.len > kept_at && ns.len > ps.len)
 				kept = false;
@@ -2094,7 +2129,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 				: (op->iflag ^ settings_at(c, j).c_iflag) & IUTF8 ? LOOSE_COLUMNS
 										    : LOOSE_NOT;
 		if (st[j].held_flush || dropped)
-			level = level > LOOSE_COLUMNS ? level : LOOSE_COLUMNS;
+			level = level > column_level(c, j) ? level : column_level(c, j);
 		if (level > loose)
 			used(at, USED_STOP, j);
 		/* race_columns: echoes past n_tty's commit mark moved its column, not pilotd's */
@@ -2140,6 +2175,12 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 				WHY(j, "bytes");
 			used(at, USED_RACE, j);
 		}
+		/* what pilotd let go in a batch that ends stopped n_tty sent at its START too */
+		if (op && st[j].stopped && xa > 0 && ps.len > ns.len)
+			WHY(j, "pilotd ahead while stopped");
+		/* ... and pilotd too sent all that waited there: never behind after it */
+		if (op && st[j].stopped && st[j].ran && !kept && ps.len < ns.len)
+			WHY(j, "pilotd behind after a START");
 		if (ps.len == ns.len || (slash && level_but_slash(&ps, &ns)))
 			lag = false;
 		else if (lag && n_tty_releases(c, st, j, lb, hb))
