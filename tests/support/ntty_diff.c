@@ -2112,11 +2112,15 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 				used(at, USED_STOP, j);
 			lag = false;
 		}
-		/* n_tty's kept echoes come after what it kept since a TCOON (sent by pilotd) */
-		if (st[j].out_flush && st[j].stopped_before && !kept) {
-			kept = true;
-			kept_at = ps.len > ns.len ? ps.len : ns.len;
-		}
+		/*
+		 * A tcflush() of the output under a stop drops no echo n_tty keeps:
+		 * __tty_perform_flush(TCOFLUSH) runs tty_driver_flush_buffer() only,
+		 * which leaves n_tty's echo_buf alone, and the echoes the stop held
+		 * wait in pilotd's echo ring too (ld_echo_room() is 0 while stopped),
+		 * which port_flush_output() leaves alone.  So nothing is kept on one
+		 * side only (kept stays false; the old pilotd queued them in txq and
+		 * dropped them), and both streams must go on alike.
+		 */
 		/*
 		 * Held echoes go through the c_oflag (and IUTF8's columns) of
 		 * when n_tty sends them, and a signal's flush drops them before
