@@ -290,6 +290,14 @@ static void commit_echoes(struct rx *rx)
 	flush_echo(rx);
 }
 
+/* n_tty's process_echoes(): the gathered echoes go, and the port may send what waits. */
+static void echoes_out(struct rx *rx)
+{
+	flush_echo(rx);
+	if (rx->ops->echoes_out)
+		rx->ops->echoes_out(rx->ops->ctx);
+}
+
 static void flush_deliver(struct rx *rx)
 {
 	if (rx->deliver_len)
@@ -508,7 +516,7 @@ static void signal_char(struct rx *rx, uint8_t c)
 	if (rx->t->c_lflag & ECHO)
 		echo_char(rx, c);
 	else
-		flush_echo(rx); /* process_echoes() */
+		echoes_out(rx); /* process_echoes() */
 }
 
 /* PARMRK doubles 0xff (n_tty's put_tty_queue() twice). */
@@ -623,7 +631,7 @@ static void restart_any(struct rx *rx)
 {
 	if ((rx->t->c_iflag & IXON) && (rx->t->c_iflag & IXANY) && rx->ops->flow &&
 	    rx->ops->flow(rx->ops->ctx, false))
-		flush_echo(rx);
+		echoes_out(rx);
 }
 
 /* n_tty_receive_char_special(): flow control, signals, mappings, canonical mode. */
@@ -652,7 +660,7 @@ static void receive_byte(struct rx *rx, uint8_t c)
 		if (rx->ops->flow)
 			rx->ops->flow(rx->ops->ctx, !is_cc(t, VSTART, c));
 		if (is_cc(t, VSTART, c))
-			flush_echo(rx);
+			echoes_out(rx);
 		return;
 	}
 	if ((t->c_lflag & ISIG) &&

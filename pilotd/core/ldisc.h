@@ -69,6 +69,13 @@ struct ldisc_ops {
 	 */
 	bool (*flow)(void *ctx, bool stop);
 	/*
+	 * n_tty's process_echoes() ran (a START, an IXANY restart, a signal
+	 * character without ECHO), after the echoes so far went to echo():
+	 * if output runs, what waits for the handheld goes now, even when a
+	 * STOP later in the same bytes stops output again.
+	 */
+	void (*echoes_out)(void *ctx);
+	/*
 	 * ISIG: VINTR, VQUIT or VSUSP came.  /dev/pilot is nobody's controlling
 	 * terminal, so no signal is sent; with flush (NOFLSH clear) the caller
 	 * drops what readers had not read and the output not yet sent, as

@@ -239,6 +239,8 @@ size_t port_tx_take(struct port *p, void *buf, size_t max)
 	p->tx_inflight = 0;
 	if (!p->tty.output_stopped && !p->tty.flow_stopped)
 		p->tx_inflight = byteq_peek(&p->txq, 0, b + n, max - n);
+	else if (p->tx_released)
+		p->tx_inflight = byteq_peek(&p->txq, 0, b + n, min_size(max - n, p->tx_released));
 	return n + p->tx_inflight;
 }
 
@@ -261,9 +263,11 @@ void port_tx_done(struct port *p, size_t sent)
 		if (p->tx_stale) {
 			/* a closed session's: the rest is not sent again */
 			p->stats.tx_discarded += p->tx_stale - min_size(sent, p->tx_stale);
+			p->tx_released -= min_size(p->tx_released, p->tx_stale);
 			byteq_drop(&p->txq, p->tx_stale);
 			p->tx_stale = 0;
 		} else {
+			p->tx_released -= min_size(p->tx_released, sent);
 			byteq_drop(&p->txq, sent);
 		}
 		p->stats.tx_bytes += sent;

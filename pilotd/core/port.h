@@ -260,6 +260,14 @@ struct port {
 	struct port_lines lines; /* canonical mode: rxq's lines */
 	size_t tx_inflight;	 /* head of txq handed to the transport */
 	size_t tx_stale;	 /* ... of a closed session whose closing wait ended */
+	/*
+	 * Head of txq that output let go while it ran inside a batch of the
+	 * handheld's bytes (a START, an IXANY restart, a signal character
+	 * without ECHO): sent even when a STOP later in that batch stops
+	 * output again, as n_tty's process_echoes() there handed the echoes
+	 * to the driver (port_ldisc.c ld_echoes_out()).
+	 */
+	size_t tx_released;
 	/* TCIOFF/TCION: STOP and START characters, in order, ahead of txq */
 	uint8_t xchars[PORT_XCHARS_MAX];
 	unsigned int xchar_count, xchar_inflight;

@@ -27,6 +27,7 @@ void port_flush_output(struct port *p)
 {
 	p->stats.tx_flushed += byteq_len(&p->txq) - p->tx_inflight;
 	byteq_truncate(&p->txq, p->tx_inflight);
+	p->tx_released = min_size(p->tx_released, p->tx_inflight);
 }
 
 static void flush_queues(struct port *p, const struct port_file *f, unsigned int which)

@@ -209,6 +209,21 @@ static bool ld_flow(void *ctx, bool stop)
 	return false;
 }
 
+/*
+ * n_tty_receive_char_flow_ctrl() runs process_echoes() at a START (and
+ * n_tty_receive_char_special() at an IXANY restart, n_tty_receive_signal_char()
+ * without ECHO; Linux 6.1 drivers/tty/n_tty.c): with output running the
+ * echoes are the driver's then, and a STOP later in the same batch cannot
+ * hold them.  Here all that waits in txq goes (tx_released).
+ */
+static void ld_echoes_out(void *ctx)
+{
+	struct port *p = ctx;
+
+	if (!p->tty.flow_stopped && !p->tty.output_stopped)
+		p->tx_released = byteq_len(&p->txq);
+}
+
 /* ISIG: nobody's controlling terminal gets no signal; only the flush */
 static void ld_signal(void *ctx, uint8_t c, bool flush)
 {
@@ -230,6 +245,7 @@ static struct ldisc_ops ld_ops(struct port *p)
 		.echo = ld_echo,
 		.echo_room = ld_echo_room,
 		.flow = ld_flow,
+		.echoes_out = ld_echoes_out,
 		.signal = ld_signal,
 	};
 }
@@ -261,6 +277,8 @@ void port_receive(struct port *p, const uint8_t *buf, size_t len, uint64_t now)
 
 		p->rx_now = now;
 		ldisc_receive(&p->ldisc, &p->tty.termios, buf, len, &ops);
+		if (!p->tty.flow_stopped && !p->tty.output_stopped)
+			p->tx_released = 0; /* output runs: a later STOP holds all again */
 		p->stats.rx_discarded += p->ldisc.dropped - dropped;
 		p->stats.tx_discarded += p->ldisc.echo_discarded - discarded;
 		return;

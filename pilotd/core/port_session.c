@@ -60,6 +60,7 @@ void port_end_closing(struct port *p, bool timed_out)
 			 unsent, p->tty.closing_wait);
 		p->stats.tx_discarded += unsent;
 		byteq_truncate(&p->txq, p->tx_inflight);
+		p->tx_released = min_size(p->tx_released, p->tx_inflight);
 	}
 	/* STOP/START characters not sent are the closed session's too */
 	p->xchar_count = p->xchar_inflight;
@@ -199,7 +200,7 @@ static void hang_up(struct port *p)
 		p->stats.tx_discarded += byteq_len(&p->txq);
 		byteq_drop(&p->txq, byteq_len(&p->txq));
 	}
-	p->tx_inflight = p->tx_stale = 0;
+	p->tx_inflight = p->tx_stale = p->tx_released = 0;
 	p->xchar_count = p->xchar_inflight = 0;
 	p->xchar_stale = false;
 	drop_tty_session(p);

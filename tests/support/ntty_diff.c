@@ -1093,6 +1093,7 @@ struct nt_flow {
 	bool isig_flush;		 /* a signal character's flush (isig(), no NOFLSH) */
 	bool held_flush;		 /* ... that dropped echoes n_tty may have held */
 	bool out_flush;			 /* tcflush() of the output (TCOFLUSH, TCIOFLUSH) */
+	bool ran; /* the batch ran process_echoes() with output running (a START, ...) */
 };
 
 /* May n_tty echo what nt_receive() found (d), so that it holds it while stopped? */
@@ -1138,8 +1139,10 @@ static void nt_flow(const struct nd_case *c, struct nt_flow st[ND_OPS_MAX + 1])
 			/* process_echoes(), output running: a START, a restart, a quiet ISIG */
 			if (!stopped &&
 			    (d == NT_START || (was && d != NT_QUEUED && d != NT_SIGNAL) ||
-			     (d == NT_SIGNAL && !(t.c_lflag & ECHO))))
+			     (d == NT_SIGNAL && !(t.c_lflag & ECHO)))) {
 				held = fresh = false;
+				st[j].ran = true;
+			}
 			/* pilotd's flush_echo() there queues them even when n_tty has no room */
 			if (stopped &&
 			    (d == NT_START || (d == NT_SIGNAL && !(t.c_lflag & ECHO)) ||
@@ -1444,6 +1447,22 @@ static void stream_add_loose(struct stream *st, const char *hex, size_t n, int l
 	}
 }
 
+/*
+ * How loosely bytes are compared once the column may differ from step j
+ * on: as LOOSE_COLUMNS, but where OPOST has OCRNL and ONOCR (at j or
+ * later) an echoed CR is a NL away from column 0 and nothing at it
+ * (do_output_char()), so NLs too (LOOSE_OFLAG).
+ */
+static int column_level(const struct nd_case *c, int j)
+{
+	const tcflag_t cr_nl = OPOST | OCRNL | ONOCR;
+
+	for (int k = j; k <= c->nops + 1 && k <= ND_OPS_MAX + 1; k++)
+		if ((settings_at(c, k).c_oflag & cr_nl) == cr_nl)
+			return LOOSE_OFLAG;
+	return LOOSE_COLUMNS;
+}
+
 static void stream_loosen(struct stream *st, int level)
 {
 	static char was[ND_TRACE_MAX];
@@ -1491,48 +1510,15 @@ static bool level_but_slash(const struct stream *ps, const struct stream *ns)
 /*
  * n_tty's bytes of a step onto its stream (ns, after pilotd's, ps): true if
  * the two are then one stream with one side held back as held_back() lets
- * it be.  behind: n_tty may still be behind pilotd after a TCOON (lag) and
- * this step does not release its echoes.  On false ns is as it was.
- *
- * Echoes n_tty kept over a tcflush() of the output (kept, from kept_at on)
- * are told apart from what follows them once n_tty has caught up: at its
- * first step that leaves its output running and sends (or must send).
- * Before that, in a step that ends with n_tty stopped again (a START in
- * the batch sent them, and maybe more, then a STOP) or one in which n_tty,
- * behind after a TCOON, sends nothing, the two streams may part after
- * kept_at; what each sent there is judged at that first step, where n_tty's
- * bytes after kept_at must end with all of pilotd's.
+ * it be.  On false ns is as it was.
  */
 static bool n_tty_sent(struct stream *ps, struct stream *ns, const char *hex, size_t n,
-		       int loose, bool *kept, size_t kept_at, bool stopped, bool lag,
-		       bool behind, bool slash, bool queue_behind, int at[USED_KINDS], int j)
+		       int loose, bool stopped, bool lag, bool slash, bool queue_behind,
+		       int at[USED_KINDS], int j)
 {
-	static char saved[ND_TRACE_MAX];
-	size_t was = ns->len, from = ns->len + 1; /* > was: nothing resolved */
+	size_t was = ns->len;
 
 	stream_add_loose(ns, hex, n, loose);
-	/* kept echoes sent, but n_tty not caught up yet: told apart once it has */
-	if (*kept && (stopped || (behind && ns->len == was)) && ns->len > kept_at &&
-	    ps->len > kept_at) {
-		if (memcmp(ps->s, ns->s, kept_at) != 0)
-			goto no;
-		used(at, USED_STOP, j);
-		return true;
-	}
-	/* n_tty runs again: what it sends first may be echoes pilotd's flush dropped */
-	if (*kept && !stopped && ns->len > kept_at) {
-		size_t e = ps->len > kept_at ? ps->len - kept_at : 0, d = ns->len - kept_at;
-
-		if (ps->len < kept_at || d < e || memcmp(ns->s + ns->len - e, ps->s + kept_at, e))
-			goto no;
-		if (d > e)
-			used(at, USED_STOP, j);
-		from = kept_at < was ? kept_at : was;
-		memcpy(saved, ns->s + from, was - from);
-		memmove(ns->s + kept_at, ns->s + ns->len - e, e);
-		ns->len = kept_at + e;
-		*kept = false;
-	}
 	if (memcmp(ps->s, ns->s, ps->len < ns->len ? ps->len : ns->len) != 0)
 		goto no;
 	if (ps->len == ns->len)
@@ -1548,15 +1534,11 @@ static bool n_tty_sent(struct stream *ps, struct stream *ns, const char *hex, si
 		return true;
 	}
 	/* behind after a TCOON only until n_tty sends: then it sends all it kept */
-	if (stopped || *kept || (lag && ns->len < ps->len && ns->len == was)) {
+	if (stopped || (lag && ns->len < ps->len && ns->len == was)) {
 		used(at, USED_STOP, j);
 		return true;
 	}
 no:
-	if (!*kept && from <= was) { /* the resolution undone */
-		memcpy(ns->s + from, saved, was - from);
-		*kept = true;
-	}
 	ns->len = was;
 	return false;
 }
@@ -1707,7 +1689,8 @@ static bool writes_held(const struct nd_case *c, const struct nd_case *skipped,
 		if (skipped->ops[j - 1].skip && !from)
 			from = j;
 		drop = from && flush;
-		if (from && !flush && !st[j].stopped) {
+		/* sent where output runs, also at a START in a batch that ends stopped */
+		if (from && !flush && (!st[j].stopped || st[j].ran)) {
 			for (int k = from; k < j; k++)
 				sent_at[k] = skipped->ops[k - 1].skip ? j : 0;
 			first_sent = first_sent ? first_sent : j;
@@ -2007,12 +1990,11 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	struct nt_flow st[ND_OPS_MAX + 1];
 	const struct nd_trace *pd = port;
 	int at[USED_KINDS] = { -1, -1, -1 }, n = c->nops < ND_OPS_MAX ? c->nops : ND_OPS_MAX;
-	bool lag = false, kept = false, even, dropped, apart, race_moved, behind, slash = false,
+	bool lag = false, even, dropped, apart, race_moved, slash = false,
 	     queue_behind = false;
 	bool owed = false;
 	bool lag_from[ND_OPS_MAX + 1] = { 0 };
 	int loose = LOOSE_NOT, level;
-	size_t kept_at = 0;
 
 	nt_flow(c, st);
 	skipped = *c;
@@ -2065,23 +2047,24 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		 * ends with n_tty's modelled output stopped (but for the character of
 		 * a TCIOFF or TCION, above)
 		 */
-		if (op && st[j].stopped && xa > 0)
+		if (op && st[j].stopped && xa > 0 && !st[j].ran)
 			WHY(j, "pilotd sent while stopped");
 		/* a signal's flush of echoes n_tty kept after a TCOON: as held_flush below */
 		dropped = st[j].isig_flush && ps.len > ns.len;
 		if (st[j].isig_flush || (st[j].out_flush && ns.len > ps.len)) {
-			/* n_tty sent its kept echoes first, ahead: pilotd's flush drops them too */
-			if (kept && ns.len > kept_at && ns.len > ps.len)
-				kept = false;
 			if (stream_even(&ps, &ns))
 				used(at, USED_STOP, j);
 			lag = false;
 		}
-		/* n_tty's kept echoes come after what it kept since a TCOON (sent by pilotd) */
-		if (st[j].out_flush && st[j].stopped_before && !kept) {
-			kept = true;
-			kept_at = ps.len > ns.len ? ps.len : ns.len;
-		}
+		/*
+		 * A tcflush() of the output under a stop drops no echo n_tty keeps:
+		 * __tty_perform_flush(TCOFLUSH) runs tty_driver_flush_buffer() only,
+		 * which leaves n_tty's echo_buf alone, and the echoes the stop held
+		 * wait in pilotd's echo ring too (ld_echo_room() is 0 while stopped),
+		 * which port_flush_output() leaves alone: both send them once output
+		 * runs, where they were (the old pilotd's flush dropped them from its
+		 * queue, and this told n_tty's apart once it ran again).
+		 */
 		/*
 		 * Held echoes go through the c_oflag (and IUTF8's columns) of
 		 * when n_tty sends them, and a signal's flush drops them before
@@ -2094,7 +2077,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 				: (op->iflag ^ settings_at(c, j).c_iflag) & IUTF8 ? LOOSE_COLUMNS
 										    : LOOSE_NOT;
 		if (st[j].held_flush || dropped)
-			level = level > LOOSE_COLUMNS ? level : LOOSE_COLUMNS;
+			level = level > column_level(c, j) ? level : column_level(c, j);
 		if (level > loose)
 			used(at, USED_STOP, j);
 		/* race_columns: echoes past n_tty's commit mark moved its column, not pilotd's */
@@ -2104,12 +2087,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			level = level > LOOSE_COLUMNS ? level : LOOSE_COLUMNS;
 		}
 		if (level > loose) {
-			static char part[ND_TRACE_MAX];
-			struct stream kept_part = { part, 0 };
-
 			loose = level;
-			stream_add_loose(&kept_part, (ps.len > ns.len ? ps : ns).s, kept_at, loose);
-			kept_at = kept_part.len;
 			stream_loosen(&ps, loose);
 			stream_loosen(&ns, loose);
 		}
@@ -2122,30 +2100,35 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		if (op && op->kind == ND_XONC && op->arg == TCOON && st[j].tco_before &&
 		    st[j].held_before)
 			lag = lag_from[j] = true;
-		behind = lag && !n_tty_releases(c, st, j, lb, hb);
 		slash = slash_held(c, j) && !owed;
 		/* from n_tty's side: it sent more than pilotd's queue holds */
 		queue_behind = xb / 2 > ph_config_small.txq_size || (queue_behind && xa == 0);
-		if (!n_tty_sent(&ps, &ns, pb, xb, loose, &kept, kept_at, st[j].stopped, lag, behind,
-				slash, queue_behind, at, j)) {
+		if (!n_tty_sent(&ps, &ns, pb, xb, loose, st[j].stopped, lag, slash, queue_behind, at,
+				j)) {
 			/*
 			 * A race's: n_tty sent echoes that pilotd's flush dropped,
 			 * then what both sent after it (the signal's echo at least)
 			 */
 			if (!flush_races(c, j, &race_moved) || !even || xa == 0 || xb <= xa ||
 			    memcmp(pb + xb - xa, pa, xa) != 0 ||
-			    !n_tty_sent(&ps, &ns, pb + xb - xa, xa, loose, &kept, kept_at,
-					st[j].stopped, lag, behind, slash, queue_behind, at, j) ||
+			    !n_tty_sent(&ps, &ns, pb + xb - xa, xa, loose, st[j].stopped, lag, slash,
+					queue_behind, at, j) ||
 			    ps.len != ns.len)
 				WHY(j, "bytes");
 			used(at, USED_RACE, j);
 		}
+		/* what pilotd let go in a batch that ends stopped n_tty sent at its START too */
+		if (op && st[j].stopped && xa > 0 && ps.len > ns.len)
+			WHY(j, "pilotd ahead while stopped");
+		/* ... and pilotd too sent all that waited there: never behind after it */
+		if (op && st[j].stopped && st[j].ran && ps.len < ns.len)
+			WHY(j, "pilotd behind after a START");
 		if (ps.len == ns.len || (slash && level_but_slash(&ps, &ns)))
 			lag = false;
 		else if (lag && n_tty_releases(c, st, j, lb, hb))
 			WHY(j, "kept for good");
 	}
-	/* before the probes reuse the streams; kept echoes not told apart are apart too */
+	/* before the probes reuse the streams */
 	apart = (ps.len != ns.len || memcmp(ps.s, ns.s, ps.len) != 0) &&
 		!(slash_held(c, n) && !owed && level_but_slash(&ps, &ns));
 	/* a probe's end started n_tty's output and ran process_echoes(): nothing held */

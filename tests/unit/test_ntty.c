@@ -702,8 +702,8 @@ static const char *const once_excused[] = {
 
 /*
  * A case as nd_case_parse() reads it, run on both sides: 1 if it fails to
- * parse, the pty side fails, or it differs without a name (want NULL) or
- * not by want (then it must differ); reported as case idx.
+ * parse, the pty side fails, or it differs without a name (want NULL),
+ * not by want (then it must differ), or at all (want ""); reported as case idx.
  */
 static int text_case_bad(const char *text, int idx, const char *want)
 {
@@ -721,7 +721,8 @@ static int text_case_bad(const char *text, int idx, const char *want)
 		fprintf(stderr, "test_ntty: case %d: the pty side failed\n", idx);
 		return 1;
 	}
-	if (want ? at < 0 || !name || strcmp(name, want) : at >= 0 && !name) {
+	if (want && !*want ? at >= 0 : want ? at < 0 || !name || strcmp(name, want)
+					    : at >= 0 && !name) {
 		report(idx, &c, &a, &b, at, name);
 		return 1;
 	}
@@ -872,7 +873,13 @@ static int race_pick_cases(void)
  * the TCOON (slash_owed_cases()).  And VREPRINTs piling echoes up while output is
  * stopped (TCOOFF; a STOP, with a write n_tty refuses): n_tty keeps the
  * newest entries of its ring, as pilotd now does (pty_stopped: only the
- * stop holds them); pilotd's queue once kept the oldest 4096 bytes.
+ * stop holds them); pilotd's queue once kept the oldest 4096 bytes.  And
+ * under TCOOFF a SUSP's flush that drops echoes
+ * pilotd queued (they moved its column) and n_tty held (they did not),
+ * then a SUSP, an INLCR'd newline and a VT echoed: at the TCOON pilotd sends
+ * all three, n_tty at the lag probe's IXON off the newline's CR not, as
+ * ONOCR drops a CR at column 0 and OCRNL sends it as a NL elsewhere
+ * (column_level()).
  */
 static const struct {
 	const char *name, *text;
@@ -989,6 +996,18 @@ static const struct {
 	  "rx:6100000000a2 rx:b35a7f1708ff00967ff920cee905a959ff006271130d5ae596 drain xonc:1 "
 	  "write:0b10823b0093dc166216e5cb9d1b5e577f0817132127a84acc616161 "
 	  "poll poll poll poll poll" },
+	{ "pty_stopped", /* seed tcoon-lag-isig-ocrnl-onocr: a CR's echo that the column decides */
+	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=031c7f150400020011131a00120f1716000000 "
+	  "setattr:0x6d54,0xebb,0x455b xonc:0 rx:9b9ba909d312c500 xonc:0 "
+	  "rx:020fcb1a627180110b10823b0093dc16 "
+	  "write:16e5cb9d1b5e577f5f2c155ae50f1100110402046c5a13046c5a1380 "
+	  "rx:69a95a79ec07626200ff1c0204ca005a000891e9627f5a3a51 "
+	  "rx:4f03003409001a200300dc5a13170d0000c5e91a0a0be9c377121a "
+	  "write:b30ee985a51a1a1a1a1a1a1a1a1a1a1a1a0412ef5f0ae1e9a311b7140002c3 "
+	  "rx:e9e9e9e9094f51661604e19b0ded5a0800e91a0a0b drain xonc:1 outq:0 "
+	  "rx:121a0db30ee985a51a1a1a1a1a1a1a1a1a1a1a1a0412ef5f setattr:0x61cd,0x1d2c,0x146a "
+	  "flush:0 drain rx:e9e9e95fe9dc5c8f1a1a1a1a16fdff62171c610000 "
+	  "write:7ff9150fde005a504f00ff" },
 };
 
 /*
@@ -1004,7 +1023,8 @@ static const struct {
 static const char *const kept_echoes[] = {
 	/* seed stop-flushed-start-in-batch-then-tcooff: STOP, TCIOFLUSH, a START
 	 * in a batch that ends with STOP (n_tty sends what it kept and more),
-	 * TCOOFF; the probe's TCOON leaves n_tty behind */
+	 * TCOOFF; the probe's TCOON leaves n_tty behind.  Now the same on both
+	 * sides: pilotd keeps the held echoes over the flush too (echo ring) */
 	"iflag=0x500 oflag=0xfe46 lflag=0x18e77 cc=ab1c7f6d0400000011131a00120f0116f00000 "
 	"rx:ab003409001a20ab00dc5a13010d0000 rx:e91a0a0be9c3 "
 	"rx:121a0db30ee985a51a1a1a1a1a1a1a1a1a1a1a1a0412ef5f setattr:0x61cd,0x7fcf,0x146a "
@@ -1028,8 +1048,9 @@ static const char *const kept_echoes[] = {
 	"rx:046c5a flush:1 rx:a176 fionread:0 rx:cb9d1b5e577f xonc:1 "
 	"rx:155ae50f1100110402046c5a13 rx:a176 fionread:0 rx:cb9d1b5e577f",
 	/* seed stop-flush-start-in-batch-tcoon-lag: STOP, TCOFLUSH, a VREPRINT
-	 * and a START in a batch that ends with STOP, TCOOFF: the probe's TCOON
-	 * sends pilotd's queue, n_tty's echoes wait for IXON to go off */
+	 * and a START in a batch that ends with STOP, TCOOFF: n_tty sends the
+	 * VREPRINT's echo at the START; pilotd, which held it to the batch's
+	 * end, now sends it there too, and the case is the same on both sides */
 	"iflag=0x500 oflag=0x71b3 lflag=0x1b11 cc=031c7f150400030011131a00120f8f4a000000 read:12 "
 	"flush:1 rx:ac8113f130c38c9b20c8385afface9cfd87fc387054b rx:098900a980a3823b0093 "
 	"rx:4a1104c39b0d80da7f0f150d08ff0ab84e3e0d800309ac8113f130c38c drain "
@@ -1039,7 +1060,11 @@ static const char *const kept_echoes[] = {
 };
 
 /*
- * Each must be named pty_stopped; and in the second, an n_tty that sent
+ * The second must be named pty_stopped, the first and third be the same
+ * on both sides (the first was named pty_stopped while pilotd's queue
+ * dropped at the TCIOFLUSH the echoes the STOP held: they now wait in
+ * pilotd's echo ring, as in n_tty's, whose __tty_perform_flush() leaves
+ * echo_buf alone, so both send them at the START); and in the second, an n_tty that sent
  * other bytes where it sends what it kept and catches up with pilotd (the
  * START in a batch that ends with STOP, step 21; the IXANY restart, step
  * 22) must be unexplained: nothing, a byte more, its last two bytes
@@ -1047,52 +1072,137 @@ static const char *const kept_echoes[] = {
  * from a run of pilotd without the write n_tty refused.)  Returns how many
  * fail.
  */
+/*
+ * n_tty's bytes of step `step` of b (a run of c beside pilotd's a)
+ * tampered with: nothing, a byte more, its last two bytes swapped; each
+ * must be unexplained.  Returns how many are not (reported as case idx).
+ */
+static int tampered_unexplained(const struct nd_case *c, const struct nd_trace *a,
+				const struct nd_trace *b, int step, int idx)
+{
+	static struct nd_trace t;
+	static char hex[ND_TRACE_MAX], swapped[ND_TRACE_MAX], more[ND_TRACE_MAX + 2];
+	const char *tampered[3] = { "", more, swapped }, *name, *l = b->text, *h;
+	int bad = 0, at;
+	size_t n;
+
+	for (int i = 0; i < step; i++)
+		l = strchr(l, '\n') + 1;
+	h = strstr(l, " H:") + 3;
+	n = strcspn(h, "\n");
+	CHECK(n >= 4);
+	memcpy(hex, h, n);
+	hex[n] = 0;
+	memcpy(more, hex, n);
+	memcpy(more + n, "61", 3);
+	memcpy(swapped, hex, n + 1);
+	memcpy(swapped + n - 4, hex + n - 2, 2);
+	memcpy(swapped + n - 2, hex + n - 4, 2);
+	for (size_t k = 0; k < 3; k++) {
+		t = *b;
+		set_handheld(&t, step, tampered[k]);
+		at = nd_compare(c, a, &t, &name);
+		if (at < 0 || name) {
+			fprintf(stderr, "n_tty tampered with \"%s\" at step %d:\n", tampered[k],
+				step);
+			report(idx, c, a, &t, at, name);
+			bad++;
+		}
+	}
+	return bad;
+}
+
 static int kept_echoes_cases(void)
 {
 	static const int release[] = { 21, 22 };
+	static struct nd_trace a, b;
+	const char *name;
 	int bad = 0;
 
-	for (size_t k = 0; k < sizeof(kept_echoes) / sizeof(kept_echoes[0]); k++)
-		bad += text_case_bad(kept_echoes[k], -80 - (int)k, "pty_stopped");
+	bad += text_case_bad(kept_echoes[0], -80, "");
+	bad += text_case_bad(kept_echoes[1], -81, "pty_stopped");
+	bad += text_case_bad(kept_echoes[2], -82, "");
 	for (size_t r = 0; r < sizeof(release) / sizeof(release[0]); r++) {
-		static struct nd_trace a, b, t;
-		static char hex[ND_TRACE_MAX], swapped[ND_TRACE_MAX], more[ND_TRACE_MAX + 2];
-		const char *tampered[3] = { "", more, swapped }, *name, *l, *h;
 		struct nd_case c;
-		size_t n;
-		int at;
 
 		if (nd_case_parse(&c, kept_echoes[1]) < 0 || run_both(&c, &a, &b, &name) < 0 ||
 		    !name || strcmp(name, "pty_stopped")) {
 			bad++;
 			continue;
 		}
-		l = b.text;
-		for (int i = 0; i < release[r]; i++)
-			l = strchr(l, '\n') + 1;
-		h = strstr(l, " H:") + 3;
-		n = strcspn(h, "\n");
-		CHECK(n >= 4);
-		memcpy(hex, h, n);
-		hex[n] = 0;
-		memcpy(more, hex, n);
-		memcpy(more + n, "61", 3);
-		memcpy(swapped, hex, n + 1);
-		memcpy(swapped + n - 4, hex + n - 2, 2);
-		memcpy(swapped + n - 2, hex + n - 4, 2);
-		for (size_t k = 0; k < 3; k++) {
-			t = b;
-			set_handheld(&t, release[r], tampered[k]);
-			at = nd_compare(&c, &a, &t, &name);
-			if (at < 0 || name) {
-				fprintf(stderr, "n_tty tampered with \"%s\" at step %d:\n",
-					tampered[k], release[r]);
-				report(-83, &c, &a, &t, at, name);
-				bad++;
-			}
-		}
+		bad += tampered_unexplained(&c, &a, &b, release[r], -83);
 	}
 	return bad;
+}
+
+/*
+ * Echoes kept over a TCOFLUSH under TCOOFF (n_tty's echo_buf, pilotd's
+ * echo ring; the old pilotd's queue dropped its own, and the model once
+ * took n_tty's as kept on its side only: with that, a byte more from n_tty
+ * at the START was excused at the INTR), a TCOON (pilotd sends, n_tty holds), then a START in a batch
+ * that ends with STOP: n_tty sends what it kept, what pilotd sent at the
+ * TCOON and the batch's echoes up to the START, and so does pilotd now;
+ * then a signal character's flush in the next batch.  fuzz_ntty's 10-minute
+ * runs found both (issue 38; seeds tcooff-kept-start-stop-intr,
+ * tcooff-flushed-write-tab-column): pilotd held the batch's echoes to its
+ * end, the INTR dropped them, and the handheld never got what n_tty sent
+ * at the START; the differential then lost track of the two streams.  The
+ * second's tab after the INTR stays 3 columns wide against n_tty's 6: the
+ * echoes after the STOP (^B, 'l', 'z') moved pilotd's column when queued,
+ * and n_tty, which held them (pty_write_room() is 0), drops them unprocessed
+ * (pty_stopped's rule for held echoes a signal's flush drops).
+ * Each must be named pty_stopped, and in the first, with pilotd sending
+ * nothing in the START's batch (step 21: the old pilotd), or n_tty's bytes
+ * there tampered with (nothing, a byte more, its last two swapped), it must
+ * be unexplained.  Returns how many fail.
+ */
+static const char *const kept_then_intr[] = {
+	/* seed tcooff-kept-start-stop-intr */
+	"iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=9b1c7f150400030011131a00cf0f1716006d00 "
+	"xonc:2 rx:4e3e0d809b09ac8113f130097f0f150d5ac2625f1132e9a900 "
+	"rx:cf13130000005ac2625f1132e9a900cfcf131300f400006100 drain outq:0 "
+	"rx:5f311f1ccf131c205f7815bbe9080016009b9b3109d320c500 xonc:0 "
+	"rx:030fcb1a627180110b10823b0093dc16 "
+	"write:16e5cb9d1b5e577f0817132127a84aa00f00618ecf0fbb0dcf349bcf read:11 xonc:2 xonc:3 "
+	"rx:049b2407a980a300c3cfa9953172a2e9b3 rx:7f1708ff6d967ff920cee905a959ff036271130d5ae50f11001104 "
+	"rx:046c5a flush:1 rx:a176 fionread:0 rx:cb9d1b5e577f xonc:1 "
+	"rx:155ae50f1100110402046c5a13 rx:6c5a13a9a176c39b0820ce outq:0 flush:0",
+	/* seed tcooff-flushed-write-tab-column: a write pilotd took under TCOOFF
+	 * (n_tty refused it) and dropped at the TCOFLUSH; a tab after the INTR */
+	"iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=9b1c7f150400030011131a00cf0f1716006d00 "
+	"xonc:2 rx:4e3e0d809b09ac8113f130097f0f150d5ac2625f1132e9a900 "
+	"rx:cf13130000005ac2625f1132e9a900cfcf131300f400006100 drain outq:0 "
+	"rx:5f311f1ccf131c205f7815bbe9080016009b9b3109d320c500 xonc:0 "
+	"rx:030fcb1a627180110b10823b0093dc16 "
+	"write:16e5cb9d1b5e577f0817132127a84aa00f00618e5f0021629961b700 outq:0 read:11 xonc:2 "
+	"xonc:3 rx:049b2407a980a300c3cfa9953172a2e9b3 "
+	"rx:7f1708ff6d967ff920cee905a959ff036271130d5ae50f11001104 rx:046c5a flush:1 rx:a176 "
+	"fionread:0 rx:cb9d1b5e577f xonc:1 rx:155ae50f1100110402046c5a13 "
+	"rx:9b62d29b086d1d000d1c00a113a1776a0f80159ba91c276d1aa3005f00b909 outq:0",
+};
+
+static int kept_then_intr_cases(void)
+{
+	static struct nd_trace a, b, t;
+	const int start = 21;
+	const char *name;
+	struct nd_case c;
+	int bad = 0, at;
+
+	for (size_t k = 0; k < sizeof(kept_then_intr) / sizeof(kept_then_intr[0]); k++)
+		bad += text_case_bad(kept_then_intr[k], -90 - (int)k, "pty_stopped");
+	if (nd_case_parse(&c, kept_then_intr[0]) < 0 || run_both(&c, &a, &b, &name) < 0 ||
+	    !name || strcmp(name, "pty_stopped"))
+		return bad + 1;
+	t = a;
+	set_handheld(&t, start, "");
+	at = nd_compare(&c, &t, &b, &name);
+	if (at < 0 || name) {
+		fprintf(stderr, "pilotd sending nothing at step %d:\n", start);
+		report(-92, &c, &t, &b, at, name);
+		bad++;
+	}
+	return bad + tampered_unexplained(&c, &a, &b, start, -93);
 }
 
 /*
@@ -1333,6 +1443,7 @@ int main(int argc, char **argv)
 	check_failures += race_pick_cases();
 	check_failures += found_cases();
 	check_failures += kept_echoes_cases();
+	check_failures += kept_then_intr_cases();
 	check_failures += slash_cases();
 	check_failures += slash_owed_cases();
 	check_failures += writes_sent_cases();

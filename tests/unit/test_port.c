@@ -1704,6 +1704,45 @@ static void test_software_flow_control(void)
 	teardown();
 }
 
+/*
+ * A START inside a batch of the handheld's bytes lets out what waits, even
+ * when the batch ends with STOP: n_tty_receive_char_flow_ctrl() runs
+ * process_echoes() at the START, which hands the echoes to the driver
+ * before the STOP comes.  A signal character in a later batch then cannot
+ * take them back (fuzz_ntty: seeds tcooff-kept-start-stop-intr and
+ * tcooff-flushed-write-tab-column; pilotd held them to the batch's end and
+ * the INTR dropped them).  What comes after the STOP stays held.
+ */
+static void test_start_in_batch_lets_queued_go(void)
+{
+	struct port p;
+	uint64_t fh;
+	char buf[64];
+
+	setup(&p);
+	port_carrier_up(&p);
+	fh = do_open(false);
+	set_flags(&p, fh, IXON, 0, ECHO | ISIG);
+	port_rx(&p, "\023", 1, 1);
+	do_write(fh, "w", false);
+	port_rx(&p, "ab\021cd\023", 6, 2);
+	port_after_events(&p, 2);
+	CHECK(handheld_got(&p, "wab")); /* the write and the echoes before the START */
+	CHECK_EQ(port_tx_queued(&p), 0); /* "cd" held in the echo ring, as n_tty's */
+	port_rx(&p, "\003", 1, 3); /* INTR: drops "cd", restarts (IXON), echoes itself */
+	port_after_events(&p, 3);
+	CHECK(handheld_got(&p, "\003"));
+
+	/* output ran at the batch's end: a STOP in a later batch holds all again */
+	do_write(fh, "later", false);
+	port_rx(&p, "\023", 1, 5);
+	port_after_events(&p, 5);
+	CHECK_EQ(port_tx_take(&p, buf, sizeof(buf)), 0);
+	port_release(&p, fh);
+	check_all_answered_once();
+	teardown();
+}
+
 /* ISIG: INTR flushes both ways (nobody's controlling terminal, so no signal). */
 static void test_isig_flushes(void)
 {
@@ -3390,6 +3429,7 @@ int main(void)
 	test_cooked_write_in_parts();
 	test_mode_switch_keeps_bytes();
 	test_software_flow_control();
+	test_start_in_batch_lets_queued_go();
 	test_isig_flushes();
 	test_tiocsti();
 	test_vmin_interrupted_returns_bytes();
