@@ -164,6 +164,16 @@ static const char *attack_session(void)
 	return NULL;
 }
 
+/* One echo through a file opened for it, read by rd; the file closed after. */
+static const char *echo_on_new_file(unsigned int seed, reader_fn rd)
+{
+	int fd = open_raw(0);
+	const char *err = echo_with(fd, ECHO_LEN, seed, rd);
+
+	close(fd);
+	return err;
+}
+
 static ssize_t read_one(int fd, unsigned char *buf, size_t len)
 {
 	(void)len;
@@ -172,11 +182,7 @@ static ssize_t read_one(int fd, unsigned char *buf, size_t len)
 
 static const char *attack_tiny(void)
 {
-	int fd = open_raw(0);
-	const char *err = echo_with(fd, ECHO_LEN, 1, read_one);
-
-	close(fd);
-	return err;
+	return echo_on_new_file(1, read_one);
 }
 
 static ssize_t read_huge(int fd, unsigned char *buf, size_t len)
@@ -195,11 +201,7 @@ static ssize_t read_huge(int fd, unsigned char *buf, size_t len)
 
 static const char *attack_huge(void)
 {
-	int fd = open_raw(0);
-	const char *err = echo_with(fd, ECHO_LEN, 2, read_huge);
-
-	close(fd);
-	return err;
+	return echo_on_new_file(2, read_huge);
 }
 
 static ssize_t read_vec(int fd, unsigned char *buf, size_t len)
@@ -212,11 +214,7 @@ static ssize_t read_vec(int fd, unsigned char *buf, size_t len)
 
 static const char *attack_readv(void)
 {
-	int fd = open_raw(0);
-	const char *err = echo_with(fd, ECHO_LEN, 3, read_vec);
-
-	close(fd);
-	return err;
+	return echo_on_new_file(3, read_vec);
 }
 
 static const char *attack_nonblock(void)
@@ -284,20 +282,12 @@ static ssize_t read_uring(int fd, unsigned char *buf, size_t len)
 
 static const char *attack_uring(void)
 {
-	int fd = open_raw(0);
-	const char *err = echo_with(fd, ECHO_LEN, 6, read_uring);
-
-	close(fd);
-	return err;
+	return echo_on_new_file(6, read_uring);
 }
 
 static const char *attack_aio(void)
 {
-	int fd = open_raw(0);
-	const char *err = echo_with(fd, ECHO_LEN, 5, read_aio);
-
-	close(fd);
-	return err;
+	return echo_on_new_file(5, read_aio);
 }
 
 /*
