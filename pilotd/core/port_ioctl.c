@@ -70,10 +70,15 @@ static void termios_changed(struct port *p, const struct termios2 *old)
 		ldisc_flush_line(&p->ldisc);
 		p->ldisc.lnext = false;
 	}
-	if ((old->c_iflag & IXON) && !(t->c_iflag & IXON) && p->tty.flow_stopped &&
-	    !p->tty.output_stopped) {
+	/*
+	 * n_tty_set_termios(): IXON going off runs start_tty() and
+	 * process_echoes() unless TCOOFF stopped output, whether a STOP had
+	 * stopped it or not: echoes that found no room wait in the echo ring
+	 * with output running too (after a flood) and go here.
+	 */
+	if ((old->c_iflag & IXON) && !(t->c_iflag & IXON) && !p->tty.output_stopped) {
 		p->tty.flow_stopped = false;
-		port_process_echoes(p); /* n_tty_set_termios(): start_tty(), process_echoes() */
+		port_process_echoes(p);
 		due(p, PORT_DUE_TX);
 	}
 	if (p->listening)

@@ -861,7 +861,11 @@ static int race_pick_cases(void)
  * the name that must explain it (it differs on every run: neither is a
  * timing).  An echo replay (an ISTRIP'd 0x96 is the LNEXT after the erase)
  * whose START ends a STOP: the poll between has no POLLOUT on the pty alone
- * (pty_stopped), the START replays 4095 entries.  And 19 VREPRINTs of a
+ * (pty_stopped), the START replays 4095 entries.  And a VREPRINT flood
+ * that a START in its last batch lets out, a write refused under the STOP
+ * before it: what did not fit pilotd's queue waits in its echo ring and
+ * goes at the lag probe's IXON off, as n_tty's n_tty_set_termios() sends
+ * its own there (pty_stopped).  And 19 VREPRINTs of a
  * 226-byte line in one batch, past n_tty's 4096-entry echo ring: it sends
  * the count modulo 4096 (267 bytes), pilotd its newest; and 18 of a
  * line whose 0xff PARMRK stores twice, each reprinted as 2 entries (65);
@@ -889,6 +893,19 @@ static const struct {
 	  "rx:16006cff0db84e3e0d80fa09ff7e3880da7f96 setattr:0x5c8,0x5,0x11c4 drain "
 	  "rx:a90574047e5a82 rx:133180fafa96 poll rx:1aeaac1a0080bf04f1da00fae9 "
 	  "rx:154b8962e5cbfe5a00ebc415 rx:0096f09e05ff00934800e4" },
+	{ "pty_stopped", /* seed stop-vreprint-flood-held-at-end */
+	  "iflag=0x375e oflag=0x9ca5 lflag=0x8a3b "
+	  "cc=f91c7f155400030011131a00120f1716005500 "
+	  "rx:1c13da55ff56ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
+	  "rx:12121212121212121212121212121212121212 "
+	  "rx:12121212121212121212121212121212121212 "
+	  "rx:1212120a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a rx:ff61e91919190a0a480a0a "
+	  "rx:0afa0a0a0a0a0a0a0a0a0a rx:0a0a0a0a0ae69b9b9b9b9b rx:9b9b9b9b9b9b9b "
+	  "rx:9b9b9b9b9b9b9b rx:9b9b0a0a0a0a0a rx:0a0a020a0a0a0a0a0ae94a "
+	  "rx:0a0a0a0a1919e90a0a0a0a rx:dd0a0a0a0a0a0a0a19c85f5f5f5f5f5f5f "
+	  "rx:5f5f5f5f5f5f5fa909 write:77f954613115f95f0aeae9a9a1006212 "
+	  "rx:12121212121212121212121212121212121212 rx:12121212121212121212121212 "
+	  "rx:12121212121212921212120a0080005b00147f rx:0111ef1217" },
 	{ "timing_echo_flood", /* seed vreprint-ring-wrap */
 	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400030011131a00120f1716005500 "
 	  "rx:1c13da205362ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "

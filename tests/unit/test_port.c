@@ -3270,6 +3270,31 @@ static void test_what_restarts_output(void)
 }
 
 /*
+ * A port with ph_config_small's transmit queue (4096 bytes) and room for
+ * every byte the handheld sends, carrier up, a file open with iflag and
+ * lflag set: the echo floods below.
+ */
+static uint64_t echo_flood_port(struct port *p, unsigned int iflag, unsigned int lflag)
+{
+	struct port_config cfg = ph_config_small;
+	uint64_t fh;
+
+	cfg.rxq_size = 64 * 1024; /* every byte read, none refused */
+	setup_with(p, &cfg);
+	port_carrier_up(p);
+	fh = do_open(false);
+	set_flags(p, fh, iflag, 0, lflag);
+	return fh;
+}
+
+/* The handheld's bytes as USB packets come, 64 at a time. */
+static void rx_packets(struct port *p, const uint8_t *in, size_t len)
+{
+	for (size_t k = 0; k < len; k += 64)
+		port_rx(p, in + k, len - k < 64 ? len - k : 64, 1);
+}
+
+/*
  * Echoes while output is stopped (a STOP from the handheld, or TCOOFF) wait
  * as n_tty's wait in its echo ring: not in the output queue (TIOCOUTQ does
  * not count them), and of a flood only the newest are kept, whole
@@ -3294,17 +3319,11 @@ static void test_held_echoes_keep_the_newest(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct tty_ioctl on = { .cmd = TCXONC, .arg = TCOON },
 				 off = { .cmd = TCXONC, .arg = TCOOFF };
-		struct port_config cfg = ph_config_small;
 		static uint8_t in[5000], out[8192], want[8192];
 		size_t n = 0, k, nwant = 0, keep = cases[i].ctl ? 1903 : 3807;
 		struct port p;
-		uint64_t fh;
+		uint64_t fh = echo_flood_port(&p, IXON, ECHO | (cases[i].ctl ? ECHOCTL : 0));
 
-		cfg.rxq_size = 64 * 1024; /* every byte read, none refused */
-		setup_with(&p, &cfg);
-		port_carrier_up(&p);
-		fh = do_open(false);
-		set_flags(&p, fh, IXON, 0, ECHO | (cases[i].ctl ? ECHOCTL : 0));
 		for (k = 0; k < sizeof(in); k++)
 			in[k] = cases[i].ctl ? (uint8_t)(1 + k % 2) : (uint8_t)('a' + k % 26);
 		for (k = sizeof(in) - keep; k < sizeof(in); k++) {
@@ -3316,8 +3335,7 @@ static void test_held_echoes_keep_the_newest(void)
 			port_ioctl(&p, new_req(), fh, &off);
 		else
 			port_rx(&p, "\023", 1, 1);
-		for (k = 0; k < sizeof(in); k += 64) /* as USB packets come */
-			port_rx(&p, in + k, sizeof(in) - k < 64 ? sizeof(in) - k : 64, 1);
+		rx_packets(&p, in, sizeof(in));
 		port_after_events(&p, 1);
 		CHECK_EQ(port_tx_queued(&p), 0); /* n_tty's TIOCOUTQ counts no echo */
 		CHECK_EQ(ph_handheld_takes_into(&h, out, sizeof(out)), 0);
@@ -3332,6 +3350,52 @@ static void test_held_echoes_keep_the_newest(void)
 			fprintf(stderr,
 				"held_echoes_keep_the_newest: %s: %zu bytes went, %zu wanted\n",
 				cases[i].name, n, nwant);
+			check_failures++;
+		}
+		port_release(&p, fh);
+		check_all_answered_once();
+		teardown();
+	}
+}
+
+/*
+ * Echoes that found no room in the output queue wait in the echo ring with
+ * output running too (a flood of them), and a tcsetattr() that turns IXON
+ * off sends them: n_tty_set_termios() runs start_tty() and process_echoes()
+ * there unless TCOOFF stopped output, whether a STOP had stopped it or not
+ * (drivers/tty/n_tty.c).  Before, pilotd did so only after a STOP, and kept
+ * them until its next write or batch (fuzz_ntty's find
+ * stop-vreprint-flood-held-at-end).  Under TCOOFF they stay.
+ */
+static void test_ixon_off_sends_echoes_waiting_for_room(void)
+{
+	for (int tcooff = 0; tcooff <= 1; tcooff++) {
+		struct tty_ioctl off = { .cmd = TCXONC, .arg = TCOOFF };
+		static uint8_t in[4200], out[8192];
+		size_t n = 0, k, room;
+		struct port p;
+		uint64_t fh = echo_flood_port(&p, IXON, ECHO);
+
+		for (k = 0; k < sizeof(in); k++)
+			in[k] = (uint8_t)('a' + k % 26);
+		rx_packets(&p, in, sizeof(in));
+		port_after_events(&p, 1);
+		while ((k = ph_handheld_takes_into(&h, out + n, sizeof(out) - n)) > 0)
+			n += k;
+		room = n; /* the queue's room: the rest wait in the echo ring */
+		CHECK(room < sizeof(in));
+		CHECK(memcmp(out, in, room) == 0);
+		if (tcooff)
+			port_ioctl(&p, new_req(), fh, &off);
+		set_flags(&p, fh, 0, 0, ECHO);
+		port_after_events(&p, 1);
+		while ((k = ph_handheld_takes_into(&h, out + n, sizeof(out) - n)) > 0)
+			n += k;
+		if (n != (tcooff ? room : sizeof(in)) || memcmp(out, in, n) != 0) {
+			fprintf(stderr,
+				"ixon_off_sends_echoes_waiting_for_room: %s: %zu bytes went, %zu wanted\n",
+				tcooff ? "TCOOFF" : "output running", n - room,
+				tcooff ? 0 : sizeof(in) - room);
 			check_failures++;
 		}
 		port_release(&p, fh);
@@ -3454,6 +3518,7 @@ int main(void)
 	test_vmin_vtime_timers();
 	test_what_restarts_output();
 	test_held_echoes_keep_the_newest();
+	test_ixon_off_sends_echoes_waiting_for_room();
 	test_hung_up_after_the_next_arrival();
 	return check_result("test_port");
 }
