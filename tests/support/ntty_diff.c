@@ -1979,6 +1979,32 @@ static bool slash_owed(const struct nd_case *c, const struct nt_flow st[], int j
 	return true;
 }
 
+/*
+ * The writes n_tty refused while its modelled flow was stopped (pty_stopped:
+ * pty_write_room() is 0, n_tty_write() answers EAGAIN) and pilotd took:
+ * *skipped is c with them marked not made (pilotd's run without them is
+ * compared with n_tty's).  True if there is one.
+ */
+static bool refused_writes(const struct nd_case *c, const struct nt_flow st[],
+			   const struct nd_trace *port, const struct nd_trace *pty,
+			   struct nd_case *skipped)
+{
+	bool any = false;
+
+	*skipped = *c;
+	for (int j = 1; j <= c->nops && j <= ND_OPS_MAX; j++) {
+		size_t ha, hb, xa, xb;
+		const char *pa, *pb, *la = step_parts(port, j, &ha, &pa, &xa),
+				    *lb = step_parts(pty, j, &hb, &pb, &xb);
+		long v;
+
+		if (la && lb && c->ops[j - 1].kind == ND_WRITE && st[j].stopped_before &&
+		    head_is(lb, hb, "write EAGAIN") && head_count(la, ha, "write ", &v) && v > 0)
+			any = skipped->ops[j - 1].skip = true;
+	}
+	return any;
+}
+
 static const char *held_back(const struct nd_case *c, const struct nd_trace *port,
 			     const struct nd_trace *pty, bool race_columns)
 {
@@ -1997,19 +2023,8 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	int loose = LOOSE_NOT, level;
 
 	nt_flow(c, st);
-	skipped = *c;
-	for (int j = 1; j <= n; j++) {
-		size_t ha, hb, xa, xb;
-		const char *pa, *pb, *la = step_parts(port, j, &ha, &pa, &xa),
-				    *lb = step_parts(pty, j, &hb, &pb, &xb);
-		long v;
-
-		if (la && lb && c->ops[j - 1].kind == ND_WRITE && st[j].stopped_before &&
-		    head_is(lb, hb, "write EAGAIN") && head_count(la, ha, "write ", &v) && v > 0) {
-			skipped.ops[j - 1].skip = true;
-			pd = &alt;
-		}
-	}
+	if (refused_writes(c, st, port, pty, &skipped))
+		pd = &alt;
 	if (pd == &alt && (nd_run_port(&skipped, &alt) < 0 || !writes_held(c, &skipped, st, port, pd)))
 		WHY(0, "writes");
 	for (int j = 0; j <= n; j++) {
@@ -2215,7 +2230,9 @@ static bool heads_same(const struct nd_case *c, const struct nd_trace *port,
  * first step whose bytes to the handheld differ, when every step before it
  * sent the same and differs, if at all, only in a poll that lacks POLLOUT
  * on n_tty's side alone while its modelled flow is stopped (fuzz_ntty:
- * POLLOUT after a STOP, then a replay of 4095 at the START); else -1.
+ * POLLOUT after a STOP, then a replay of 4095 at the START), or in a write
+ * n_tty refused then that port (pilotd's run without such writes,
+ * refused_then_replay()) did not make; else -1.
  */
 static int stopped_until_replay(const struct nd_case *c, const struct nd_trace *port,
 				const struct nd_trace *pty, int i)
@@ -2235,12 +2252,46 @@ static int stopped_until_replay(const struct nd_case *c, const struct nd_trace *
 			return j;
 		if (ha == hb && memcmp(la, lb, ha) == 0)
 			continue;
+		if (c->ops[j - 1].kind == ND_WRITE && st[j].stopped_before &&
+		    head_is(la, ha, "write -") && head_is(lb, hb, "write EAGAIN"))
+			continue;
 		if (c->ops[j - 1].kind != ND_POLL || !st[j].stopped_before || !st[j].stopped ||
 		    !head_count(la, ha, "poll ", &va) || !head_count(lb, hb, "poll ", &vb) ||
 		    va != (vb | POLLOUT) || (vb & POLLOUT))
 			return -1;
 	}
 	return -1;
+}
+
+/*
+ * The replay at the START that ends a stop in which n_tty refused writes
+ * that pilotd took (pty_stopped).  n_tty_write() runs process_echoes()
+ * before it looks at the room, but with none (pty_write_room() is 0 while
+ * stopped) __process_echoes() sends nothing and leaves echo_tail where it
+ * was (its discard loop needs echo_commit past echo_tail; here it is one
+ * behind): the mark stays behind, and the START's process_echoes() replays
+ * the ring as without the write (drivers/tty/n_tty.c, n_tty_write(),
+ * process_echoes(), __process_echoes(), n_tty_receive_char_flow_ctrl()).
+ * So the replay is judged on pilotd's run without those writes (alt), as
+ * stopped_until_replay() and echo_replay() judge it, and pilotd's own run
+ * must be alt's with the writes sent whole where output runs again, as
+ * pty_stopped's writes_held() requires (fuzz_ntty: seed
+ * stop-write-echo-replay-zeros-at-start, a write refused under a STOP,
+ * then 4095 bytes at the START where pilotd sent the write).
+ */
+static bool refused_then_replay(const struct nd_case *c, const struct nd_trace *port,
+				const struct nd_trace *pty, int i)
+{
+	static struct nd_case skipped;
+	static struct nd_trace alt;
+	struct nt_flow st[ND_OPS_MAX + 1];
+	int j;
+
+	nt_flow(c, st);
+	if (!refused_writes(c, st, port, pty, &skipped) || nd_run_port(&skipped, &alt) < 0)
+		return false;
+	j = stopped_until_replay(&skipped, &alt, pty, i);
+	return j > i && echo_replay(c, &alt, pty, j) && writes_held(c, &skipped, st, port, &alt);
 }
 
 static const char *classify(const struct nd_case *c, const struct nd_trace *port,
@@ -2254,6 +2305,8 @@ static const char *classify(const struct nd_case *c, const struct nd_trace *port
 		return heads_same(c, port, pty, i) ? "echo_replay" : NULL;
 	j = stopped_until_replay(c, port, pty, i);
 	if (j > i && echo_replay(c, port, pty, j))
+		return heads_same(c, port, pty, i) ? "echo_replay" : NULL;
+	if (refused_then_replay(c, port, pty, i))
 		return heads_same(c, port, pty, i) ? "echo_replay" : NULL;
 	if (flood_explains(c, port, pty, i))
 		return heads_same(c, port, pty, i) ? "timing_echo_flood" : NULL;

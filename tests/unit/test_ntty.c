@@ -861,11 +861,13 @@ static int race_pick_cases(void)
  * the name that must explain it (it differs on every run: neither is a
  * timing).  An echo replay (an ISTRIP'd 0x96 is the LNEXT after the erase)
  * whose START ends a STOP: the poll between has no POLLOUT on the pty alone
- * (pty_stopped), the START replays 4095 entries.  And a VREPRINT flood
- * that a START in its last batch lets out, a write refused under the STOP
- * before it: what did not fit pilotd's queue waits in its echo ring and
- * goes at the lag probe's IXON off, as n_tty's n_tty_set_termios() sends
- * its own there (pty_stopped).  And 19 VREPRINTs of a
+ * (pty_stopped), the START replays 4095 entries; and one where the step
+ * between is a write n_tty refuses and pilotd sends at the START (its
+ * run without the write must end n_tty's replay, refused_replay_cases()).
+ * And a VREPRINT flood that a START in its last batch lets out, a write
+ * refused under the STOP before it: what did not fit pilotd's queue waits
+ * in its echo ring and goes at the lag probe's IXON off, as n_tty's
+ * n_tty_set_termios() sends its own there (pty_stopped).  And 19 VREPRINTs of a
  * 226-byte line in one batch, past n_tty's 4096-entry echo ring: it sends
  * the count modulo 4096 (267 bytes), pilotd its newest; and 18 of a
  * line whose 0xff PARMRK stores twice, each reprinted as 2 entries (65);
@@ -893,6 +895,12 @@ static const struct {
 	  "rx:16006cff0db84e3e0d80fa09ff7e3880da7f96 setattr:0x5c8,0x5,0x11c4 drain "
 	  "rx:a90574047e5a82 rx:133180fafa96 poll rx:1aeaac1a0080bf04f1da00fae9 "
 	  "rx:154b8962e5cbfe5a00ebc415 rx:0096f09e05ff00934800e4" },
+	{ "echo_replay", /* seed stop-write-echo-replay-zeros-at-start */
+	  "iflag=0x6bbf oflag=0x5 lflag=0x9ddf cc=fa057f150400000062131abf7e96171600ffff "
+	  "rx:16006cff0db84e3e0d80fa09ff7e3880da7f96 setattr:0x5c8,0x5,0x11c4 drain "
+	  "rx:a90574047e5a82 rx:133080121600 write:ff7a5a62c42961207ec3150009 "
+	  "rx:09090909090909090909 rx:09090909090909090909 "
+	  "rx:1afad15f62056904c3bf05efffff0204203a9c1a1a67610dff201517d1" },
 	{ "pty_stopped", /* seed stop-vreprint-flood-held-at-end */
 	  "iflag=0x375e oflag=0x9ca5 lflag=0x8a3b "
 	  "cc=f91c7f155400030011131a00120f1716005500 "
@@ -1401,6 +1409,49 @@ static int writes_sent_cases(void)
 	return bad;
 }
 
+/*
+ * ntty:echo_replay after a write n_tty refused under a STOP (pty_stopped)
+ * must not excuse a pilotd that loses or changes that write, or sends
+ * anything stale of its own: seed stop-write-echo-replay-zeros-at-start,
+ * where pilotd sends the write (13 bytes) at the START that makes n_tty
+ * replay its ring.  A pilotd that sent nothing there, the write without
+ * its second byte, with an 'A' after it, or with two bytes swapped must
+ * be unexplained (the model takes pilotd's run without the write and
+ * requires the write whole in its place, as pty_stopped's writes_sent()
+ * compares it: under OPOST without the bytes OPOST and the column may
+ * change, so a lost tab or NUL of it would pass).
+ */
+static int refused_replay_cases(void)
+{
+	static const char *const tampered[] = {
+		"", "ff5a62c42961207ec3150009", "ff7a5a62c42961207ec315000941",
+		"7aff5a62c42961207ec3150009",
+	};
+	static struct nd_trace a, b;
+	struct nd_case c;
+	const char *name;
+	int at, bad = 0;
+
+	if (nd_case_parse(&c, found[1].text) < 0 || run_both(&c, &a, &b, &name) < 0 ||
+	    !name || strcmp(name, "echo_replay")) {
+		fprintf(stderr, "refused_replay_cases: the seed is not named echo_replay\n");
+		return 1;
+	}
+	for (size_t k = 0; k < sizeof(tampered) / sizeof(tampered[0]); k++) {
+		static struct nd_trace t;
+
+		t = a;
+		set_handheld(&t, c.nops, tampered[k]);
+		at = nd_compare(&c, &t, &b, &name);
+		if (at < 0 || name) {
+			fprintf(stderr, "pilotd tampered with \"%s\":\n", tampered[k]);
+			report(-120 - (int)k, &c, &t, &b, at, name);
+			bad++;
+		}
+	}
+	return bad;
+}
+
 static int found_cases(void)
 {
 	int bad = 0;
@@ -1454,6 +1505,7 @@ int main(int argc, char **argv)
 	check_failures += lone_eof_cases();
 	replayed = echo_replay_cases();
 	check_failures += replay_excuse_cases();
+	check_failures += refused_replay_cases();
 	check_failures += stop_excuse_cases();
 	check_failures += once_excused_cases();
 	check_failures += race_kept_cases();
