@@ -2232,7 +2232,7 @@ static bool heads_same(const struct nd_case *c, const struct nd_trace *port,
  * on n_tty's side alone while its modelled flow is stopped (fuzz_ntty:
  * POLLOUT after a STOP, then a replay of 4095 at the START), or in a write
  * n_tty refused then that port (pilotd's run without such writes,
- * refused_then_replay()) did not make; else -1.
+ * refused_then()) did not make; else -1.
  */
 static int stopped_until_replay(const struct nd_case *c, const struct nd_trace *port,
 				const struct nd_trace *pty, int i)
@@ -2264,23 +2264,30 @@ static int stopped_until_replay(const struct nd_case *c, const struct nd_trace *
 }
 
 /*
- * The replay at the START that ends a stop in which n_tty refused writes
- * that pilotd took (pty_stopped).  n_tty_write() runs process_echoes()
- * before it looks at the room, but with none (pty_write_room() is 0 while
- * stopped) __process_echoes() sends nothing and leaves echo_tail where it
- * was (its discard loop needs echo_commit past echo_tail; here it is one
- * behind): the mark stays behind, and the START's process_echoes() replays
- * the ring as without the write (drivers/tty/n_tty.c, n_tty_write(),
- * process_echoes(), __process_echoes(), n_tty_receive_char_flow_ctrl()).
- * So the replay is judged on pilotd's run without those writes (alt), as
- * stopped_until_replay() and echo_replay() judge it, and pilotd's own run
+ * A stop in which n_tty refused writes that pilotd took (pty_stopped),
+ * then echo_replay's or timing_echo_flood's bytes.  A refused write
+ * changes neither: n_tty_write() runs process_echoes() before it looks
+ * at the room, but with none (pty_write_room() is 0 while stopped)
+ * __process_echoes() sends nothing and leaves echo_tail where it was (its
+ * discard loop needs echo_commit past echo_tail, which a mark left behind
+ * is not), so a replay at the START comes as without the write
+ * (drivers/tty/n_tty.c, n_tty_write(), process_echoes(),
+ * __process_echoes(), n_tty_receive_char_flow_ctrl()); and a flood's
+ * room is the pty's and pilotd's queue's as without it.  So those bytes
+ * are judged on pilotd's run without the refused writes (alt), from the
+ * first step whose bytes differ (stopped_until_replay()), as
+ * echo_replay() and flood_explains() judge them, and pilotd's own run
  * must be alt's with the writes sent whole where output runs again, as
  * pty_stopped's writes_held() requires (fuzz_ntty: seed
  * stop-write-echo-replay-zeros-at-start, a write refused under a STOP,
- * then 4095 bytes at the START where pilotd sent the write).
+ * then 4095 bytes at the START where pilotd sent the write; seed
+ * stop-write-vreprint-flood-start-in-batch, VREPRINT floods on both
+ * sides of a START after such a write).  flood: the flood's (tried only
+ * where held_back() does not explain the case: pty_stopped's rules are
+ * the stricter), else the replay's.  The name, or NULL.
  */
-static bool refused_then_replay(const struct nd_case *c, const struct nd_trace *port,
-				const struct nd_trace *pty, int i)
+static const char *refused_then(const struct nd_case *c, const struct nd_trace *port,
+				const struct nd_trace *pty, int i, bool flood)
 {
 	static struct nd_case skipped;
 	static struct nd_trace alt;
@@ -2289,9 +2296,13 @@ static bool refused_then_replay(const struct nd_case *c, const struct nd_trace *
 
 	nt_flow(c, st);
 	if (!refused_writes(c, st, port, pty, &skipped) || nd_run_port(&skipped, &alt) < 0)
-		return false;
+		return NULL;
 	j = stopped_until_replay(&skipped, &alt, pty, i);
-	return j > i && echo_replay(c, &alt, pty, j) && writes_held(c, &skipped, st, port, &alt);
+	if (j <= i || !writes_held(c, &skipped, st, port, &alt))
+		return NULL;
+	if (!flood)
+		return echo_replay(c, &alt, pty, j) ? "echo_replay" : NULL;
+	return flood_explains(c, &alt, pty, j) ? "timing_echo_flood" : NULL;
 }
 
 static const char *classify(const struct nd_case *c, const struct nd_trace *port,
@@ -2306,12 +2317,15 @@ static const char *classify(const struct nd_case *c, const struct nd_trace *port
 	j = stopped_until_replay(c, port, pty, i);
 	if (j > i && echo_replay(c, port, pty, j))
 		return heads_same(c, port, pty, i) ? "echo_replay" : NULL;
-	if (refused_then_replay(c, port, pty, i))
+	if (refused_then(c, port, pty, i, false))
 		return heads_same(c, port, pty, i) ? "echo_replay" : NULL;
 	if (flood_explains(c, port, pty, i))
 		return heads_same(c, port, pty, i) ? "timing_echo_flood" : NULL;
 	name = held_back(c, port, pty, false);
-	return name ? name : held_back(c, port, pty, true);
+	name = name ? name : held_back(c, port, pty, true);
+	if (!name && refused_then(c, port, pty, i, true))
+		return heads_same(c, port, pty, i) ? "timing_echo_flood" : NULL;
+	return name;
 }
 
 int nd_compare(const struct nd_case *c, const struct nd_trace *port, const struct nd_trace *pty,

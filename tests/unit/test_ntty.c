@@ -867,9 +867,12 @@ static int race_pick_cases(void)
  * And a VREPRINT flood that a START in its last batch lets out, a write
  * refused under the STOP before it: what did not fit pilotd's queue waits
  * in its echo ring and goes at the lag probe's IXON off, as n_tty's
- * n_tty_set_termios() sends its own there (pty_stopped).  And 19 VREPRINTs of a
- * 226-byte line in one batch, past n_tty's 4096-entry echo ring: it sends
- * the count modulo 4096 (267 bytes), pilotd its newest; and 18 of a
+ * n_tty_set_termios() sends its own there (pty_stopped); and floods on
+ * both sides of a START in a batch after such a refused write, which
+ * pilotd's run without the write must explain as timing_echo_flood
+ * (refused_then() in ntty_diff.c).  And 19 VREPRINTs of a 226-byte line
+ * in one batch, past n_tty's 4096-entry echo ring: it sends the count
+ * modulo 4096 (267 bytes), pilotd its newest; and 18 of a
  * line whose 0xff PARMRK stores twice, each reprinted as 2 entries (65);
  * a line that a tcsetattr() leaving ICANON as it was keeps (607); and one
  * of which a WERASE took only the last word (235), and one an INTR under
@@ -914,6 +917,20 @@ static const struct {
 	  "rx:5f5f5f5f5f5f5fa909 write:77f954613115f95f0aeae9a9a1006212 "
 	  "rx:12121212121212121212121212121212121212 rx:12121212121212121212121212 "
 	  "rx:12121212121212921212120a0080005b00147f rx:0111ef1217" },
+	{ "timing_echo_flood", /* seed stop-write-vreprint-flood-start-in-batch */
+	  "iflag=0x375e oflag=0x9ca5 lflag=0x8a3b "
+	  "cc=f91c7f155400030011131a00120f1716005500 "
+	  "rx:1c13da20ff56ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
+	  "rx:12121212121212121212121212121212121212 "
+	  "rx:12121212121212121212121212121212121212 "
+	  "rx:2a12120a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a rx:ff61e91919190a0a480a0a "
+	  "rx:0afa0a0a0a0a0a0a0a0a0a rx:0a0a0a0a0ae69b9b9b9b9b rx:9b9b9b9b9b9b9b "
+	  "rx:9b9b9b9b9b9b9b rx:9b9b0a0a0a0a0a rx:0a0a020a0a0a0a0a0ae94a "
+	  "rx:0a0a0a0a1919e90a0a0a0a rx:dd0a0a0a0a0a0a0a19c85f5f5f5f5f5f5f "
+	  "rx:5f5f5f5f5f5f5fa909 write:77f954613115f90d0aeae9a9a1006212 "
+	  "rx:12121212111212121212121212121212121212 "
+	  "rx:12121212121212121212121212121212121212 "
+	  "rx:921212120a0080005b00147f040111ef121700 rx:00000000000000c3033c54003162" },
 	{ "timing_echo_flood", /* seed vreprint-ring-wrap */
 	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400030011131a00120f1716005500 "
 	  "rx:1c13da205362ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
