@@ -1595,9 +1595,24 @@ static bool with_parts(const char *a, size_t na, const char *b, size_t nb, const
  * txq: the echoes that find no room there wait in pilotd's echo ring, the
  * more of them the more room the writes took, and go in the next step
  * that sends; so such a step is judged with the steps up to that one,
- * their bytes together, and one that ends the range unjudged.  sent_at[j]:
- * the step that sends the write of step j (0: none).
+ * their bytes together, and one that ends the range unjudged.  A flush
+ * before that step (a signal character's, a tcflush() of the output, from
+ * the case: st) drops what still waits there: the steps before it are
+ * judged together with alt's bytes short by at most what the writes put
+ * out (displaced_dropped(); fuzz_ntty's fixed-seed run: a write under a
+ * STOP, VREPRINT floods, the START, an INTR).  sent_at[j]: the step that
+ * sends the write of step j (0: none).
  */
+/* a is b with the parts w put in, but for at most out (hex) of b's end: the echoes dropped */
+static bool displaced_dropped(const struct stream *a, const struct stream *b,
+			      const struct stream w[], int n, size_t out)
+{
+	for (size_t d = 0; d <= out && d <= b->len; d += 2)
+		if (with_parts(a->s, a->len, b->s, b->len - d, w, n))
+			return true;
+	return false;
+}
+
 static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 			const struct nt_flow st[], const struct nd_trace *port,
 			const struct nd_trace *alt, const int sent_at[], int s, int e)
@@ -1606,7 +1621,7 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 	struct stream w[ND_OPS_MAX];
 	struct stream a = { abuf, 0 }, b = { bbuf, 0 };
 	bool raw = true, carry = false;
-	size_t used_w = 0;
+	size_t used_w = 0, out_w = 0; /* out_w: the most hex the writes put out */
 	int n = 0;
 
 	for (int j = 0; j <= c->nops && j < e; j++)
@@ -1616,8 +1631,14 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 		const char *pa, *pb, *la = step_parts(port, k, &ha, &pa, &xa),
 				    *lb = step_parts(alt, k, &hb, &pb, &xb);
 
+		/* the echoes the writes displaced, dropped by a flush before they went */
+		if (carry && (st[k].isig_flush || st[k].out_flush)) {
+			if (!displaced_dropped(&a, &b, w, n, out_w))
+				return false;
+			carry = false;
+		}
 		if (!carry)
-			a.len = b.len = used_w = 0, n = 0;
+			a.len = b.len = used_w = out_w = 0, n = 0;
 		if (!la || !lb)
 			return false;
 		if (!skipped->ops[k - 1].skip && (ha != hb || memcmp(la, lb, ha) != 0) &&
@@ -1639,6 +1660,7 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 			w[n] = (struct stream){ wbuf + used_w, 0 };
 			squeeze(&w[n], part, 2 * (size_t)v, raw);
 			used_w += w[n++].len;
+			out_w += 2 * (size_t)v * (raw ? 1 : 8); /* a byte becomes 8 at most (a tab) */
 		}
 		squeeze(&a, pa, xa, raw);
 		squeeze(&b, pb, xb, raw);

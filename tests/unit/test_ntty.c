@@ -879,7 +879,11 @@ static int race_pick_cases(void)
  * then a SUSP, an INLCR'd newline and a VT echoed: at the TCOON pilotd sends
  * all three, n_tty at the lag probe's IXON off the newline's CR not, as
  * ONOCR drops a CR at column 0 and OCRNL sends it as a NL elsewhere
- * (column_level()).
+ * (column_level()).  And a write n_tty refused under a STOP, VREPRINT
+ * floods, the START (pilotd's queue full: the write took room that echoes
+ * take without it), then an INTR whose flush drops the echoes the write
+ * kept waiting (writes_sent()'s displaced_dropped(); the suite's
+ * fixed-seed run found it).
  */
 static const struct {
 	const char *name, *text;
@@ -1008,6 +1012,18 @@ static const struct {
 	  "rx:121a0db30ee985a51a1a1a1a1a1a1a1a1a1a1a1a0412ef5f setattr:0x61cd,0x1d2c,0x146a "
 	  "flush:0 drain rx:e9e9e95fe9dc5c8f1a1a1a1a16fdff62171c610000 "
 	  "write:7ff9150fde005a504f00ff" },
+	/* seed stop-write-vreprint-flood-start-intr: the INTR drops what the write displaced */
+	{ "pty_stopped",
+	  "iflag=0x375e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400030011131a00120f1716005500 "
+	  "rx:1c13da20ff56ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
+	  "rx:12121212121212121212121212121212121212 rx:12121212121212121212121212121212121212 "
+	  "rx:1212120a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a rx:ff61e91919190a0a480a0a "
+	  "rx:0afa0a0a0a0a0a0a0a0a0a rx:0a0a0a0a0ae69b9b9b9b9b rx:9b9b9b9b9b9b9b "
+	  "rx:9b9b9b9b9b9b9b rx:9b9b0a0a0a0a0a rx:0a0a020a0a0a0a0a0ae94a "
+	  "rx:0a0a0a0a191980ffe90a0a rx:dd0a0a0a0a0a0a0a19c85f5f5f5f5f5f5f "
+	  "rx:5f5f5f5f5f5f5fa909 write:77f954613115f90d0aeae9a9a1006212 "
+	  "rx:12121212121212121212121212121212121212 rx:12121212121212121212121212121212121212 "
+	  "rx:921212120a0080005b00147f040111ef121700 rx:000000000000f9c3033c54003162" },
 };
 
 /*
