@@ -70,10 +70,14 @@ static void termios_changed(struct port *p, const struct termios2 *old)
 		ldisc_flush_line(&p->ldisc);
 		p->ldisc.lnext = false;
 	}
-	if ((old->c_iflag & IXON) && !(t->c_iflag & IXON) && p->tty.flow_stopped &&
-	    !p->tty.output_stopped) {
+	/*
+	 * n_tty_set_termios(): IXON turned off, output not stopped by TCOOFF:
+	 * start_tty() and process_echoes(), stopped or not (the echoes a
+	 * TCOON left in the ring go then)
+	 */
+	if ((old->c_iflag & IXON) && !(t->c_iflag & IXON) && !p->tty.output_stopped) {
 		p->tty.flow_stopped = false;
-		port_process_echoes(p); /* n_tty_set_termios(): start_tty(), process_echoes() */
+		port_process_echoes(p);
 		due(p, PORT_DUE_TX);
 	}
 	if (p->listening)
@@ -149,12 +153,15 @@ static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_i
 		termios_changed(p, &old);
 	if (r.flush)
 		flush_queues(p, f, r.flush);
-	if (r.output_changed && was_stopped && !p->tty.output_stopped && !p->tty.flow_stopped) {
-		/* n_tty's TCOON leaves its echoes until its next process_echoes();
-		 * pilotd sends them with what waits (docs/tty-differences.md) */
-		port_process_echoes(p);
+	/*
+	 * TCOON sends what waits in txq, not the echoes its stop held: n_tty's
+	 * __start_tty() runs no process_echoes() (Linux 6.1 and 7.3
+	 * drivers/tty/tty_io.c, tty_ioctl.c TCXONC; its write_wakeup only
+	 * signals), so they wait in the echo ring for n_tty's next one (a
+	 * batch that echoes, a START, a write, IXON turned off).
+	 */
+	if (r.output_changed && was_stopped && !p->tty.output_stopped && !p->tty.flow_stopped)
 		due(p, PORT_DUE_TX);
-	}
 	if (r.send_xchar && p->carrier) {
 		/* ahead of the output, even stopped output (tty_send_xchar()) */
 		if (p->xchar_count < PORT_XCHARS_MAX)
