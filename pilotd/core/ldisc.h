@@ -105,8 +105,9 @@ size_t ldisc_output(struct ldisc *l, const struct termios2 *t, const uint8_t *in
 /*
  * n_tty's process_echoes(): the echoes waiting go out as far as there is
  * room (ops->echo_room), then the oldest past LDISC_ECHO_KEEP are dropped.
- * The port calls it where n_tty does besides receiving: a write, and output
- * started by TCOON or by IXON going off.
+ * The port calls it where n_tty does besides receiving: a write, and IXON
+ * going off; not at TCOON (__start_tty() does not), so echoes a stop held
+ * wait over it.
  */
 void ldisc_process_echoes(struct ldisc *l, const struct termios2 *t, const struct ldisc_ops *ops);
 

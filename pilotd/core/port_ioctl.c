@@ -74,7 +74,8 @@ static void termios_changed(struct port *p, const struct termios2 *old)
 	 * n_tty_set_termios(): IXON going off runs start_tty() and
 	 * process_echoes() unless TCOOFF stopped output, whether a STOP had
 	 * stopped it or not: echoes that found no room wait in the echo ring
-	 * with output running too (after a flood) and go here.
+	 * with output running too (after a flood), and so do the echoes a TCOON
+	 * left there; they go here.
 	 */
 	if ((old->c_iflag & IXON) && !(t->c_iflag & IXON) && !p->tty.output_stopped) {
 		p->tty.flow_stopped = false;
@@ -154,12 +155,15 @@ static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_i
 		termios_changed(p, &old);
 	if (r.flush)
 		flush_queues(p, f, r.flush);
-	if (r.output_changed && was_stopped && !p->tty.output_stopped && !p->tty.flow_stopped) {
-		/* n_tty's TCOON leaves its echoes until its next process_echoes();
-		 * pilotd sends them with what waits (docs/tty-differences.md) */
-		port_process_echoes(p);
+	/*
+	 * TCOON sends what waits in txq, not the echoes its stop held: n_tty's
+	 * __start_tty() runs no process_echoes() (Linux 6.1 and 7.3
+	 * drivers/tty/tty_io.c, tty_ioctl.c TCXONC; its write_wakeup only
+	 * signals), so they wait in the echo ring for n_tty's next one (a
+	 * batch that echoes, a START, a write, IXON turned off).
+	 */
+	if (r.output_changed && was_stopped && !p->tty.output_stopped && !p->tty.flow_stopped)
 		due(p, PORT_DUE_TX);
-	}
 	if (r.send_xchar && p->carrier) {
 		/* ahead of the output, even stopped output (tty_send_xchar()) */
 		if (p->xchar_count < PORT_XCHARS_MAX)

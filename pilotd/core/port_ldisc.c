@@ -252,8 +252,7 @@ static struct ldisc_ops ld_ops(struct port *p)
 
 /*
  * Echoes waiting in the discipline's ring go as far as txq has room (a
- * write, output started by TCOON or IXON going off); those n_tty's rule
- * drops count as discarded.
+ * write, IXON going off); those n_tty's rule drops count as discarded.
  */
 void port_process_echoes(struct port *p)
 {

@@ -1513,7 +1513,7 @@ static bool level_but_slash(const struct stream *ps, const struct stream *ns)
  * it be.  On false ns is as it was.
  */
 static bool n_tty_sent(struct stream *ps, struct stream *ns, const char *hex, size_t n,
-		       int loose, bool stopped, bool lag, bool slash, bool queue_behind,
+		       int loose, bool stopped, bool slash, bool queue_behind,
 		       int at[USED_KINDS], int j)
 {
 	size_t was = ns->len;
@@ -1533,8 +1533,8 @@ static bool n_tty_sent(struct stream *ps, struct stream *ns, const char *hex, si
 		used(at, USED_STOP, j);
 		return true;
 	}
-	/* behind after a TCOON only until n_tty sends: then it sends all it kept */
-	if (stopped || (lag && ns->len < ps->len && ns->len == was)) {
+	/* either side behind while n_tty's output is stopped */
+	if (stopped) {
 		used(at, USED_STOP, j);
 		return true;
 	}
@@ -1595,9 +1595,24 @@ static bool with_parts(const char *a, size_t na, const char *b, size_t nb, const
  * txq: the echoes that find no room there wait in pilotd's echo ring, the
  * more of them the more room the writes took, and go in the next step
  * that sends; so such a step is judged with the steps up to that one,
- * their bytes together, and one that ends the range unjudged.  sent_at[j]:
- * the step that sends the write of step j (0: none).
+ * their bytes together, and one that ends the range unjudged.  A flush
+ * before that step (a signal character's, a tcflush() of the output, from
+ * the case: st) drops what still waits there: the steps before it are
+ * judged together with alt's bytes short by at most what the writes put
+ * out (displaced_dropped(); fuzz_ntty's fixed-seed run: a write under a
+ * STOP, VREPRINT floods, the START, an INTR).  sent_at[j]: the step that
+ * sends the write of step j (0: none).
  */
+/* a is b with the parts w put in, but for at most out (hex) of b's end: the echoes dropped */
+static bool displaced_dropped(const struct stream *a, const struct stream *b,
+			      const struct stream w[], int n, size_t out)
+{
+	for (size_t d = 0; d <= out && d <= b->len; d += 2)
+		if (with_parts(a->s, a->len, b->s, b->len - d, w, n))
+			return true;
+	return false;
+}
+
 static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 			const struct nt_flow st[], const struct nd_trace *port,
 			const struct nd_trace *alt, const int sent_at[], int s, int e)
@@ -1606,7 +1621,7 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 	struct stream w[ND_OPS_MAX];
 	struct stream a = { abuf, 0 }, b = { bbuf, 0 };
 	bool raw = true, carry = false;
-	size_t used_w = 0;
+	size_t used_w = 0, out_w = 0; /* out_w: the most hex the writes put out */
 	int n = 0;
 
 	for (int j = 0; j <= c->nops && j < e; j++)
@@ -1616,8 +1631,14 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 		const char *pa, *pb, *la = step_parts(port, k, &ha, &pa, &xa),
 				    *lb = step_parts(alt, k, &hb, &pb, &xb);
 
+		/* the echoes the writes displaced, dropped by a flush before they went */
+		if (carry && (st[k].isig_flush || st[k].out_flush)) {
+			if (!displaced_dropped(&a, &b, w, n, out_w))
+				return false;
+			carry = false;
+		}
 		if (!carry)
-			a.len = b.len = used_w = 0, n = 0;
+			a.len = b.len = used_w = out_w = 0, n = 0;
 		if (!la || !lb)
 			return false;
 		if (!skipped->ops[k - 1].skip && (ha != hb || memcmp(la, lb, ha) != 0) &&
@@ -1639,6 +1660,7 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 			w[n] = (struct stream){ wbuf + used_w, 0 };
 			squeeze(&w[n], part, 2 * (size_t)v, raw);
 			used_w += w[n++].len;
+			out_w += 2 * (size_t)v * (raw ? 1 : 8); /* a byte becomes 8 at most (a tab) */
 		}
 		squeeze(&a, pa, xa, raw);
 		squeeze(&b, pb, xb, raw);
@@ -1753,14 +1775,17 @@ static bool writes_held(const struct nd_case *c, const struct nd_case *skipped,
  * a count, is the listed difference); then each head must be the same but
  * for stopped_head(), and the bytes to the handheld the same stream, one
  * side at most behind the other while n_tty is stopped (n_tty sends at a
- * START in the batch, pilotd after it) and n_tty behind after a TCOON
- * that finds it holding echoes (nt_flow()'s held: it sends them at its
- * next process_echoes()), never a byte different.  That lag ends at the
- * first step that surely runs process_echoes() (n_tty_releases()), and
- * what n_tty sends then must be what pilotd sent ahead: the probe after
- * the TCOON, and after the last step when one side is ahead as the case
- * ends, starts n_tty's output and must agree (probe_released()); a flush
- * that evens the two streams later does not excuse what pilotd sent ahead.
+ * START in the batch, pilotd after it), never a byte different.  A TCOON
+ * leaves neither behind: n_tty's __start_tty() runs no process_echoes(),
+ * and pilotd keeps its held echoes over it too (core/port_ioctl.c; it
+ * sent them there, and the model let n_tty lag behind it until its next
+ * process_echoes(), until fuzz_ntty's finds tcooff-tcoon-lag-held-echoes-
+ * discarded: n_tty's discard under a later TCOOFF dropped what pilotd had
+ * sent ahead).  When one side is ahead as the case ends, the probe after
+ * the last step starts n_tty's output and must agree (probe_released());
+ * a flush that evens the two streams later does not excuse what pilotd
+ * sent ahead.  From a step that floods (flood_after_stop()) on, the flood's
+ * rule judges the rest.
  * A signal character's flush, and a tcflush() of the output
  * on the side ahead, drop the lead; a tcflush() of the output while n_tty
  * is stopped does not drop its echoes (pilotd's are in its queue, which
@@ -1880,11 +1905,10 @@ static bool probe_agrees(const struct nd_case *probe, const struct nd_trace *pp,
 /*
  * The probe after step j - 1 of c (with the writes n_tty refused not made)
  * on both sides: pilotd must send what it counted (queued; < 0: TIOCOUTQ
- * was not asked), and the two runs must agree.  Also where n_tty is
- * behind after a TCOON (step j - 1), or one side ahead of the other as the
- * case ends (j: its steps + 1): what pilotd sent ahead must be what n_tty
- * sends once its process_echoes() runs, not only bytes a later flush
- * evens out.
+ * was not asked), and the two runs must agree.  Also where one side is
+ * ahead of the other as the case ends (j: its steps + 1): what pilotd sent
+ * ahead must be what n_tty sends once its process_echoes() runs, not only
+ * bytes a later flush evens out.
  */
 static int pty_run_least_kept(const struct nd_case *c, struct nd_trace *tr);
 
@@ -1920,10 +1944,7 @@ static bool probe_released(const struct nd_case *c, int j, long queued)
  * n_tty_write() runs it before it takes the desktop's bytes, so a write
  * n_tty took a byte of has sent them all; n_tty_set_termios() runs it when
  * IXON goes off and output was not stopped by TCOOFF.  From n_tty's side
- * alone: its flow (st) and its answer (l, the step's head).  A TCOON leaves
- * n_tty behind pilotd only until such a step: what it has not sent then,
- * its flush dropped (a signal character's clears its echo buffer), and
- * pilotd must not send it either.
+ * alone: its flow (st) and its answer (l, the step's head).
  */
 static bool n_tty_releases(const struct nd_case *c, const struct nt_flow st[], int j, const char *l,
 			   size_t head)
@@ -1938,10 +1959,36 @@ static bool n_tty_releases(const struct nd_case *c, const struct nt_flow st[], i
 }
 
 /*
+ * Is the '/' n_tty owes in pilotd's bytes of a write's step (pa, xa hex
+ * characters), the last of pilotd's echoes, right before the written
+ * bytes (port_write(): port_process_echoes(), then the write), so that
+ * n_tty's bytes (pb) are pilotd's without it?  Without OPOST the written
+ * bytes are the count n_tty took (l, its head); with it any such '/'.
+ */
+static bool slash_before_write(const struct nd_case *c, int j, const char *l, size_t head,
+			       const char *pa, size_t xa, const char *pb, size_t xb)
+{
+	long v;
+
+	if (xa != xb + 2 || !head_count(l, head, "write ", &v) || v <= 0)
+		return false;
+	for (size_t p = 0; p + 2 <= xa; p += 2)
+		if (memcmp(pa + p, "2f", 2) == 0 && memcmp(pa, pb, p) == 0 &&
+		    memcmp(pa + p + 2, pb + p, xb - p) == 0 &&
+		    ((settings_at(c, j).c_oflag & OPOST) || xb - p == 2 * (size_t)v))
+			return true;
+	return false;
+}
+
+/*
  * The '/' of slash_held() owed out of order: a write of the desktop's while
  * n_tty holds it (n_tty_write() runs process_echoes(), which stops at
  * echo_mark, just before the '/', then writes) sends the written bytes
- * ahead of it; pilotd sent it at the TCOON, its last byte then.  Decided
+ * ahead of it; pilotd sent it before them, the last of the echoes its
+ * process_echoes() sent there (slash_before_write()), or earlier, where a
+ * tcsetattr() that turned IXON off ran process_echoes() on both sides and
+ * n_tty stopped before the '/' (level_but_slash()).  A TCOON sends neither
+ * side's (__start_tty() runs no process_echoes()).  Decided
  * from n_tty's side: slash_held() (the case) and a write n_tty took with
  * its output running (n_tty_releases(), its head).  From there on the '/'
  * is taken out of pilotd's stream (owed), and n_tty must send it where its
@@ -1955,7 +2002,8 @@ static bool n_tty_releases(const struct nd_case *c, const struct nt_flow st[], i
  * *xb; the owed '/' taken off their front when sent) break the rule.
  */
 static bool slash_owed(const struct nd_case *c, const struct nt_flow st[], int j, const char *l,
-		       size_t head, const char **pb, size_t *xb, bool *owed, struct stream *ps)
+		       size_t head, const char **pa, size_t *xa, const char **pb, size_t *xb,
+		       bool *owed, struct stream *ps, const struct stream *ns)
 {
 	bool before_mark = c->ops[j - 1].kind == ND_WRITE && slash_held(c, j);
 
@@ -1971,9 +2019,15 @@ static bool slash_owed(const struct nd_case *c, const struct nt_flow st[], int j
 		*owed = false;
 		return true;
 	}
-	if (!*owed && before_mark && n_tty_releases(c, st, j, l, head) && ps->len >= 2 &&
-	    memcmp(ps->s + ps->len - 2, "2f", 2) == 0) {
+	if (*owed || !before_mark || !n_tty_releases(c, st, j, l, head))
+		return true;
+	if (level_but_slash(ps, ns)) {
 		ps->len -= 2;
+		*owed = true;
+	} else if (ps->len == ns->len &&
+		   slash_before_write(c, j, l, head, *pa, *xa, *pb, *xb)) {
+		*pa = *pb; /* pilotd's bytes but for the '/' */
+		*xa = *xb;
 		*owed = true;
 	}
 	return true;
@@ -2005,6 +2059,30 @@ static bool refused_writes(const struct nd_case *c, const struct nt_flow st[],
 	return any;
 }
 
+static bool heads_same(const struct nd_case *c, const struct nd_trace *port,
+		       const struct nd_trace *pty, int i);
+
+/*
+ * A step j where held_back()'s streams part, as an echo flood makes them
+ * part (timing_echo_flood, flood_explains()): n_tty's echo ring overflows
+ * in its batch (ring_overflows(), from the case) or n_tty sent 3072 bytes
+ * or more, and so did pilotd, with both streams level as it began and
+ * n_tty's output running through it (no stop shapes it: held echoes went
+ * at the same process_echoes() on both sides).  From there on the flood's
+ * rule: what the desktop sees the same but for what counts the room for
+ * output (heads_same()), the bytes to the handheld not compared.  (A
+ * KILL's erases on top of echoes held over a TCOON pass n_tty's 4096
+ * entries before commit_echoes(); add_echo_byte() writes on round them:
+ * seed tcooff-tcoon-held-echoes-kill-wraps-ring.)
+ */
+static bool flood_after_stop(const struct nd_case *c, const struct nt_flow st[],
+			     const struct nd_trace *pd, const struct nd_trace *pty, int j,
+			     bool even)
+{
+	return even && !st[j].stopped_before && !st[j].stopped && j < ND_OPS_MAX + 2 &&
+	       (pty->flood[j] || ring_overflows(c, j)) && pd->flood[j] && heads_same(c, pd, pty, j);
+}
+
 static const char *held_back(const struct nd_case *c, const struct nd_trace *port,
 			     const struct nd_trace *pty, bool race_columns)
 {
@@ -2016,11 +2094,9 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	struct nt_flow st[ND_OPS_MAX + 1];
 	const struct nd_trace *pd = port;
 	int at[USED_KINDS] = { -1, -1, -1 }, n = c->nops < ND_OPS_MAX ? c->nops : ND_OPS_MAX;
-	bool lag = false, even, dropped, apart, race_moved, slash = false,
-	     queue_behind = false;
+	bool even, dropped, apart, race_moved, slash = false, queue_behind = false;
 	bool owed = false;
-	bool lag_from[ND_OPS_MAX + 1] = { 0 };
-	int loose = LOOSE_NOT, level;
+	int loose = LOOSE_NOT, level, flood_at = n + 1;
 
 	nt_flow(c, st);
 	if (refused_writes(c, st, port, pty, &skipped))
@@ -2064,12 +2140,11 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		 */
 		if (op && st[j].stopped && xa > 0 && !st[j].ran)
 			WHY(j, "pilotd sent while stopped");
-		/* a signal's flush of echoes n_tty kept after a TCOON: as held_flush below */
+		/* a signal's flush of echoes one side held: as held_flush below */
 		dropped = st[j].isig_flush && ps.len > ns.len;
 		if (st[j].isig_flush || (st[j].out_flush && ns.len > ps.len)) {
 			if (stream_even(&ps, &ns))
 				used(at, USED_STOP, j);
-			lag = false;
 		}
 		/*
 		 * A tcflush() of the output under a stop drops no echo n_tty keeps:
@@ -2086,8 +2161,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		 * they moved n_tty's column (pilotd's moved as they were queued).
 		 */
 		level = LOOSE_NOT;
-		if (op && op->kind == ND_SETATTR && st[j].held_before &&
-		    (st[j].stopped_before || lag))
+		if (op && op->kind == ND_SETATTR && st[j].held_before && st[j].stopped_before)
 			level = op->oflag != settings_at(c, j).c_oflag ? LOOSE_OFLAG
 				: (op->iflag ^ settings_at(c, j).c_iflag) & IUTF8 ? LOOSE_COLUMNS
 										    : LOOSE_NOT;
@@ -2106,27 +2180,33 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			stream_loosen(&ps, loose);
 			stream_loosen(&ns, loose);
 		}
-		if (op && !slash_owed(c, st, j, lb, hb, &pb, &xb, &owed, &ps))
+		if (op && !slash_owed(c, st, j, lb, hb, &pa, &xa, &pb, &xb, &owed, &ps, &ns))
 			WHY(j, "owed '/'");
 		if (owed)
 			used(at, USED_STOP, j);
 		even = ps.len == ns.len;
 		stream_add_loose(&ps, pa, xa, loose);
-		if (op && op->kind == ND_XONC && op->arg == TCOON && st[j].tco_before &&
-		    st[j].held_before)
-			lag = lag_from[j] = true;
 		slash = slash_held(c, j) && !owed;
 		/* from n_tty's side: it sent more than pilotd's queue holds */
 		queue_behind = xb / 2 > ph_config_small.txq_size || (queue_behind && xa == 0);
-		if (!n_tty_sent(&ps, &ns, pb, xb, loose, st[j].stopped, lag, slash, queue_behind, at,
+		if (!n_tty_sent(&ps, &ns, pb, xb, loose, st[j].stopped, slash, queue_behind, at,
 				j)) {
+			/*
+			 * An echo flood in a step that n_tty's stop no longer
+			 * shapes: timing_echo_flood's rule from here on
+			 */
+			if (!owed && flood_after_stop(c, st, pd, pty, j, even)) {
+				used(at, USED_FLOOD, j);
+				flood_at = j;
+				break;
+			}
 			/*
 			 * A race's: n_tty sent echoes that pilotd's flush dropped,
 			 * then what both sent after it (the signal's echo at least)
 			 */
 			if (!flush_races(c, j, &race_moved) || !even || xa == 0 || xb <= xa ||
 			    memcmp(pb + xb - xa, pa, xa) != 0 ||
-			    !n_tty_sent(&ps, &ns, pb + xb - xa, xa, loose, st[j].stopped, lag, slash,
+			    !n_tty_sent(&ps, &ns, pb + xb - xa, xa, loose, st[j].stopped, slash,
 					queue_behind, at, j) ||
 			    ps.len != ns.len)
 				WHY(j, "bytes");
@@ -2138,13 +2218,9 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		/* ... and pilotd too sent all that waited there: never behind after it */
 		if (op && st[j].stopped && st[j].ran && ps.len < ns.len)
 			WHY(j, "pilotd behind after a START");
-		if (ps.len == ns.len || (slash && level_but_slash(&ps, &ns)))
-			lag = false;
-		else if (lag && n_tty_releases(c, st, j, lb, hb))
-			WHY(j, "kept for good");
 	}
 	/* before the probes reuse the streams */
-	apart = (ps.len != ns.len || memcmp(ps.s, ns.s, ps.len) != 0) &&
+	apart = flood_at > n && (ps.len != ns.len || memcmp(ps.s, ns.s, ps.len) != 0) &&
 		!(slash_held(c, n) && !owed && level_but_slash(&ps, &ns));
 	/* a probe's end started n_tty's output and ran process_echoes(): nothing held */
 	if (apart && probing)
@@ -2162,11 +2238,11 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	}
 	if (!probing)
 		base = skipped;
-	for (int j = 1; j <= n && !probing; j++)
+	for (int j = 1; j < flood_at && j <= n && !probing; j++)
 		if (queued[j] > 0 && !probe_released(&base, j, queued[j]))
 			WHY(j, "outq");
 	/* pilotd's own count, with the writes it took, where a flush dropped them */
-	for (int j = 1, pending = 0; j <= n && !probing && pd != port; j++) {
+	for (int j = 1, pending = 0; j < flood_at && j <= n && !probing && pd != port; j++) {
 		size_t ha, hb, xa, xb;
 		const char *pa, *pb, *la = step_parts(port, j, &ha, &pa, &xa),
 				    *lb = step_parts(pd, j, &hb, &pb, &xb);
@@ -2181,9 +2257,6 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		    (ha != hb || memcmp(la, lb, ha) != 0) && !writes_dropped(c, &base, j))
 			WHY(j, "writes dropped");
 	}
-	for (int j = 1; j <= n && !probing; j++)
-		if (lag_from[j] && !probe_released(&base, j + 1, -1))
-			WHY(j, "kept after TCOON");
 	if (apart && !probing && !probe_released(&base, n + 1, -1))
 		WHY(n, "held at the end");
 	if (at[USED_RACE] >= 0 && (at[USED_STOP] < 0 || at[USED_RACE] <= at[USED_STOP]))

@@ -3299,8 +3299,9 @@ static void rx_packets(struct port *p, const uint8_t *in, size_t len)
  * as n_tty's wait in its echo ring: not in the output queue (TIOCOUTQ does
  * not count them), and of a flood only the newest are kept, whole
  * operations of fewer than 3808 entries (__process_echoes()'s
- * ECHO_DISCARD_WATERMARK), which go when output starts again (at a TCOON
- * too, where n_tty's wait for its next process_echoes()).  Before, the
+ * ECHO_DISCARD_WATERMARK), which go at the START (after a TCOON, which
+ * sends none of them, test_held_echoes_wait_over_tcoon(): at the START's
+ * process_echoes() there too).  Before, the
  * queue kept the oldest 4096 bytes and dropped the newest (fuzz_ntty's
  * finds tcooff-vreprint-flood-held and stop-vreprint-flood-write).
  */
@@ -3339,10 +3340,12 @@ static void test_held_echoes_keep_the_newest(void)
 		port_after_events(&p, 1);
 		CHECK_EQ(port_tx_queued(&p), 0); /* n_tty's TIOCOUTQ counts no echo */
 		CHECK_EQ(ph_handheld_takes_into(&h, out, sizeof(out)), 0);
-		if (cases[i].tcooff)
+		if (cases[i].tcooff) {
 			port_ioctl(&p, new_req(), fh, &on);
-		else
-			port_rx(&p, "\021", 1, 1);
+			port_after_events(&p, 1);
+			CHECK_EQ(ph_handheld_takes_into(&h, out, sizeof(out)), 0);
+		}
+		port_rx(&p, "\021", 1, 1);
 		port_after_events(&p, 1);
 		while ((k = ph_handheld_takes_into(&h, out + n, sizeof(out) - n)) > 0)
 			n += k;
@@ -3396,6 +3399,105 @@ static void test_ixon_off_sends_echoes_waiting_for_room(void)
 				"ixon_off_sends_echoes_waiting_for_room: %s: %zu bytes went, %zu wanted\n",
 				tcooff ? "TCOOFF" : "output running", n - room,
 				tcooff ? 0 : sizeof(in) - room);
+			check_failures++;
+		}
+		port_release(&p, fh);
+		check_all_answered_once();
+		teardown();
+	}
+}
+
+/*
+ * Echoes that TCOOFF held stay held over the TCOON: n_tty's TCOON
+ * (tty_ioctl.c TCXONC) is __start_tty(), which runs no process_echoes()
+ * (tty_io.c; n_tty_write_wakeup() only signals), so they wait in its echo
+ * ring for its next process_echoes(): a batch that echoes (flush_echoes()
+ * at its end), a START, a signal character without ECHO, a write
+ * (n_tty_write(), before the written bytes), IXON turned off
+ * (n_tty_set_termios()); a batch that echoes nothing (a VEOF at the start
+ * of a line: flush_echoes() finds echo_commit at echo_head) sends none.
+ * pilotd sent them at the TCOON; n_tty, holding them, later discarded the
+ * oldest of them under a second TCOOFF (ECHO_DISCARD_WATERMARK) and sent
+ * other bytes than pilotd (fuzz_ntty's finds
+ * tcooff-tcoon-lag-held-echoes-discarded, -2, -3,
+ * tcooff-tcoon-held-echoes-kill-wraps-ring).  The last case is that: 3000
+ * letters held, TCOON, TCOOFF, 1000 more: only the newest 3807 go.
+ */
+static void test_held_echoes_wait_over_tcoon(void)
+{
+	enum next { BATCH, VEOF_ONLY, START, QUIT, WRITE, IXON_OFF, TCOOFF_MORE };
+	static const struct {
+		const char *name;
+		enum next next;
+		const char *want; /* after the held "ab", or NULL: the newest 3807 letters */
+	} cases[] = {
+		{ "a batch that echoes", BATCH, "abc" },
+		{ "a VEOF (no echo), then a write", VEOF_ONLY, "abW" },
+		{ "a START", START, "ab" },
+		{ "a QUIT without ECHO", QUIT, "ab" },
+		{ "a write", WRITE, "abW" },
+		{ "IXON turned off", IXON_OFF, "ab" },
+		{ "TCOOFF again, more echoes", TCOOFF_MORE, NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tty_ioctl on = { .cmd = TCXONC, .arg = TCOON },
+				 off = { .cmd = TCXONC, .arg = TCOOFF };
+		static uint8_t in[4000], out[8192]; /* one line: it holds 4095 */
+		const size_t keep = 3807, held = cases[i].next == TCOOFF_MORE ? 3000 : 2;
+		size_t n = 0, k;
+		struct port p;
+		uint64_t fh = echo_flood_port(&p, IXON, ICANON | ECHO | ISIG);
+
+		for (k = 0; k < sizeof(in); k++)
+			in[k] = (uint8_t)('a' + k % 26);
+		port_ioctl(&p, new_req(), fh, &off);
+		for (k = 0; k < held; k += 64)
+			port_rx(&p, in + k, held - k < 64 ? held - k : 64, 1);
+		port_after_events(&p, 1);
+		CHECK_EQ(ph_handheld_takes_into(&h, out, sizeof(out)), 0);
+		port_ioctl(&p, new_req(), fh, &on);
+		port_after_events(&p, 1);
+		n = ph_handheld_takes_into(&h, out, sizeof(out));
+		if (n != 0) {
+			fprintf(stderr, "held_echoes_wait_over_tcoon: %s: %zu bytes at the TCOON\n",
+				cases[i].name, n);
+			check_failures++;
+		}
+		switch (cases[i].next) {
+		case BATCH: port_rx(&p, "c", 1, 1); break;
+		case VEOF_ONLY:
+			port_rx(&p, "\004", 1, 1); /* in a line: no echo, nothing delivered */
+			port_after_events(&p, 1);
+			CHECK_EQ(ph_handheld_takes_into(&h, out, sizeof(out)), 0);
+			do_write(fh, "W", false);
+			break;
+		case START: port_rx(&p, "\021", 1, 1); break;
+		case QUIT:
+			set_flags(&p, fh, IXON, 0, ICANON | ISIG | NOFLSH);
+			port_rx(&p, "\034", 1, 1);
+			break;
+		case WRITE: do_write(fh, "W", false); break;
+		case IXON_OFF: set_flags(&p, fh, 0, 0, ICANON | ECHO | ISIG); break;
+		case TCOOFF_MORE:
+			port_ioctl(&p, new_req(), fh, &off);
+			for (k = held; k < sizeof(in); k += 64)
+				port_rx(&p, in + k, sizeof(in) - k < 64 ? sizeof(in) - k : 64, 1);
+			port_ioctl(&p, new_req(), fh, &on);
+			port_after_events(&p, 1);
+			CHECK_EQ(ph_handheld_takes_into(&h, out, sizeof(out)), 0);
+			port_rx(&p, "\021", 1, 1);
+			break;
+		}
+		port_after_events(&p, 1);
+		n = 0;
+		while ((k = ph_handheld_takes_into(&h, out + n, sizeof(out) - n)) > 0)
+			n += k;
+		if (cases[i].want ? n != strlen(cases[i].want) || memcmp(out, cases[i].want, n) != 0
+				  : n != keep || memcmp(out, in + sizeof(in) - keep, n) != 0) {
+			fprintf(stderr,
+				"held_echoes_wait_over_tcoon: %s: %zu bytes went, \"%.*s\"\n",
+				cases[i].name, n, (int)(n < 16 ? n : 16), (const char *)out);
 			check_failures++;
 		}
 		port_release(&p, fh);
@@ -3519,6 +3621,7 @@ int main(void)
 	test_what_restarts_output();
 	test_held_echoes_keep_the_newest();
 	test_ixon_off_sends_echoes_waiting_for_room();
+	test_held_echoes_wait_over_tcoon();
 	test_hung_up_after_the_next_arrival();
 	return check_result("test_port");
 }
