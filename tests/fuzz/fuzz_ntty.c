@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coverage_keep.h"
 #include "ntty_diff.h"
 
 static char listed[ND_LISTED_MAX][64];
@@ -64,13 +65,19 @@ __attribute__((no_sanitize("coverage"))) static bool is_listed(const char *name)
 	return false;
 }
 
-/* Its branches follow the pty's verdict: no coverage (see above). */
+/*
+ * Its branches follow the pty's verdict: no coverage (see above).  What the
+ * verdict runs of pilotd must not count either (coverage_keep.h): libFuzzer's
+ * view is kept after pilotd's own run and put back after n_tty's and the
+ * verdict.
+ */
 __attribute__((no_sanitize("coverage"))) int LLVMFuzzerTestOneInput(const uint8_t *data,
 								      size_t size)
 {
 	static struct nd_trace port, pty;
 	static char text[8192];
 	static struct nd_case c;
+	static struct coverage_kept kept;
 	const char *name;
 	int at, err, runs;
 
@@ -79,7 +86,9 @@ __attribute__((no_sanitize("coverage"))) int LLVMFuzzerTestOneInput(const uint8_
 		fprintf(stderr, "fuzz_ntty: a request answered other than once\n");
 		abort();
 	}
+	coverage_keep(&kept);
 	err = nd_run_pty_against(&c, &port, &pty, &at, &name, &runs);
+	coverage_put_back(&kept);
 	if (err < 0) {
 		nd_case_print(&c, text, sizeof(text));
 		fprintf(stderr, "fuzz_ntty: the pty side failed %d times (%s): %s\n", runs,
