@@ -1595,18 +1595,78 @@ static bool with_parts(const char *a, size_t na, const char *b, size_t nb, const
  * txq: the echoes that find no room there wait in pilotd's echo ring, the
  * more of them the more room the writes took, and go in the next step
  * that sends; so such a step is judged with the steps up to that one,
- * their bytes together, and one that ends the range unjudged.  sent_at[j]:
- * the step that sends the write of step j (0: none).
+ * their bytes together, and one that ends the range unjudged.  Where that
+ * step is a signal character's flush (nt_flow(), from the case), the
+ * echoes the writes kept waiting are dropped with the echo ring (n_tty's
+ * isig() clears its echo buffer, echo_head = echo_tail = 0, and pilotd's
+ * ldisc does the same): flush_cut() judges it.  sent_at[j]: the step that
+ * sends the write of step j (0: none).
  */
+/*
+ * The most bytes a write's first n bytes (at step j) can take in pilotd's
+ * queue, as OPOST makes them (do_output_char(), core/ldisc.c
+ * output_byte()): a NL under ONLCR 2, a tab under XTABS up to 8 spaces,
+ * any other byte 1 (a CR under ONOCR at column 0 none).
+ */
+static size_t write_room_max(const struct nd_case *c, int j, size_t n)
+{
+	tcflag_t o = settings_at(c, j).c_oflag;
+	size_t room = 0;
+
+	for (size_t q = 0; q < n && q < c->ops[j - 1].len; q++) {
+		uint8_t b = c->ops[j - 1].bytes[q];
+
+		if ((o & OPOST) && b == '\n' && (o & ONLCR))
+			room += 2;
+		else if ((o & OPOST) && b == '\t' && (o & TABDLY) == XTABS)
+			room += LDISC_OUT_MAX;
+		else
+			room++;
+	}
+	return room;
+}
+
+/*
+ * A range of flood steps (writes_sent()) that ends at step k, whose signal
+ * character flushes pilotd's echo ring: the writes took room in pilotd's
+ * queue that echoes took without them, so those echoes waited in the ring,
+ * the oldest there, and the flush dropped them (ldisc.c: the ring is a
+ * queue, and a write's bytes go ahead of every echo).  So pilotd's bytes
+ * before step k (pa, pre_a of them, squeezed) must be its bytes without the
+ * writes (the raw ones, rb) less their last cut bytes, with the writes put
+ * in whole (w), for one cut of 1 to room bytes (room: what the writes can
+ * take, writes_room_max(), and a fill's slack, an echo's output that does
+ * not fit the last bytes of the queue, LDISC_OUT_MAX - 1 a step), and step
+ * k's own bytes the same on both runs (after the flush neither has an echo
+ * waiting).
+ */
+static bool flush_cut(const struct stream *a, size_t pre_a, const struct stream *b, size_t pre_b,
+		      const struct stream *rb, const struct stream w[], int n, size_t room, bool raw)
+{
+	static char cbuf[ND_TRACE_MAX];
+
+	if (a->len - pre_a != b->len - pre_b ||
+	    memcmp(a->s + pre_a, b->s + pre_b, a->len - pre_a) != 0)
+		return false;
+	for (size_t cut = 1; cut <= room && 2 * cut <= rb->len; cut++) {
+		struct stream t = { cbuf, 0 };
+
+		squeeze(&t, rb->s, rb->len - 2 * cut, raw);
+		if (with_parts(a->s, pre_a, t.s, t.len, w, n))
+			return true;
+	}
+	return false;
+}
+
 static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 			const struct nt_flow st[], const struct nd_trace *port,
 			const struct nd_trace *alt, const int sent_at[], int s, int e)
 {
-	static char abuf[ND_TRACE_MAX], bbuf[ND_TRACE_MAX], wbuf[ND_TRACE_MAX];
+	static char abuf[ND_TRACE_MAX], bbuf[ND_TRACE_MAX], wbuf[ND_TRACE_MAX], rbuf[ND_TRACE_MAX];
 	struct stream w[ND_OPS_MAX];
-	struct stream a = { abuf, 0 }, b = { bbuf, 0 };
+	struct stream a = { abuf, 0 }, b = { bbuf, 0 }, rb = { rbuf, 0 };
 	bool raw = true, carry = false;
-	size_t used_w = 0;
+	size_t used_w = 0, room = 0;
 	int n = 0;
 
 	for (int j = 0; j <= c->nops && j < e; j++)
@@ -1616,8 +1676,11 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 		const char *pa, *pb, *la = step_parts(port, k, &ha, &pa, &xa),
 				    *lb = step_parts(alt, k, &hb, &pb, &xb);
 
+		size_t pre_a = a.len, pre_b = b.len;
+		bool carried = carry;
+
 		if (!carry)
-			a.len = b.len = used_w = 0, n = 0;
+			a.len = b.len = rb.len = used_w = room = 0, n = 0, pre_a = pre_b = 0;
 		if (!la || !lb)
 			return false;
 		if (!skipped->ops[k - 1].skip && (ha != hb || memcmp(la, lb, ha) != 0) &&
@@ -1639,16 +1702,21 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 			w[n] = (struct stream){ wbuf + used_w, 0 };
 			squeeze(&w[n], part, 2 * (size_t)v, raw);
 			used_w += w[n++].len;
+			room += write_room_max(c, j, (size_t)v);
 		}
 		squeeze(&a, pa, xa, raw);
 		squeeze(&b, pb, xb, raw);
 		/* a flood: the writes took room in txq that echoes take without them */
 		if (port->flood[k] || alt->flood[k] || (carry && xa == 0 && xb == 0)) {
+			stream_add(&rb, pb, xb);
+			room += LDISC_OUT_MAX - 1;
 			carry = true;
 			continue;
 		}
 		carry = false;
-		if (!with_parts(a.s, a.len, b.s, b.len, w, n))
+		if (!with_parts(a.s, a.len, b.s, b.len, w, n) &&
+		    !(carried && st[k].isig_flush &&
+		      flush_cut(&a, pre_a, &b, pre_b, &rb, w, n, room, raw)))
 			return false;
 	}
 	return true;
