@@ -1627,6 +1627,95 @@ static size_t write_room_max(const struct nd_case *c, int j, size_t n)
 }
 
 /*
+ * The first n bytes of the write of step j as OPOST makes them from column
+ * *col on (n_tty's do_output_char(), which pilotd's output_byte() follows),
+ * in hex onto st; *col moves as they do.  Without OPOST the bytes as they
+ * are.  A NL: CR NL under ONLCR (column 0), else the NL (column 0 under
+ * ONLRET); a CR: nothing under ONOCR at column 0, a NL under OCRNL (column
+ * 0 under ONLRET), else the CR (column 0); a tab: to the next multiple of
+ * 8, as spaces under XTABS; a backspace: a column back but at 0; any other
+ * byte that is not a control character (the kernel's iscntrl(): below 0x20
+ * and 0x7f; lib/ctype.c gives 128..159 no class): upper case
+ * under OLCUC (the kernel's toupper()), a column on but for a UTF-8
+ * continuation byte under IUTF8.
+ */
+static void write_output(const struct nd_case *c, int j, size_t n, unsigned int *col,
+			 struct stream *st)
+{
+	struct termios2 t = settings_at(c, j);
+	tcflag_t o = t.c_oflag;
+
+	for (size_t q = 0; q < n && q < c->ops[j - 1].len; q++) {
+		uint8_t b = c->ops[j - 1].bytes[q], out[LDISC_OUT_MAX];
+		size_t k = 1;
+
+		out[0] = b;
+		if (!(o & OPOST)) {
+		} else if (b == '\n') {
+			*col = (o & ONLRET) ? 0 : *col;
+			if (o & ONLCR)
+				out[0] = '\r', out[1] = '\n', k = 2, *col = 0;
+		} else if (b == '\r') {
+			if ((o & ONOCR) && *col == 0)
+				k = 0;
+			else if (o & OCRNL)
+				out[0] = '\n', *col = (o & ONLRET) ? 0 : *col;
+			else
+				*col = 0;
+		} else if (b == '\t') {
+			unsigned int spaces = 8 - (*col & 7);
+
+			*col += spaces;
+			if ((o & TABDLY) == XTABS)
+				memset(out, ' ', spaces), k = spaces;
+		} else if (b == '\b') {
+			*col -= *col > 0;
+		} else if (!(b < 0x20 || b == 0x7f)) { /* lib/ctype.c: 128..159 no class */
+			out[0] = (o & OLCUC) ? latin1_upper(b) : b;
+			*col += !((t.c_iflag & IUTF8) && (b & 0xc0) == 0x80);
+		}
+		for (size_t x = 0; x < k; x++) {
+			char h[3];
+
+			snprintf(h, sizeof(h), "%02x", out[x]);
+			stream_add(st, h, 2);
+		}
+	}
+}
+
+/*
+ * The writes sent at one step (js[], count[] bytes of each, pilotd's
+ * answers) went into pilotd's queue one after the other while output was
+ * stopped (no echo between: the stop holds them in the echo ring): their
+ * bytes as OPOST makes them (write_output()), from some column on, must be
+ * in what the step sent (hex, len characters), whole and together.  The
+ * column is pilotd's when it took the first; any from 0 to 8 past the
+ * writes' length covers every tab stop, column 0 and every backspace.
+ */
+static bool writes_whole(const struct nd_case *c, const int js[], const long count[], int n,
+			 const char *hex, size_t len)
+{
+	static char buf[2 * ND_OPS_MAX * ND_BYTES_MAX * LDISC_OUT_MAX + 1];
+	size_t total = 0;
+
+	if (n == 0)
+		return true;
+	for (int i = 0; i < n; i++)
+		total += (size_t)count[i];
+	for (unsigned int col0 = 0; col0 <= 8 + total; col0++) {
+		struct stream st = { buf, 0 };
+		unsigned int col = col0;
+
+		for (int i = 0; i < n; i++)
+			write_output(c, js[i], (size_t)count[i], &col, &st);
+		for (size_t p = 0; p + st.len <= len; p += 2)
+			if (memcmp(hex + p, st.s, st.len) == 0)
+				return true;
+	}
+	return false;
+}
+
+/*
  * A range of flood steps (writes_sent()) that ends at step k, whose signal
  * character flushes pilotd's echo ring: the writes took room in pilotd's
  * queue that echoes took without them, so those echoes waited in the ring,
@@ -1678,6 +1767,8 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 
 		size_t pre_a = a.len, pre_b = b.len;
 		bool carried = carry;
+		int js[ND_OPS_MAX], nk = 0;
+		long count[ND_OPS_MAX];
 
 		if (!carry)
 			a.len = b.len = rb.len = used_w = room = 0, n = 0, pre_a = pre_b = 0;
@@ -1703,7 +1794,10 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 			squeeze(&w[n], part, 2 * (size_t)v, raw);
 			used_w += w[n++].len;
 			room += write_room_max(c, j, (size_t)v);
+			js[nk] = j, count[nk++] = v;
 		}
+		if (!writes_whole(c, js, count, nk, pa, xa))
+			return false;
 		squeeze(&a, pa, xa, raw);
 		squeeze(&b, pb, xb, raw);
 		/* a flood: the writes took room in txq that echoes take without them */
