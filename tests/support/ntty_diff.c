@@ -1583,26 +1583,6 @@ static bool with_parts(const char *a, size_t na, const char *b, size_t nb, const
 }
 
 /*
- * pilotd's own run (port), from the step that sends the writes n_tty
- * refused (they waited in its queue) to step e (excluded: a flush that
- * dropped some, from where writes_held() compares it with the run gone;
- * or the end), against its run without them (alt): what the desktop sees
- * the same but for the refused writes' own answers and, while output is
- * stopped, TIOCOUTQ and POLLOUT; in each step, the bytes to the handheld
- * alt's with the writes it sends put in, whole and in order (the first
- * count bytes of each, pilotd's answer), as OPOST cannot change them
- * where OPOST is on (squeeze()).  A step that floods (ECHO_FLOOD) fills
- * txq: the echoes that find no room there wait in pilotd's echo ring, the
- * more of them the more room the writes took, and go in the next step
- * that sends; so such a step is judged with the steps up to that one,
- * their bytes together, and one that ends the range unjudged.  Where that
- * step is a signal character's flush (nt_flow(), from the case), the
- * echoes the writes kept waiting are dropped with the echo ring (n_tty's
- * isig() clears its echo buffer, echo_head = echo_tail = 0, and pilotd's
- * ldisc does the same): flush_cut() judges it.  sent_at[j]: the step that
- * sends the write of step j (0: none).
- */
-/*
  * The most bytes a write's first n bytes (at step j) can take in pilotd's
  * queue, as OPOST makes them (do_output_char(), core/ldisc.c
  * output_byte()): a NL under ONLCR 2, a tab under XTABS up to 8 spaces,
@@ -1724,7 +1704,7 @@ static bool writes_whole(const struct nd_case *c, const int js[], const long cou
  * before step k (pa, pre_a of them, squeezed) must be its bytes without the
  * writes (the raw ones, rb) less their last cut bytes, with the writes put
  * in whole (w), for one cut of 1 to room bytes (room: what the writes can
- * take, writes_room_max(), and a fill's slack, an echo's output that does
+ * take, write_room_max(), and a fill's slack, an echo's output that does
  * not fit the last bytes of the queue, LDISC_OUT_MAX - 1 a step), and step
  * k's own bytes the same on both runs (after the flush neither has an echo
  * waiting).
@@ -1747,6 +1727,28 @@ static bool flush_cut(const struct stream *a, size_t pre_a, const struct stream 
 	return false;
 }
 
+/*
+ * pilotd's own run (port), from the step that sends the writes n_tty
+ * refused (they waited in its queue) to step e (excluded: a flush that
+ * dropped some, from where writes_held() compares it with the run gone;
+ * or the end), against its run without them (alt): what the desktop sees
+ * the same but for the refused writes' own answers and, while output is
+ * stopped, TIOCOUTQ and POLLOUT; in each step, the bytes to the handheld
+ * alt's with the writes it sends put in, whole and in order (the first
+ * count bytes of each, pilotd's answer), as OPOST cannot change them
+ * where OPOST is on (squeeze()).  A step that floods (ECHO_FLOOD) fills
+ * txq: the echoes that find no room there wait in pilotd's echo ring, the
+ * more of them the more room the writes took, and go in the next step
+ * that sends; so such a step is judged with the steps up to that one,
+ * their bytes together, and one that ends the range unjudged.  Where that
+ * step is a signal character's flush (nt_flow(), from the case), the
+ * echoes the writes kept waiting are dropped with the echo ring (n_tty's
+ * isig() clears its echo buffer, echo_head = echo_tail = 0, and pilotd's
+ * ldisc does the same): flush_cut() judges it.  And each step's bytes must
+ * hold the writes it sends as OPOST makes them, which the squeezed
+ * comparison leaves out in part (writes_whole()).  sent_at[j]: the step
+ * that sends the write of step j (0: none).
+ */
 static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 			const struct nt_flow st[], const struct nd_trace *port,
 			const struct nd_trace *alt, const int sent_at[], int s, int e)
