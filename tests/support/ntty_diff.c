@@ -1583,6 +1583,151 @@ static bool with_parts(const char *a, size_t na, const char *b, size_t nb, const
 }
 
 /*
+ * The most bytes a write's first n bytes (at step j) can take in pilotd's
+ * queue, as OPOST makes them (do_output_char(), core/ldisc.c
+ * output_byte()): a NL under ONLCR 2, a tab under XTABS up to 8 spaces,
+ * any other byte 1 (a CR under ONOCR at column 0 none).
+ */
+static size_t write_room_max(const struct nd_case *c, int j, size_t n)
+{
+	tcflag_t o = settings_at(c, j).c_oflag;
+	size_t room = 0;
+
+	for (size_t q = 0; q < n && q < c->ops[j - 1].len; q++) {
+		uint8_t b = c->ops[j - 1].bytes[q];
+
+		if ((o & OPOST) && b == '\n' && (o & ONLCR))
+			room += 2;
+		else if ((o & OPOST) && b == '\t' && (o & TABDLY) == XTABS)
+			room += LDISC_OUT_MAX;
+		else
+			room++;
+	}
+	return room;
+}
+
+/*
+ * The first n bytes of the write of step j as OPOST makes them from column
+ * *col on (n_tty's do_output_char(), which pilotd's output_byte() follows),
+ * in hex onto st; *col moves as they do.  Without OPOST the bytes as they
+ * are.  A NL: CR NL under ONLCR (column 0), else the NL (column 0 under
+ * ONLRET); a CR: nothing under ONOCR at column 0, a NL under OCRNL (column
+ * 0 under ONLRET), else the CR (column 0); a tab: to the next multiple of
+ * 8, as spaces under XTABS; a backspace: a column back but at 0; any other
+ * byte that is not a control character (the kernel's iscntrl(): below 0x20
+ * and 0x7f; lib/ctype.c gives 128..159 no class): upper case
+ * under OLCUC (the kernel's toupper()), a column on but for a UTF-8
+ * continuation byte under IUTF8.
+ */
+static void write_output(const struct nd_case *c, int j, size_t n, unsigned int *col,
+			 struct stream *st)
+{
+	struct termios2 t = settings_at(c, j);
+	tcflag_t o = t.c_oflag;
+
+	for (size_t q = 0; q < n && q < c->ops[j - 1].len; q++) {
+		uint8_t b = c->ops[j - 1].bytes[q], out[LDISC_OUT_MAX];
+		size_t k = 1;
+
+		out[0] = b;
+		if (!(o & OPOST)) {
+		} else if (b == '\n') {
+			*col = (o & ONLRET) ? 0 : *col;
+			if (o & ONLCR)
+				out[0] = '\r', out[1] = '\n', k = 2, *col = 0;
+		} else if (b == '\r') {
+			if ((o & ONOCR) && *col == 0)
+				k = 0;
+			else if (o & OCRNL)
+				out[0] = '\n', *col = (o & ONLRET) ? 0 : *col;
+			else
+				*col = 0;
+		} else if (b == '\t') {
+			unsigned int spaces = 8 - (*col & 7);
+
+			*col += spaces;
+			if ((o & TABDLY) == XTABS)
+				memset(out, ' ', spaces), k = spaces;
+		} else if (b == '\b') {
+			*col -= *col > 0;
+		} else if (!(b < 0x20 || b == 0x7f)) { /* lib/ctype.c: 128..159 no class */
+			out[0] = (o & OLCUC) ? latin1_upper(b) : b;
+			*col += !((t.c_iflag & IUTF8) && (b & 0xc0) == 0x80);
+		}
+		for (size_t x = 0; x < k; x++) {
+			char h[3];
+
+			snprintf(h, sizeof(h), "%02x", out[x]);
+			stream_add(st, h, 2);
+		}
+	}
+}
+
+/*
+ * The writes sent at one step (js[], count[] bytes of each, pilotd's
+ * answers) went into pilotd's queue one after the other while output was
+ * stopped (no echo between: the stop holds them in the echo ring): their
+ * bytes as OPOST makes them (write_output()), from some column on, must be
+ * in what the step sent (hex, len characters), whole and together.  The
+ * column is pilotd's when it took the first; any from 0 to 8 past the
+ * writes' length covers every tab stop, column 0 and every backspace.
+ */
+static bool writes_whole(const struct nd_case *c, const int js[], const long count[], int n,
+			 const char *hex, size_t len)
+{
+	static char buf[2 * ND_OPS_MAX * ND_BYTES_MAX * LDISC_OUT_MAX + 1];
+	size_t total = 0;
+
+	if (n == 0)
+		return true;
+	for (int i = 0; i < n; i++)
+		total += (size_t)count[i];
+	for (unsigned int col0 = 0; col0 <= 8 + total; col0++) {
+		struct stream st = { buf, 0 };
+		unsigned int col = col0;
+
+		for (int i = 0; i < n; i++)
+			write_output(c, js[i], (size_t)count[i], &col, &st);
+		for (size_t p = 0; p + st.len <= len; p += 2)
+			if (memcmp(hex + p, st.s, st.len) == 0)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * A range of flood steps (writes_sent()) that ends at step k, whose signal
+ * character flushes pilotd's echo ring: the writes took room in pilotd's
+ * queue that echoes took without them, so those echoes waited in the ring,
+ * the oldest there, and the flush dropped them (ldisc.c: the ring is a
+ * queue, and a write's bytes go ahead of every echo).  So pilotd's bytes
+ * before step k (pa, pre_a of them, squeezed) must be its bytes without the
+ * writes (the raw ones, rb) less their last cut bytes, with the writes put
+ * in whole (w), for one cut of 1 to room bytes (room: what the writes can
+ * take, write_room_max(), and a fill's slack, an echo's output that does
+ * not fit the last bytes of the queue, LDISC_OUT_MAX - 1 a step), and step
+ * k's own bytes the same on both runs (after the flush neither has an echo
+ * waiting).
+ */
+static bool flush_cut(const struct stream *a, size_t pre_a, const struct stream *b, size_t pre_b,
+		      const struct stream *rb, const struct stream w[], int n, size_t room, bool raw)
+{
+	static char cbuf[ND_TRACE_MAX];
+
+	if (a->len - pre_a != b->len - pre_b ||
+	    memcmp(a->s + pre_a, b->s + pre_b, a->len - pre_a) != 0)
+		return false;
+	for (size_t cut = 1; cut <= room && 2 * cut <= rb->len; cut++) {
+		struct stream t = { cbuf, 0 };
+
+		squeeze(&t, rb->s, rb->len - 2 * cut, raw);
+		if (with_parts(a->s, pre_a, t.s, t.len, w, n))
+			return true;
+	}
+	return false;
+}
+
+/*
  * pilotd's own run (port), from the step that sends the writes n_tty
  * refused (they waited in its queue) to step e (excluded: a flush that
  * dropped some, from where writes_held() compares it with the run gone;
@@ -1595,33 +1740,24 @@ static bool with_parts(const char *a, size_t na, const char *b, size_t nb, const
  * txq: the echoes that find no room there wait in pilotd's echo ring, the
  * more of them the more room the writes took, and go in the next step
  * that sends; so such a step is judged with the steps up to that one,
- * their bytes together, and one that ends the range unjudged.  A flush
- * before that step (a signal character's, a tcflush() of the output, from
- * the case: st) drops what still waits there: the steps before it are
- * judged together with alt's bytes short by at most what the writes put
- * out (displaced_dropped(); fuzz_ntty's fixed-seed run: a write under a
- * STOP, VREPRINT floods, the START, an INTR).  sent_at[j]: the step that
- * sends the write of step j (0: none).
+ * their bytes together, and one that ends the range unjudged.  Where that
+ * step is a signal character's flush (nt_flow(), from the case), the
+ * echoes the writes kept waiting are dropped with the echo ring (n_tty's
+ * isig() clears its echo buffer, echo_head = echo_tail = 0, and pilotd's
+ * ldisc does the same): flush_cut() judges it.  And each step's bytes must
+ * hold the writes it sends as OPOST makes them, which the squeezed
+ * comparison leaves out in part (writes_whole()).  sent_at[j]: the step
+ * that sends the write of step j (0: none).
  */
-/* a is b with the parts w put in, but for at most out (hex) of b's end: the echoes dropped */
-static bool displaced_dropped(const struct stream *a, const struct stream *b,
-			      const struct stream w[], int n, size_t out)
-{
-	for (size_t d = 0; d <= out && d <= b->len; d += 2)
-		if (with_parts(a->s, a->len, b->s, b->len - d, w, n))
-			return true;
-	return false;
-}
-
 static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 			const struct nt_flow st[], const struct nd_trace *port,
 			const struct nd_trace *alt, const int sent_at[], int s, int e)
 {
-	static char abuf[ND_TRACE_MAX], bbuf[ND_TRACE_MAX], wbuf[ND_TRACE_MAX];
+	static char abuf[ND_TRACE_MAX], bbuf[ND_TRACE_MAX], wbuf[ND_TRACE_MAX], rbuf[ND_TRACE_MAX];
 	struct stream w[ND_OPS_MAX];
-	struct stream a = { abuf, 0 }, b = { bbuf, 0 };
+	struct stream a = { abuf, 0 }, b = { bbuf, 0 }, rb = { rbuf, 0 };
 	bool raw = true, carry = false;
-	size_t used_w = 0, out_w = 0; /* out_w: the most hex the writes put out */
+	size_t used_w = 0, room = 0;
 	int n = 0;
 
 	for (int j = 0; j <= c->nops && j < e; j++)
@@ -1631,14 +1767,13 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 		const char *pa, *pb, *la = step_parts(port, k, &ha, &pa, &xa),
 				    *lb = step_parts(alt, k, &hb, &pb, &xb);
 
-		/* the echoes the writes displaced, dropped by a flush before they went */
-		if (carry && (st[k].isig_flush || st[k].out_flush)) {
-			if (!displaced_dropped(&a, &b, w, n, out_w))
-				return false;
-			carry = false;
-		}
+		size_t pre_a = a.len, pre_b = b.len;
+		bool carried = carry;
+		int js[ND_OPS_MAX], nk = 0;
+		long count[ND_OPS_MAX];
+
 		if (!carry)
-			a.len = b.len = used_w = out_w = 0, n = 0;
+			a.len = b.len = rb.len = used_w = room = 0, n = 0, pre_a = pre_b = 0;
 		if (!la || !lb)
 			return false;
 		if (!skipped->ops[k - 1].skip && (ha != hb || memcmp(la, lb, ha) != 0) &&
@@ -1660,17 +1795,24 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 			w[n] = (struct stream){ wbuf + used_w, 0 };
 			squeeze(&w[n], part, 2 * (size_t)v, raw);
 			used_w += w[n++].len;
-			out_w += 2 * (size_t)v * (raw ? 1 : 8); /* a byte becomes 8 at most (a tab) */
+			room += write_room_max(c, j, (size_t)v);
+			js[nk] = j, count[nk++] = v;
 		}
+		if (!writes_whole(c, js, count, nk, pa, xa))
+			return false;
 		squeeze(&a, pa, xa, raw);
 		squeeze(&b, pb, xb, raw);
 		/* a flood: the writes took room in txq that echoes take without them */
 		if (port->flood[k] || alt->flood[k] || (carry && xa == 0 && xb == 0)) {
+			stream_add(&rb, pb, xb);
+			room += LDISC_OUT_MAX - 1;
 			carry = true;
 			continue;
 		}
 		carry = false;
-		if (!with_parts(a.s, a.len, b.s, b.len, w, n))
+		if (!with_parts(a.s, a.len, b.s, b.len, w, n) &&
+		    !(carried && st[k].isig_flush &&
+		      flush_cut(&a, pre_a, &b, pre_b, &rb, w, n, room, raw)))
 			return false;
 	}
 	return true;
@@ -2083,6 +2225,51 @@ static bool flood_after_stop(const struct nd_case *c, const struct nt_flow st[],
 	       (pty->flood[j] || ring_overflows(c, j)) && pd->flood[j] && heads_same(c, pd, pty, j);
 }
 
+/*
+ * timing_isig_flush's race in a batch that ends stopped: a START let
+ * n_tty's held echoes go (start_tty(), process_echoes(): written to the
+ * pty), a signal character's flush then raced with the master's worker
+ * (isig(): tty_driver_flush_buffer()), and a STOP after it holds the
+ * signal's echo on both sides, so pilotd, which drops what its flush
+ * finds, sends nothing in the step (fuzz_ntty: seed
+ * stop-start-susp-stop-escaped-echoes).  What escaped must be what n_tty
+ * wrote before the flush, in order: a part from the start of what pilotd
+ * sends when the batch ends just before that signal character (run of
+ * case c, the writes n_tty refused not made; the START's echoes, then
+ * those of the bytes up to the signal, of which n_tty may have written
+ * some at commit_echoes()'s blocks).  Only the first signal character
+ * after a START (IXON; ISTRIP applied), as flush_races() finds it.
+ */
+static bool escaped_at_start(const struct nd_case *c, int j, const char *hex, size_t len)
+{
+	static struct nd_case cut;
+	static struct nd_trace tr;
+	const struct nd_op *op = &c->ops[j - 1];
+	struct termios2 t = settings_at(c, j);
+	bool started = false;
+	size_t k, h, x;
+	const char *px;
+
+	if (len == 0 || op->kind != ND_RX || !(t.c_lflag & ISIG) || (t.c_lflag & NOFLSH))
+		return false;
+	for (k = 0; k < op->len; k++) {
+		uint8_t b = (t.c_iflag & ISTRIP) ? op->bytes[k] & 0x7f : op->bytes[k];
+
+		if (started && b &&
+		    (b == t.c_cc[VINTR] || b == t.c_cc[VQUIT] || b == t.c_cc[VSUSP]))
+			break;
+		started |= (t.c_iflag & IXON) && b && b == t.c_cc[VSTART];
+	}
+	if (k == op->len)
+		return false;
+	cut = *c;
+	cut.nops = j;
+	cut.ops[j - 1].len = k;
+	if (nd_run_port(&cut, &tr) < 0 || !step_parts(&tr, j, &h, &px, &x))
+		return false;
+	return len <= x && memcmp(hex, px, len) == 0;
+}
+
 static const char *held_back(const struct nd_case *c, const struct nd_trace *port,
 			     const struct nd_trace *pty, bool race_columns)
 {
@@ -2216,8 +2403,15 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		if (op && st[j].stopped && xa > 0 && ps.len > ns.len)
 			WHY(j, "pilotd ahead while stopped");
 		/* ... and pilotd too sent all that waited there: never behind after it */
-		if (op && st[j].stopped && st[j].ran && ps.len < ns.len)
-			WHY(j, "pilotd behind after a START");
+		if (op && st[j].stopped && st[j].ran && ps.len < ns.len) {
+			/* ... but for echoes a signal's flush dropped that escaped n_tty's */
+			if (!even || xa != 0 || loose != LOOSE_NOT ||
+			    !flush_races(c, j, &race_moved) ||
+			    !escaped_at_start(pd == &alt ? &skipped : c, j, pb, xb))
+				WHY(j, "pilotd behind after a START");
+			ns.len = ps.len;
+			used(at, USED_RACE, j);
+		}
 	}
 	/* before the probes reuse the streams */
 	apart = flood_at > n && (ps.len != ns.len || memcmp(ps.s, ns.s, ps.len) != 0) &&
