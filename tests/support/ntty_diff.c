@@ -901,7 +901,10 @@ static enum nt_does nt_receive(const struct termios2 *t, uint8_t b, bool lnext)
  * as data since anything else, a 0xff twice under PARMRK; an erase takes a
  * character, a word erase a word, a tcsetattr() that keeps ICANON and EXTPROC or a TCOFLUSH
  * nothing, nor a signal character under NOFLSH; a case's bytes never fill
- * its read_buf), for each VREPRINT of the batch.
+ * its read_buf), for each VREPRINT of the batch; with a WERASE's or a
+ * KILL's erases, which eraser() adds before one commit_echoes() too
+ * (erase_entries(); fuzz_ntty: 13 VREPRINTs and a KILL, n_tty sent 516
+ * bytes, seed tcoon-vreprints-kill-wraps-ring).
  */
 #define ECHO_RING 4096
 
@@ -964,6 +967,40 @@ static size_t erase_word(const struct termios2 *t, const uint8_t *kept, size_t l
 	return line;
 }
 
+/*
+ * eraser()'s echo entries for a WERASE or KILL (b) erasing kept[from..to),
+ * at least: under ECHOPRT an entry a character; a KILL without ECHOK,
+ * ECHOKE and ECHOE the KILL character's; else a tab's erase 3, "\b \b" 3
+ * for a character, twice for a control character under ECHOCTL (none
+ * without), none for a UTF-8 continuation byte under IUTF8 (erased with its
+ * lead).
+ */
+static size_t erase_entries(const struct termios2 *t, uint8_t b, const uint8_t *kept, size_t from,
+			    size_t to)
+{
+	const tcflag_t kill_echo = ECHOK | ECHOKE | ECHOE;
+	size_t entries = 0;
+
+	if (!(t->c_lflag & ECHO) || from >= to)
+		return 0;
+	if (is_cc(t, b, VKILL) && (t->c_lflag & kill_echo) != kill_echo)
+		return 1;
+	for (size_t n = from; n < to; n++) {
+		uint8_t e = kept[n];
+		bool ctl = e < 0x20 || (e >= 0x7f && e < 0xa0); /* the kernel's Latin-1 iscntrl() */
+
+		if ((t->c_iflag & IUTF8) && (e & 0xc0) == 0x80)
+			continue;
+		if (t->c_lflag & ECHOPRT)
+			entries += 1;
+		else if (e == '\t')
+			entries += 3;
+		else if (!ctl || (t->c_lflag & ECHOCTL))
+			entries += ctl ? 6 : 3;
+	}
+	return entries;
+}
+
 static bool ring_overflows(const struct nd_case *c, int i)
 {
 	static uint8_t kept[2 * ND_OPS_MAX * ND_BYTES_MAX];
@@ -984,6 +1021,8 @@ static bool ring_overflows(const struct nd_case *c, int i)
 			enum nt_does d = nt_receive(&t, op->bytes[j], lnext);
 			uint8_t b = (t.c_iflag & ISTRIP) ? op->bytes[j] & 0x7f : op->bytes[j];
 
+			size_t was = line;
+
 			if ((t.c_iflag & IUCLC) && (t.c_lflag & IEXTEN))
 				b = latin1_lower(b);
 			lnext = d == NT_LNEXT;
@@ -996,8 +1035,16 @@ static bool ring_overflows(const struct nd_case *c, int i)
 					kept[line++] = b;
 			} else if (d == NT_ERASE && is_cc(&t, b, VERASE)) {
 				line = erase_char(&t, kept, line, NULL);
-			} else if (d == NT_ERASE && !is_cc(&t, b, VKILL)) {
-				line = erase_word(&t, kept, line);
+			} else if (d == NT_ERASE) {
+				/*
+				 * a WERASE's or KILL's erases all go in before its
+				 * commit_echoes(), as a VREPRINT's echo (a data
+				 * byte's echo or an ERASE's, a step too small to be
+				 * sure it passes no multiple of 256, is not counted)
+				 */
+				line = !is_cc(&t, b, VKILL) ? erase_word(&t, kept, line) : 0;
+				if (k == i - 1)
+					entries += erase_entries(&t, b, kept, line, was);
 			} else if (d == NT_SIGNAL && (t.c_lflag & NOFLSH)) {
 				/* isig() without its flush: the line stays */
 			} else if (d != NT_START && d != NT_STOP && d != NT_LNEXT &&

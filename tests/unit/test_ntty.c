@@ -907,6 +907,22 @@ static int race_pick_cases(void)
  * INTR whose flush drops the echoes the write kept waiting (writes_sent()'s
  * displaced_dropped(); the suite's fixed-seed run found it).
  */
+/* seed tcoon-vreprints-kill-wraps-ring (found[] below, kill_ring_cases()) */
+static const char kill_ring_seed[] =
+	"iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=25cc7f33d500020011131a00120f1704000000 "
+	"poll rx:cc13da205362ff08d5cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
+	"rx:12121212121212121212121212121212121212 rx:12121212121212121212121212121212121212 "
+	"rx:1212120a0a0a0a0a0a0a02000000000a0a0a0a rx:0a4a0a0a0a61611919190a "
+	"rx:203a0a0a0a0ae90a0a0a21 rx:0a020a0a0a0a0a0ae94a0a rx:0a0a0a1919e90a4e00d500 "
+	"xonc:0 setattr:0x4e5e,0x9ca5,0x8a3b rx:000f1600800080000a0a0a0a0ae94a0a0a0a0a0a "
+	"rx:195f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f0d0a650a0a1262 "
+	"rx:f23712349b127f0f0850d59b2407a980a300c3 xonc:2 "
+	"rx:953172a2e9b35a7f1708ff00967ff920cee905a959ff026271130d08e50f drain xonc:1 "
+	"write:0b10823b0093dc041104e5cb9d1b5e577f5f2c335ae50f1100110402 "
+	"rx:6c5a139e62121212121212 rx:12121212121212121212121212120a0a0a0a19 "
+	"rx:5f5f5f5f5f5f5f5f315f5f5f5f5f5f5f5f5f0d0a650a12121212 "
+	"rx:121212121212121212121212122e330dcc6f00 drain";
+
 static const struct {
 	const char *name, *text;
 } found[] = {
@@ -1132,6 +1148,13 @@ static const struct {
 	  "rx:d1088700185faf315a3320010f030000d5a8f0 drain "
 	  "rx:1709002062120a0a0a0a0a0a0a0ac85f5f7f0f61610081f43162014a xonc:3 fionread:0 drain "
 	  "poll fionread:0" },
+	/*
+	 * seed tcoon-vreprints-kill-wraps-ring: the -3 seed's start, then 13
+	 * VREPRINTs and a KILL in one batch: with the KILL's erases n_tty's
+	 * ring wraps (516 bytes sent, pilotd 4096); ring_overflows() counts
+	 * a KILL's and a WERASE's erases as a VREPRINT's echo
+	 */
+	{ "pty_stopped", kill_ring_seed },
 	/* seed stop-vreprint-flood-held-at-end-2: echoes a flood left waiting go at IXON off */
 	{ "timing_echo_flood",
 	  "iflag=0x375e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400030011131a00120f1716005500 "
@@ -1580,6 +1603,62 @@ static int refused_replay_cases(void)
 	return bad;
 }
 
+/*
+ * ring_overflows() counts a KILL's erases (seed tcoon-vreprints-kill-wraps-
+ * ring, found[]): the same case with 3 VREPRINTs before the KILL instead of
+ * 13 stays within n_tty's ring, differs only as the TCOOFF before (TCIOFF's
+ * character, pty_stopped), and a pilotd that lost the last byte of that
+ * batch's echo, sent none of it, or 3100 bytes more (as if it flooded: the
+ * model must not find n_tty's ring wrapped) must be unexplained.  Returns how many checks failed.
+ */
+static int kill_ring_cases(void)
+{
+	static const char *const tampered_cut[] = { "without the last byte", "without all",
+						    "with 3100 bytes more" };
+	static struct nd_trace a, b, t;
+	static char text[4096], hex[ND_TRACE_MAX];
+	const char *seed = kill_ring_seed, *name, *l, *h;
+	const char *thirteen = "rx:121212121212121212121212122e330dcc6f00";
+	struct nd_case c;
+	int at, bad = 0, step;
+	size_t n;
+
+	if (!strstr(seed, thirteen) || strlen(seed) >= sizeof(text)) {
+		fprintf(stderr, "kill_ring_cases: no 13 VREPRINTs in the seed\n");
+		return 1;
+	}
+	n = (size_t)(strstr(seed, thirteen) - seed);
+	snprintf(text, sizeof(text), "%.*srx:1212122e330dcc6f00%s", (int)n, seed,
+		 seed + n + strlen(thirteen));
+	if (nd_case_parse(&c, text) < 0 || run_both(&c, &a, &b, &name) < 0 || !name ||
+	    strcmp(name, "pty_stopped")) {
+		fprintf(stderr, "kill_ring_cases: 3 VREPRINTs and a KILL not pty_stopped\n");
+		return 1;
+	}
+	step = c.nops - 1; /* the batch of the KILL */
+	for (size_t k = 0; k < 3; k++) {
+		l = a.text;
+		for (int i = 0; i < step; i++)
+			l = strchr(l, '\n') + 1;
+		h = strstr(l, " H:") + 3;
+		n = strcspn(h, "\n");
+		memcpy(hex, h, n);
+		hex[k == 0 ? n - 2 : k == 1 ? 0 : n] = 0;
+		for (size_t m = 0; k == 2 && m < 3100; m++)
+			memcpy(hex + n + 2 * m, "41", 3); /* a flood of pilotd's own */
+		t = a;
+		set_handheld(&t, step, hex);
+		t.flood[step] = k == 2; /* what end_step() notes of 3072 bytes or more */
+		at = nd_compare(&c, &t, &b, &name);
+		if (at < 0 || name) {
+			fprintf(stderr, "pilotd %s in the KILL's batch:\n", tampered_cut[k]);
+			report(-140 - (int)k, &c, &t, &b, at, name);
+			bad++;
+		}
+	}
+	return bad;
+}
+
 static int found_cases(void)
 {
 	int bad = 0;
@@ -1644,6 +1723,7 @@ int main(int argc, char **argv)
 	check_failures += slash_cases();
 	check_failures += slash_owed_cases();
 	check_failures += writes_sent_cases();
+	check_failures += kill_ring_cases();
 	alarms_every(100);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < cases; i++) {
