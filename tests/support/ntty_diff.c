@@ -2142,7 +2142,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	const struct nd_trace *pd = port;
 	int at[USED_KINDS] = { -1, -1, -1 }, n = c->nops < ND_OPS_MAX ? c->nops : ND_OPS_MAX;
 	bool even, dropped, apart, race_moved, slash = false, queue_behind = false;
-	bool owed = false;
+	bool owed = false, queue_full = false, flood_dropped;
 	int loose = LOOSE_NOT, level, flood_at = n + 1;
 
 	nt_flow(c, st);
@@ -2189,9 +2189,17 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			WHY(j, "pilotd sent while stopped");
 		/* a signal's flush of echoes one side held: as held_flush below */
 		dropped = st[j].isig_flush && ps.len > ns.len;
+		/*
+		 * ... or of the rest of a flood that waited in pilotd's echo ring
+		 * for room in its full queue (queue_behind, from n_tty's side;
+		 * queue_full: pilotd filled it): isig() empties the ring, so those
+		 * echoes never moved pilotd's column; n_tty, whose pty had room,
+		 * sent them and moved its own (timing_echo_flood)
+		 */
+		flood_dropped = st[j].isig_flush && queue_behind && queue_full && ns.len > ps.len;
 		if (st[j].isig_flush || (st[j].out_flush && ns.len > ps.len)) {
 			if (stream_even(&ps, &ns))
-				used(at, USED_STOP, j);
+				used(at, flood_dropped ? USED_FLOOD : USED_STOP, j);
 		}
 		/*
 		 * A tcflush() of the output under a stop drops no echo n_tty keeps:
@@ -2216,6 +2224,10 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			level = level > column_level(c, j) ? level : column_level(c, j);
 		if (level > loose)
 			used(at, USED_STOP, j);
+		if (flood_dropped && column_level(c, j) > loose) {
+			used(at, USED_FLOOD, j);
+			level = level > column_level(c, j) ? level : column_level(c, j);
+		}
 		/* race_columns: echoes past n_tty's commit mark moved its column, not pilotd's */
 		if (race_columns && flush_races(c, j, &race_moved) && race_moved &&
 		    loose < LOOSE_COLUMNS) {
@@ -2236,6 +2248,8 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		slash = slash_held(c, j) && !owed;
 		/* from n_tty's side: it sent more than pilotd's queue holds */
 		queue_behind = xb / 2 > ph_config_small.txq_size || (queue_behind && xa == 0);
+		if (xb / 2 > ph_config_small.txq_size)
+			queue_full = xa / 2 + LDISC_OUT_MAX > ph_config_small.txq_size;
 		if (!n_tty_sent(&ps, &ns, pb, xb, loose, st[j].stopped, slash, queue_behind, at,
 				j)) {
 			/*

@@ -907,6 +907,20 @@ static int race_pick_cases(void)
  * INTR whose flush drops the echoes the write kept waiting (writes_sent()'s
  * displaced_dropped(); the suite's fixed-seed run found it).
  */
+/* seed tcooff-tcoon-flood-room-tab-column (found[] below, flood_room_cases()) */
+static const char flood_room_seed[] =
+	"iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f33d500020011131a00120f1704000000 "
+	"poll rx:1c13da205362ff08d5cc9b5f5f095f5f5fe95fe90b0a121212121212121212 "
+	"rx:12121212120a0a0a0a0a0a020a0a0a0a09a231 flush:1 xonc:0 "
+	"setattr:0x33e8,0x9ca5,0x8a3b rx:0a2e0a0a0a0a19c85f5f5f rx:5f5f5f5f5f5f5f5f5f "
+	"rx:5fa9090477f9d56131 read:6 poll "
+	"rx:205362ff08d5cc9b5f5f5f5f5f5f5f0d0a0a0a1212121221121212 "
+	"rx:12121212121212121212121212121212700f0f "
+	"rx:203a1212121212121212121212121212001212121212127fbf poll xonc:1 "
+	"rx:d1088700185ffb4e69ff0f3200885a08f9b613 flush:0 outq:0 fionread:0 "
+	"rx:0a881f58001a13009b48a9ffa90800d5 rx:d51af9155a44dfd57ffa0900123880da008c drain "
+	"setattr:0x5c8,0x9ca5,0x620";
+
 /* seed tcoon-vreprints-kill-wraps-ring (found[] below, kill_ring_cases()) */
 static const char kill_ring_seed[] =
 	"iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=25cc7f33d500020011131a00120f1704000000 "
@@ -1148,6 +1162,14 @@ static const struct {
 	  "rx:d1088700185faf315a3320010f030000d5a8f0 drain "
 	  "rx:1709002062120a0a0a0a0a0a0a0ac85f5f7f0f61610081f43162014a xonc:3 fionread:0 drain "
 	  "poll fionread:0" },
+	/*
+	 * seed tcooff-tcoon-flood-room-tab-column: its start, then a batch after
+	 * the TCOON that fills pilotd's queue (4095 bytes; 39 wait in its echo
+	 * ring, n_tty's pty took all 4134), a SUSP whose flush empties the ring:
+	 * those echoes never moved pilotd's column, a later tab is 6 spaces wide
+	 * on pilotd's side, 3 on n_tty's (flood_room_cases() below)
+	 */
+	{ "pty_stopped", flood_room_seed },
 	/*
 	 * seed tcoon-vreprints-kill-wraps-ring: the -3 seed's start, then 13
 	 * VREPRINTs and a KILL in one batch: with the KILL's erases n_tty's
@@ -1604,6 +1626,74 @@ static int refused_replay_cases(void)
 }
 
 /*
+ * timing_echo_flood's room, then a signal's flush (found[], seed
+ * tcooff-tcoon-flood-room-tab-column): the columns may part only by the
+ * echoes that waited in pilotd's echo ring because its queue was full.  A
+ * pilotd that sent 8 bytes less in the flood (its queue not full: echoes
+ * lost, not waiting), that dropped the tab's spaces after the SUSP, sent a
+ * byte more there, or swapped the flush step's first two bytes must be
+ * unexplained.  Returns how many are not.
+ */
+static int flood_room_cases(void)
+{
+	enum { FLOOD = 17, FLUSHED = 21, TAB = 22 };
+	static struct nd_trace a, b, t;
+	static char hex[ND_TRACE_MAX];
+	struct {
+		int step;
+		const char *from, *to;
+		int cut;
+	} v[] = {
+		{ FLOOD, NULL, NULL, 16 },
+		{ TAB, "7a2020202020205e40", "7a5e40", 0 },
+		{ TAB, "5e405e4c", "5e405e4c41", 0 },
+		{ FLUSHED, "5e5a5e53", "5e535e5a", 0 },
+	};
+	struct nd_case c;
+	const char *name;
+	int at, bad = 0;
+
+	if (nd_case_parse(&c, flood_room_seed) < 0 || run_both(&c, &a, &b, &name) < 0 || !name ||
+	    strcmp(name, "pty_stopped")) {
+		fprintf(stderr, "flood_room_cases: the seed is not named pty_stopped\n");
+		return 1;
+	}
+	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+		const char *l = a.text, *h;
+		char *p;
+		size_t n;
+
+		for (int i = 0; i < v[k].step; i++)
+			l = strchr(l, '\n') + 1;
+		h = strstr(l, " H:") + 3;
+		n = strcspn(h, "\n");
+		memcpy(hex, h, n);
+		hex[n - (size_t)v[k].cut] = 0;
+		if (v[k].from) {
+			p = strstr(hex, v[k].from);
+			if (!p) {
+				fprintf(stderr, "flood_room_cases: no %s in step %d\n", v[k].from,
+					v[k].step);
+				bad++;
+				continue;
+			}
+			memmove(p + strlen(v[k].to), p + strlen(v[k].from),
+				strlen(p + strlen(v[k].from)) + 1);
+			memcpy(p, v[k].to, strlen(v[k].to));
+		}
+		t = a;
+		set_handheld(&t, v[k].step, hex);
+		at = nd_compare(&c, &t, &b, &name);
+		if (at < 0 || name) {
+			fprintf(stderr, "pilotd tampered with at step %d (%zu):\n", v[k].step, k);
+			report(-130 - (int)k, &c, &t, &b, at, name);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/*
  * ring_overflows() counts a KILL's erases (seed tcoon-vreprints-kill-wraps-
  * ring, found[]): the same case with 3 VREPRINTs before the KILL instead of
  * 13 stays within n_tty's ring, differs only as the TCOOFF before (TCIOFF's
@@ -1723,6 +1813,7 @@ int main(int argc, char **argv)
 	check_failures += slash_cases();
 	check_failures += slash_owed_cases();
 	check_failures += writes_sent_cases();
+	check_failures += flood_room_cases();
 	check_failures += kill_ring_cases();
 	alarms_every(100);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
