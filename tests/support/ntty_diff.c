@@ -2013,17 +2013,38 @@ static bool n_tty_releases(const struct nd_case *c, const struct nt_flow st[], i
  * bytes are the count n_tty took (l, its head); with it any such '/'.
  */
 static bool slash_before_write(const struct nd_case *c, int j, const char *l, size_t head,
-			       const char *pa, size_t xa, const char *pb, size_t xb)
+			       const char *pa, size_t xa, const char *pb, size_t xb, bool *parted)
 {
+	static char abuf[ND_TRACE_MAX], bbuf[ND_TRACE_MAX];
+	bool opost = settings_at(c, j).c_oflag & OPOST;
 	long v;
 
-	if (xa != xb + 2 || !head_count(l, head, "write ", &v) || v <= 0)
+	*parted = false;
+	if (xa < 2 || !head_count(l, head, "write ", &v) || v <= 0)
 		return false;
-	for (size_t p = 0; p + 2 <= xa; p += 2)
-		if (memcmp(pa + p, "2f", 2) == 0 && memcmp(pa, pb, p) == 0 &&
-		    memcmp(pa + p + 2, pb + p, xb - p) == 0 &&
-		    ((settings_at(c, j).c_oflag & OPOST) || xb - p == 2 * (size_t)v))
+	for (size_t p = 0; p + 2 <= xa && p <= xb; p += 2) {
+		struct stream a = { abuf, 0 }, b = { bbuf, 0 };
+
+		if (memcmp(pa + p, "2f", 2) != 0 || memcmp(pa, pb, p) != 0)
+			continue;
+		if (xa == xb + 2 && memcmp(pa + p + 2, pb + p, xb - p) == 0 &&
+		    (opost || xb - p == 2 * (size_t)v))
 			return true;
+		/*
+		 * Under OPOST pilotd's '/' moved its column before the written
+		 * bytes, n_tty's comes after them: a tab of the write (TAB3),
+		 * a CR (ONOCR) may come out otherwise, and the columns stay
+		 * one apart after it; the rest as the column cannot change it
+		 */
+		if (!opost)
+			continue;
+		stream_add_loose(&a, pa + p + 2, xa - p - 2, column_level(c, j));
+		stream_add_loose(&b, pb + p, xb - p, column_level(c, j));
+		if (a.len == b.len && memcmp(a.s, b.s, a.len) == 0) {
+			*parted = true;
+			return true;
+		}
+	}
 	return false;
 }
 
@@ -2050,10 +2071,11 @@ static bool slash_before_write(const struct nd_case *c, int j, const char *l, si
  */
 static bool slash_owed(const struct nd_case *c, const struct nt_flow st[], int j, const char *l,
 		       size_t head, const char **pa, size_t *xa, const char **pb, size_t *xb,
-		       bool *owed, struct stream *ps, const struct stream *ns)
+		       bool *owed, struct stream *ps, const struct stream *ns, bool *parted)
 {
 	bool before_mark = c->ops[j - 1].kind == ND_WRITE && slash_held(c, j);
 
+	*parted = false;
 	if (*owed && st[j].isig_flush) {
 		*owed = false;
 		return true;
@@ -2072,7 +2094,7 @@ static bool slash_owed(const struct nd_case *c, const struct nt_flow st[], int j
 		ps->len -= 2;
 		*owed = true;
 	} else if (ps->len == ns->len &&
-		   slash_before_write(c, j, l, head, *pa, *xa, *pb, *xb)) {
+		   slash_before_write(c, j, l, head, *pa, *xa, *pb, *xb, parted)) {
 		*pa = *pb; /* pilotd's bytes but for the '/' */
 		*xa = *xb;
 		*owed = true;
@@ -2142,7 +2164,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	const struct nd_trace *pd = port;
 	int at[USED_KINDS] = { -1, -1, -1 }, n = c->nops < ND_OPS_MAX ? c->nops : ND_OPS_MAX;
 	bool even, dropped, apart, race_moved, slash = false, queue_behind = false;
-	bool owed = false, queue_full = false, flood_dropped;
+	bool owed = false, queue_full = false, flood_dropped, slash_parted = false;
 	int loose = LOOSE_NOT, level, flood_at = n + 1;
 
 	nt_flow(c, st);
@@ -2239,10 +2261,17 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			stream_loosen(&ps, loose);
 			stream_loosen(&ns, loose);
 		}
-		if (op && !slash_owed(c, st, j, lb, hb, &pa, &xa, &pb, &xb, &owed, &ps, &ns))
+		if (op && !slash_owed(c, st, j, lb, hb, &pa, &xa, &pb, &xb, &owed, &ps, &ns,
+				      &slash_parted))
 			WHY(j, "owed '/'");
 		if (owed)
 			used(at, USED_STOP, j);
+		/* the owed '/' parted the columns (slash_before_write()): from here on */
+		if (slash_parted && column_level(c, j) > loose) {
+			loose = column_level(c, j);
+			stream_loosen(&ps, loose);
+			stream_loosen(&ns, loose);
+		}
 		even = ps.len == ns.len;
 		stream_add_loose(&ps, pa, xa, loose);
 		slash = slash_held(c, j) && !owed;

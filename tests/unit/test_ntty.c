@@ -937,6 +937,17 @@ static const char kill_ring_seed[] =
 	"rx:5f5f5f5f5f5f5f5f315f5f5f5f5f5f5f5f5f0d0a650a12121212 "
 	"rx:121212121212121212121212122e330dcc6f00 drain";
 
+/* seed stop-lnext-slash-owed-write-tab3-column (found[] below, slash_column_cases()) */
+static const char slash_column_seed[] =
+	"iflag=0x6bbf oflag=0x5 lflag=0x9ddf cc=03057f150400000062131abf7e961716000000 "
+	"rx:1216006cff61090100df7fff31ff056204 "
+	"rx:00bae940c37070006cff6161bc93000100df000000000000000000 rx:62 drain "
+	"setattr:0x6bbf,0x9017,0x9ddf xonc:0 read:1 outq:0 "
+	"rx:16006cffbc21001637c331175f00312ada7f96 setattr:0x5c8,0x5c19,0x11f55 drain "
+	"rx:6100000000a2 rx:b35a7f1708ff00967ff920cee905a959ff006271130d5ae596 drain xonc:1 "
+	"write:0b10823b0093dc166216e5cb00b909ff3176010055c300b012167f5b "
+	"setattr:0x7fff,0xbc33,0x88de rx:610000000000 rx:04 rx:00 rx:7f";
+
 static const struct {
 	const char *name, *text;
 } found[] = {
@@ -1177,6 +1188,12 @@ static const struct {
 	 * a KILL's and a WERASE's erases as a VREPRINT's echo
 	 */
 	{ "pty_stopped", kill_ring_seed },
+	/*
+	 * seed stop-lnext-slash-owed-write-tab3-column: the LNEXT's owed '/'
+	 * before a write (slash_before_write()) whose tab (TAB3) it made 3
+	 * spaces wide on pilotd's side, 4 on n_tty's (slash_column_cases())
+	 */
+	{ "pty_stopped", slash_column_seed },
 	/* seed stop-vreprint-flood-held-at-end-2: echoes a flood left waiting go at IXON off */
 	{ "timing_echo_flood",
 	  "iflag=0x375e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400030011131a00120f1716005500 "
@@ -1634,31 +1651,32 @@ static int refused_replay_cases(void)
  * byte more there, or swapped the flush step's first two bytes must be
  * unexplained.  Returns how many are not.
  */
-static int flood_room_cases(void)
+/* pilotd's bytes of a step changed: its last cut hex digits gone, then from made to */
+struct tamper {
+	int step;
+	const char *from, *to;
+	int cut;
+};
+
+/*
+ * seed (named want) with pilotd's trace tampered with as each of v says:
+ * each must be unexplained.  Returns how many are not (reported as idx on).
+ */
+static int tampered_pilotd(const char *seed, const char *want, const struct tamper *v, size_t nv,
+			   int idx)
 {
-	enum { FLOOD = 17, FLUSHED = 21, TAB = 22 };
 	static struct nd_trace a, b, t;
 	static char hex[ND_TRACE_MAX];
-	struct {
-		int step;
-		const char *from, *to;
-		int cut;
-	} v[] = {
-		{ FLOOD, NULL, NULL, 16 },
-		{ TAB, "7a2020202020205e40", "7a5e40", 0 },
-		{ TAB, "5e405e4c", "5e405e4c41", 0 },
-		{ FLUSHED, "5e5a5e53", "5e535e5a", 0 },
-	};
 	struct nd_case c;
 	const char *name;
 	int at, bad = 0;
 
-	if (nd_case_parse(&c, flood_room_seed) < 0 || run_both(&c, &a, &b, &name) < 0 || !name ||
-	    strcmp(name, "pty_stopped")) {
-		fprintf(stderr, "flood_room_cases: the seed is not named pty_stopped\n");
+	if (nd_case_parse(&c, seed) < 0 || run_both(&c, &a, &b, &name) < 0 || !name ||
+	    strcmp(name, want)) {
+		fprintf(stderr, "test_ntty: case %d is not named %s\n", idx, want);
 		return 1;
 	}
-	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+	for (size_t k = 0; k < nv; k++) {
 		const char *l = a.text, *h;
 		char *p;
 		size_t n;
@@ -1672,8 +1690,8 @@ static int flood_room_cases(void)
 		if (v[k].from) {
 			p = strstr(hex, v[k].from);
 			if (!p) {
-				fprintf(stderr, "flood_room_cases: no %s in step %d\n", v[k].from,
-					v[k].step);
+				fprintf(stderr, "test_ntty: case %d: no %s in step %d\n", idx,
+					v[k].from, v[k].step);
 				bad++;
 				continue;
 			}
@@ -1686,11 +1704,42 @@ static int flood_room_cases(void)
 		at = nd_compare(&c, &t, &b, &name);
 		if (at < 0 || name) {
 			fprintf(stderr, "pilotd tampered with at step %d (%zu):\n", v[k].step, k);
-			report(-130 - (int)k, &c, &t, &b, at, name);
+			report(idx - (int)k, &c, &t, &b, at, name);
 			bad++;
 		}
 	}
 	return bad;
+}
+
+static int flood_room_cases(void)
+{
+	enum { FLOOD = 17, FLUSHED = 21, TAB = 22 };
+	static const struct tamper v[] = {
+		{ FLOOD, NULL, NULL, 16 },
+		{ TAB, "7a2020202020205e40", "7a5e40", 0 },
+		{ TAB, "5e405e4c", "5e405e4c41", 0 },
+		{ FLUSHED, "5e5a5e53", "5e535e5a", 0 },
+	};
+
+	return tampered_pilotd(flood_room_seed, "pty_stopped", v, sizeof(v) / sizeof(v[0]), -130);
+}
+
+/*
+ * The owed '/' before a write under TAB3 (found[], seed
+ * stop-lnext-slash-owed-write-tab3-column): pilotd's '/' moved its column
+ * before the write's tab (3 spaces, n_tty's 4), and the columns stay one
+ * apart.  A pilotd whose write lost the tab's spaces, had a byte changed,
+ * or that sent no '/' must be unexplained.  Returns how many are not.
+ */
+static int slash_column_cases(void)
+{
+	static const struct tamper v[] = {
+		{ 16, "b9202020ff", "b9ff", 0 },
+		{ 16, "3176", "3177", 0 },
+		{ 16, "7a2f0b10", "7a0b10", 0 },
+	};
+
+	return tampered_pilotd(slash_column_seed, "pty_stopped", v, sizeof(v) / sizeof(v[0]), -150);
 }
 
 /*
@@ -1814,6 +1863,7 @@ int main(int argc, char **argv)
 	check_failures += slash_owed_cases();
 	check_failures += writes_sent_cases();
 	check_failures += flood_room_cases();
+	check_failures += slash_column_cases();
 	check_failures += kill_ring_cases();
 	alarms_every(100);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
