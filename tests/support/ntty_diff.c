@@ -901,7 +901,10 @@ static enum nt_does nt_receive(const struct termios2 *t, uint8_t b, bool lnext)
  * as data since anything else, a 0xff twice under PARMRK; an erase takes a
  * character, a word erase a word, a tcsetattr() that keeps ICANON and EXTPROC or a TCOFLUSH
  * nothing, nor a signal character under NOFLSH; a case's bytes never fill
- * its read_buf), for each VREPRINT of the batch.
+ * its read_buf), for each VREPRINT of the batch; with a WERASE's or a
+ * KILL's erases, which eraser() adds before one commit_echoes() too
+ * (erase_entries(); fuzz_ntty: 13 VREPRINTs and a KILL, n_tty sent 516
+ * bytes, seed tcoon-vreprints-kill-wraps-ring).
  */
 #define ECHO_RING 4096
 
@@ -964,6 +967,40 @@ static size_t erase_word(const struct termios2 *t, const uint8_t *kept, size_t l
 	return line;
 }
 
+/*
+ * eraser()'s echo entries for a WERASE or KILL (b) erasing kept[from..to),
+ * at least: under ECHOPRT an entry a character; a KILL without ECHOK,
+ * ECHOKE and ECHOE the KILL character's; else a tab's erase 3, "\b \b" 3
+ * for a character, twice for a control character under ECHOCTL (none
+ * without), none for a UTF-8 continuation byte under IUTF8 (erased with its
+ * lead).
+ */
+static size_t erase_entries(const struct termios2 *t, uint8_t b, const uint8_t *kept, size_t from,
+			    size_t to)
+{
+	const tcflag_t kill_echo = ECHOK | ECHOKE | ECHOE;
+	size_t entries = 0;
+
+	if (!(t->c_lflag & ECHO) || from >= to)
+		return 0;
+	if (is_cc(t, b, VKILL) && (t->c_lflag & kill_echo) != kill_echo)
+		return 1;
+	for (size_t n = from; n < to; n++) {
+		uint8_t e = kept[n];
+		bool ctl = e < 0x20 || (e >= 0x7f && e < 0xa0); /* the kernel's Latin-1 iscntrl() */
+
+		if ((t->c_iflag & IUTF8) && (e & 0xc0) == 0x80)
+			continue;
+		if (t->c_lflag & ECHOPRT)
+			entries += 1;
+		else if (e == '\t')
+			entries += 3;
+		else if (!ctl || (t->c_lflag & ECHOCTL))
+			entries += ctl ? 6 : 3;
+	}
+	return entries;
+}
+
 static bool ring_overflows(const struct nd_case *c, int i)
 {
 	static uint8_t kept[2 * ND_OPS_MAX * ND_BYTES_MAX];
@@ -984,6 +1021,8 @@ static bool ring_overflows(const struct nd_case *c, int i)
 			enum nt_does d = nt_receive(&t, op->bytes[j], lnext);
 			uint8_t b = (t.c_iflag & ISTRIP) ? op->bytes[j] & 0x7f : op->bytes[j];
 
+			size_t was = line;
+
 			if ((t.c_iflag & IUCLC) && (t.c_lflag & IEXTEN))
 				b = latin1_lower(b);
 			lnext = d == NT_LNEXT;
@@ -996,8 +1035,16 @@ static bool ring_overflows(const struct nd_case *c, int i)
 					kept[line++] = b;
 			} else if (d == NT_ERASE && is_cc(&t, b, VERASE)) {
 				line = erase_char(&t, kept, line, NULL);
-			} else if (d == NT_ERASE && !is_cc(&t, b, VKILL)) {
-				line = erase_word(&t, kept, line);
+			} else if (d == NT_ERASE) {
+				/*
+				 * a WERASE's or KILL's erases all go in before its
+				 * commit_echoes(), as a VREPRINT's echo (a data
+				 * byte's echo or an ERASE's, a step too small to be
+				 * sure it passes no multiple of 256, is not counted)
+				 */
+				line = !is_cc(&t, b, VKILL) ? erase_word(&t, kept, line) : 0;
+				if (k == i - 1)
+					entries += erase_entries(&t, b, kept, line, was);
 			} else if (d == NT_SIGNAL && (t.c_lflag & NOFLSH)) {
 				/* isig() without its flush: the line stays */
 			} else if (d != NT_START && d != NT_STOP && d != NT_LNEXT &&
@@ -2108,17 +2155,38 @@ static bool n_tty_releases(const struct nd_case *c, const struct nt_flow st[], i
  * bytes are the count n_tty took (l, its head); with it any such '/'.
  */
 static bool slash_before_write(const struct nd_case *c, int j, const char *l, size_t head,
-			       const char *pa, size_t xa, const char *pb, size_t xb)
+			       const char *pa, size_t xa, const char *pb, size_t xb, bool *parted)
 {
+	static char abuf[ND_TRACE_MAX], bbuf[ND_TRACE_MAX];
+	bool opost = settings_at(c, j).c_oflag & OPOST;
 	long v;
 
-	if (xa != xb + 2 || !head_count(l, head, "write ", &v) || v <= 0)
+	*parted = false;
+	if (xa < 2 || !head_count(l, head, "write ", &v) || v <= 0)
 		return false;
-	for (size_t p = 0; p + 2 <= xa; p += 2)
-		if (memcmp(pa + p, "2f", 2) == 0 && memcmp(pa, pb, p) == 0 &&
-		    memcmp(pa + p + 2, pb + p, xb - p) == 0 &&
-		    ((settings_at(c, j).c_oflag & OPOST) || xb - p == 2 * (size_t)v))
+	for (size_t p = 0; p + 2 <= xa && p <= xb; p += 2) {
+		struct stream a = { abuf, 0 }, b = { bbuf, 0 };
+
+		if (memcmp(pa + p, "2f", 2) != 0 || memcmp(pa, pb, p) != 0)
+			continue;
+		if (xa == xb + 2 && memcmp(pa + p + 2, pb + p, xb - p) == 0 &&
+		    (opost || xb - p == 2 * (size_t)v))
 			return true;
+		/*
+		 * Under OPOST pilotd's '/' moved its column before the written
+		 * bytes, n_tty's comes after them: a tab of the write (TAB3),
+		 * a CR (ONOCR) may come out otherwise, and the columns stay
+		 * one apart after it; the rest as the column cannot change it
+		 */
+		if (!opost)
+			continue;
+		stream_add_loose(&a, pa + p + 2, xa - p - 2, column_level(c, j));
+		stream_add_loose(&b, pb + p, xb - p, column_level(c, j));
+		if (a.len == b.len && memcmp(a.s, b.s, a.len) == 0) {
+			*parted = true;
+			return true;
+		}
+	}
 	return false;
 }
 
@@ -2145,10 +2213,11 @@ static bool slash_before_write(const struct nd_case *c, int j, const char *l, si
  */
 static bool slash_owed(const struct nd_case *c, const struct nt_flow st[], int j, const char *l,
 		       size_t head, const char **pa, size_t *xa, const char **pb, size_t *xb,
-		       bool *owed, struct stream *ps, const struct stream *ns)
+		       bool *owed, struct stream *ps, const struct stream *ns, bool *parted)
 {
 	bool before_mark = c->ops[j - 1].kind == ND_WRITE && slash_held(c, j);
 
+	*parted = false;
 	if (*owed && st[j].isig_flush) {
 		*owed = false;
 		return true;
@@ -2167,7 +2236,7 @@ static bool slash_owed(const struct nd_case *c, const struct nt_flow st[], int j
 		ps->len -= 2;
 		*owed = true;
 	} else if (ps->len == ns->len &&
-		   slash_before_write(c, j, l, head, *pa, *xa, *pb, *xb)) {
+		   slash_before_write(c, j, l, head, *pa, *xa, *pb, *xb, parted)) {
 		*pa = *pb; /* pilotd's bytes but for the '/' */
 		*xa = *xb;
 		*owed = true;
@@ -2282,7 +2351,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	const struct nd_trace *pd = port;
 	int at[USED_KINDS] = { -1, -1, -1 }, n = c->nops < ND_OPS_MAX ? c->nops : ND_OPS_MAX;
 	bool even, dropped, apart, race_moved, slash = false, queue_behind = false;
-	bool owed = false;
+	bool owed = false, queue_full = false, flood_dropped, slash_parted = false;
 	int loose = LOOSE_NOT, level, flood_at = n + 1;
 
 	nt_flow(c, st);
@@ -2329,9 +2398,17 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			WHY(j, "pilotd sent while stopped");
 		/* a signal's flush of echoes one side held: as held_flush below */
 		dropped = st[j].isig_flush && ps.len > ns.len;
+		/*
+		 * ... or of the rest of a flood that waited in pilotd's echo ring
+		 * for room in its full queue (queue_behind, from n_tty's side;
+		 * queue_full: pilotd filled it): isig() empties the ring, so those
+		 * echoes never moved pilotd's column; n_tty, whose pty had room,
+		 * sent them and moved its own (timing_echo_flood)
+		 */
+		flood_dropped = st[j].isig_flush && queue_behind && queue_full && ns.len > ps.len;
 		if (st[j].isig_flush || (st[j].out_flush && ns.len > ps.len)) {
 			if (stream_even(&ps, &ns))
-				used(at, USED_STOP, j);
+				used(at, flood_dropped ? USED_FLOOD : USED_STOP, j);
 		}
 		/*
 		 * A tcflush() of the output under a stop drops no echo n_tty keeps:
@@ -2356,6 +2433,10 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			level = level > column_level(c, j) ? level : column_level(c, j);
 		if (level > loose)
 			used(at, USED_STOP, j);
+		if (flood_dropped && column_level(c, j) > loose) {
+			used(at, USED_FLOOD, j);
+			level = level > column_level(c, j) ? level : column_level(c, j);
+		}
 		/* race_columns: echoes past n_tty's commit mark moved its column, not pilotd's */
 		if (race_columns && flush_races(c, j, &race_moved) && race_moved &&
 		    loose < LOOSE_COLUMNS) {
@@ -2367,15 +2448,24 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			stream_loosen(&ps, loose);
 			stream_loosen(&ns, loose);
 		}
-		if (op && !slash_owed(c, st, j, lb, hb, &pa, &xa, &pb, &xb, &owed, &ps, &ns))
+		if (op && !slash_owed(c, st, j, lb, hb, &pa, &xa, &pb, &xb, &owed, &ps, &ns,
+				      &slash_parted))
 			WHY(j, "owed '/'");
 		if (owed)
 			used(at, USED_STOP, j);
+		/* the owed '/' parted the columns (slash_before_write()): from here on */
+		if (slash_parted && column_level(c, j) > loose) {
+			loose = column_level(c, j);
+			stream_loosen(&ps, loose);
+			stream_loosen(&ns, loose);
+		}
 		even = ps.len == ns.len;
 		stream_add_loose(&ps, pa, xa, loose);
 		slash = slash_held(c, j) && !owed;
 		/* from n_tty's side: it sent more than pilotd's queue holds */
 		queue_behind = xb / 2 > ph_config_small.txq_size || (queue_behind && xa == 0);
+		if (xb / 2 > ph_config_small.txq_size)
+			queue_full = xa / 2 + LDISC_OUT_MAX > ph_config_small.txq_size;
 		if (!n_tty_sent(&ps, &ns, pb, xb, loose, st[j].stopped, slash, queue_behind, at,
 				j)) {
 			/*

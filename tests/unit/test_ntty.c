@@ -907,8 +907,49 @@ static int race_pick_cases(void)
  * a write n_tty refused under a STOP, VREPRINT floods, the START (pilotd's
  * queue full: the write took room that echoes take without it), then an
  * INTR whose flush drops the echoes the write kept waiting (writes_sent()'s
- * displaced_dropped(); the suite's fixed-seed run found it).
+ * flush_cut(); the suite's fixed-seed run found it).
  */
+/* seed tcooff-tcoon-flood-room-tab-column (found[] below, flood_room_cases()) */
+static const char flood_room_seed[] =
+	"iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f33d500020011131a00120f1704000000 "
+	"poll rx:1c13da205362ff08d5cc9b5f5f095f5f5fe95fe90b0a121212121212121212 "
+	"rx:12121212120a0a0a0a0a0a020a0a0a0a09a231 flush:1 xonc:0 "
+	"setattr:0x33e8,0x9ca5,0x8a3b rx:0a2e0a0a0a0a19c85f5f5f rx:5f5f5f5f5f5f5f5f5f "
+	"rx:5fa9090477f9d56131 read:6 poll "
+	"rx:205362ff08d5cc9b5f5f5f5f5f5f5f0d0a0a0a1212121221121212 "
+	"rx:12121212121212121212121212121212700f0f "
+	"rx:203a1212121212121212121212121212001212121212127fbf poll xonc:1 "
+	"rx:d1088700185ffb4e69ff0f3200885a08f9b613 flush:0 outq:0 fionread:0 "
+	"rx:0a881f58001a13009b48a9ffa90800d5 rx:d51af9155a44dfd57ffa0900123880da008c drain "
+	"setattr:0x5c8,0x9ca5,0x620";
+
+/* seed tcoon-vreprints-kill-wraps-ring (found[] below, kill_ring_cases()) */
+static const char kill_ring_seed[] =
+	"iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=25cc7f33d500020011131a00120f1704000000 "
+	"poll rx:cc13da205362ff08d5cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
+	"rx:12121212121212121212121212121212121212 rx:12121212121212121212121212121212121212 "
+	"rx:1212120a0a0a0a0a0a0a02000000000a0a0a0a rx:0a4a0a0a0a61611919190a "
+	"rx:203a0a0a0a0ae90a0a0a21 rx:0a020a0a0a0a0a0ae94a0a rx:0a0a0a1919e90a4e00d500 "
+	"xonc:0 setattr:0x4e5e,0x9ca5,0x8a3b rx:000f1600800080000a0a0a0a0ae94a0a0a0a0a0a "
+	"rx:195f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f0d0a650a0a1262 "
+	"rx:f23712349b127f0f0850d59b2407a980a300c3 xonc:2 "
+	"rx:953172a2e9b35a7f1708ff00967ff920cee905a959ff026271130d08e50f drain xonc:1 "
+	"write:0b10823b0093dc041104e5cb9d1b5e577f5f2c335ae50f1100110402 "
+	"rx:6c5a139e62121212121212 rx:12121212121212121212121212120a0a0a0a19 "
+	"rx:5f5f5f5f5f5f5f5f315f5f5f5f5f5f5f5f5f0d0a650a12121212 "
+	"rx:121212121212121212121212122e330dcc6f00 drain";
+
+/* seed stop-lnext-slash-owed-write-tab3-column (found[] below, slash_column_cases()) */
+static const char slash_column_seed[] =
+	"iflag=0x6bbf oflag=0x5 lflag=0x9ddf cc=03057f150400000062131abf7e961716000000 "
+	"rx:1216006cff61090100df7fff31ff056204 "
+	"rx:00bae940c37070006cff6161bc93000100df000000000000000000 rx:62 drain "
+	"setattr:0x6bbf,0x9017,0x9ddf xonc:0 read:1 outq:0 "
+	"rx:16006cffbc21001637c331175f00312ada7f96 setattr:0x5c8,0x5c19,0x11f55 drain "
+	"rx:6100000000a2 rx:b35a7f1708ff00967ff920cee905a959ff006271130d5ae596 drain xonc:1 "
+	"write:0b10823b0093dc166216e5cb00b909ff3176010055c300b012167f5b "
+	"setattr:0x7fff,0xbc33,0x88de rx:610000000000 rx:04 rx:00 rx:7f";
+
 static const struct {
 	const char *name, *text;
 } found[] = {
@@ -1172,6 +1213,27 @@ static const struct {
 	  "rx:12121212121212121212121212121212121212 rx:12121212121212121212121209090909090909 "
 	  "rx:09090912121212121212 rx:12120a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a "
 	  "rx:61e91919190a1212121111111111111111111212121212121212121212121212" },
+	/*
+	 * seed tcooff-tcoon-flood-room-tab-column: its start, then a batch after
+	 * the TCOON that fills pilotd's queue (4095 bytes; 39 wait in its echo
+	 * ring, n_tty's pty took all 4134), a SUSP whose flush empties the ring:
+	 * those echoes never moved pilotd's column, a later tab is 6 spaces wide
+	 * on pilotd's side, 3 on n_tty's (flood_room_cases() below)
+	 */
+	{ "pty_stopped", flood_room_seed },
+	/*
+	 * seed tcoon-vreprints-kill-wraps-ring: the -3 seed's start, then 13
+	 * VREPRINTs and a KILL in one batch: with the KILL's erases n_tty's
+	 * ring wraps (516 bytes sent, pilotd 4096); ring_overflows() counts
+	 * a KILL's and a WERASE's erases as a VREPRINT's echo
+	 */
+	{ "pty_stopped", kill_ring_seed },
+	/*
+	 * seed stop-lnext-slash-owed-write-tab3-column: the LNEXT's owed '/'
+	 * before a write (slash_before_write()) whose tab (TAB3) it made 3
+	 * spaces wide on pilotd's side, 4 on n_tty's (slash_column_cases())
+	 */
+	{ "pty_stopped", slash_column_seed },
 };
 
 /*
@@ -1742,6 +1804,162 @@ static int escaped_cases(void)
 	return bad;
 }
 
+/*
+ * timing_echo_flood's room, then a signal's flush (found[], seed
+ * tcooff-tcoon-flood-room-tab-column): the columns may part only by the
+ * echoes that waited in pilotd's echo ring because its queue was full.  A
+ * pilotd that sent 8 bytes less in the flood (its queue not full: echoes
+ * lost, not waiting), that dropped the tab's spaces after the SUSP, sent a
+ * byte more there, or swapped the flush step's first two bytes must be
+ * unexplained.  Returns how many are not.
+ */
+/* pilotd's bytes of a step changed: its last cut hex digits gone, then from made to */
+struct tamper {
+	int step;
+	const char *from, *to;
+	int cut;
+};
+
+/*
+ * seed (named want) with pilotd's trace tampered with as each of v says:
+ * each must be unexplained.  Returns how many are not (reported as idx on).
+ */
+static int tampered_pilotd(const char *seed, const char *want, const struct tamper *v, size_t nv,
+			   int idx)
+{
+	static struct nd_trace a, b, t;
+	static char hex[ND_TRACE_MAX];
+	struct nd_case c;
+	const char *name;
+	int at, bad = 0;
+
+	if (nd_case_parse(&c, seed) < 0 || run_both(&c, &a, &b, &name) < 0 || !name ||
+	    strcmp(name, want)) {
+		fprintf(stderr, "test_ntty: case %d is not named %s\n", idx, want);
+		return 1;
+	}
+	for (size_t k = 0; k < nv; k++) {
+		const char *l = a.text, *h;
+		char *p;
+		size_t n;
+
+		for (int i = 0; i < v[k].step; i++)
+			l = strchr(l, '\n') + 1;
+		h = strstr(l, " H:") + 3;
+		n = strcspn(h, "\n");
+		memcpy(hex, h, n);
+		hex[n - (size_t)v[k].cut] = 0;
+		if (v[k].from) {
+			p = strstr(hex, v[k].from);
+			if (!p) {
+				fprintf(stderr, "test_ntty: case %d: no %s in step %d\n", idx,
+					v[k].from, v[k].step);
+				bad++;
+				continue;
+			}
+			memmove(p + strlen(v[k].to), p + strlen(v[k].from),
+				strlen(p + strlen(v[k].from)) + 1);
+			memcpy(p, v[k].to, strlen(v[k].to));
+		}
+		t = a;
+		set_handheld(&t, v[k].step, hex);
+		at = nd_compare(&c, &t, &b, &name);
+		if (at < 0 || name) {
+			fprintf(stderr, "pilotd tampered with at step %d (%zu):\n", v[k].step, k);
+			report(idx - (int)k, &c, &t, &b, at, name);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+static int flood_room_cases(void)
+{
+	enum { FLOOD = 17, FLUSHED = 21, TAB = 22 };
+	static const struct tamper v[] = {
+		{ FLOOD, NULL, NULL, 16 },
+		{ TAB, "7a2020202020205e40", "7a5e40", 0 },
+		{ TAB, "5e405e4c", "5e405e4c41", 0 },
+		{ FLUSHED, "5e5a5e53", "5e535e5a", 0 },
+	};
+
+	return tampered_pilotd(flood_room_seed, "pty_stopped", v, sizeof(v) / sizeof(v[0]), -160);
+}
+
+/*
+ * The owed '/' before a write under TAB3 (found[], seed
+ * stop-lnext-slash-owed-write-tab3-column): pilotd's '/' moved its column
+ * before the write's tab (3 spaces, n_tty's 4), and the columns stay one
+ * apart.  A pilotd whose write lost the tab's spaces, had a byte changed,
+ * or that sent no '/' must be unexplained.  Returns how many are not.
+ */
+static int slash_column_cases(void)
+{
+	static const struct tamper v[] = {
+		{ 16, "b9202020ff", "b9ff", 0 },
+		{ 16, "3176", "3177", 0 },
+		{ 16, "7a2f0b10", "7a0b10", 0 },
+	};
+
+	return tampered_pilotd(slash_column_seed, "pty_stopped", v, sizeof(v) / sizeof(v[0]), -170);
+}
+
+/*
+ * ring_overflows() counts a KILL's erases (seed tcoon-vreprints-kill-wraps-
+ * ring, found[]): the same case with 3 VREPRINTs before the KILL instead of
+ * 13 stays within n_tty's ring, differs only as the TCOOFF before (TCIOFF's
+ * character, pty_stopped), and a pilotd that lost the last byte of that
+ * batch's echo, sent none of it, or 3100 bytes more (as if it flooded: the
+ * model must not find n_tty's ring wrapped) must be unexplained.  Returns how many checks failed.
+ */
+static int kill_ring_cases(void)
+{
+	static const char *const tampered_cut[] = { "without the last byte", "without all",
+						    "with 3100 bytes more" };
+	static struct nd_trace a, b, t;
+	static char text[4096], hex[ND_TRACE_MAX];
+	const char *seed = kill_ring_seed, *name, *l, *h;
+	const char *thirteen = "rx:121212121212121212121212122e330dcc6f00";
+	struct nd_case c;
+	int at, bad = 0, step;
+	size_t n;
+
+	if (!strstr(seed, thirteen) || strlen(seed) >= sizeof(text)) {
+		fprintf(stderr, "kill_ring_cases: no 13 VREPRINTs in the seed\n");
+		return 1;
+	}
+	n = (size_t)(strstr(seed, thirteen) - seed);
+	snprintf(text, sizeof(text), "%.*srx:1212122e330dcc6f00%s", (int)n, seed,
+		 seed + n + strlen(thirteen));
+	if (nd_case_parse(&c, text) < 0 || run_both(&c, &a, &b, &name) < 0 || !name ||
+	    strcmp(name, "pty_stopped")) {
+		fprintf(stderr, "kill_ring_cases: 3 VREPRINTs and a KILL not pty_stopped\n");
+		return 1;
+	}
+	step = c.nops - 1; /* the batch of the KILL */
+	for (size_t k = 0; k < 3; k++) {
+		l = a.text;
+		for (int i = 0; i < step; i++)
+			l = strchr(l, '\n') + 1;
+		h = strstr(l, " H:") + 3;
+		n = strcspn(h, "\n");
+		memcpy(hex, h, n);
+		hex[k == 0 ? n - 2 : k == 1 ? 0 : n] = 0;
+		for (size_t m = 0; k == 2 && m < 3100; m++)
+			memcpy(hex + n + 2 * m, "41", 3); /* a flood of pilotd's own */
+		t = a;
+		set_handheld(&t, step, hex);
+		t.flood[step] = k == 2; /* what end_step() notes of 3072 bytes or more */
+		at = nd_compare(&c, &t, &b, &name);
+		if (at < 0 || name) {
+			fprintf(stderr, "pilotd %s in the KILL's batch:\n", tampered_cut[k]);
+			report(-180 - (int)k, &c, &t, &b, at, name);
+			bad++;
+		}
+	}
+	return bad;
+}
+
 static int found_cases(void)
 {
 	int bad = 0;
@@ -1808,6 +2026,9 @@ int main(int argc, char **argv)
 	check_failures += writes_sent_cases();
 	check_failures += flush_cut_cases();
 	check_failures += escaped_cases();
+	check_failures += flood_room_cases();
+	check_failures += slash_column_cases();
+	check_failures += kill_ring_cases();
 	alarms_every(100);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < cases; i++) {
