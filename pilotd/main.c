@@ -533,6 +533,9 @@ int main(int argc, char **argv)
 		 (unsigned long long)pd.port.stats.input_pushes,
 		 (unsigned long long)pd.port.stats.input_push_full,
 		 (unsigned long long)pd.port.stats.input_push_busy);
+	log_info("writes: %llu came as requests, %llu bytes sent to the handheld",
+		 (unsigned long long)pd.port.stats.write_requests,
+		 (unsigned long long)pd.port.stats.tx_bytes);
 	if (pd.link)
 		pd.link->ops->stop(pd.link);
 	pd.link = NULL;
