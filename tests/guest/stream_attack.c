@@ -59,6 +59,9 @@
  *               the server dies: all return
  *   w-hangup    POLLHUP pushed while a writer waits for room: it and every
  *               write() after fail with EIO; the held drain is answered
+ *   w-declined-push the server declines the buffer at open and pushes
+ *               events for the file right after, 200 times: its writes are
+ *               requests, nothing breaks
  *   w-file-cost what an open file with the write buffer costs the kmalloc
  *               caches over one that declined it at open (printed)
  *
@@ -1097,13 +1100,29 @@ struct wdev {
  * kh), FUSE_WRITE and FUSE_RELEASE on reqs; FUSE_WRITE is left to the
  * attacker, or answered whole at once with auto_answer.
  */
+/* FUSE_NOTIFY_POLL_EVENTS of revents for kh, all of them to wake for. */
+static int push_events(int cuse, uint64_t kh, uint32_t revents)
+{
+	struct {
+		uint64_t kh;
+		uint32_t revents, wake;
+	} ev = { .kh = kh, .revents = revents, .wake = revents };
+	struct fuse_out_header oh = { .len = sizeof(oh) + sizeof(ev), .error = PE_NOTIFY_CODE };
+	struct iovec iov[2] = { { &oh, sizeof(oh) }, { &ev, sizeof(ev) } };
+
+	return writev(cuse, iov, 2) == (ssize_t)oh.len ? 0 : -errno;
+}
+
+/* wserve()'s open_flags with this: push events for each file right after its open */
+#define W_PUSH_AFTER_OPEN (1u << 31)
+
 static void wserve(int fd, uint32_t open_flags, bool auto_answer, int reqs)
 {
 	static char buf[BUF_SIZE];
 	const struct fuse_in_header *in = (const void *)buf;
 	const struct fuse_write_in *win = (const void *)(in + 1);
 	const size_t kh_at = sizeof(*in) + sizeof(struct fuse_open_in);
-	struct fuse_open_out open_out = { .open_flags = open_flags };
+	struct fuse_open_out open_out = { .open_flags = open_flags & ~W_PUSH_AFTER_OPEN };
 	struct fuse_poll_out poll_out = { 0 };
 	struct fuse_ioctl_out ioctl_out = { 0 };
 	struct fuse_write_out wout;
@@ -1122,6 +1141,9 @@ static void wserve(int fd, uint32_t open_flags, bool auto_answer, int reqs)
 			rc = write(reqs, &r, sizeof(r)) == sizeof(r) ? 0 : -1;
 			if (!rc)
 				rc = reply(fd, in->unique, 0, &open_out, sizeof(open_out));
+			/* the opener is being woken: the worker runs on a fresh file */
+			if (!rc && (open_flags & W_PUSH_AFTER_OPEN))
+				push_events(fd, r.kh, POLLOUT | POLLIN);
 			break;
 		case FUSE_WRITE:
 			r.size = win->size;
@@ -1582,13 +1604,7 @@ static const char *attack_w_abort(void)
 static const char *attack_w_hangup(void)
 {
 	static char big[SW_MAX];
-	struct fuse_out_header oh = { .error = PE_NOTIFY_CODE };
-	struct {
-		uint64_t kh;
-		uint32_t revents, wake;
-	} hup;
 	struct wwaiter w = { 0 };
-	struct iovec iov[2] = { { &oh, sizeof(oh) }, { &hup, sizeof(hup) } };
 	pthread_t t;
 	struct wdev d;
 	struct wreq r;
@@ -1610,10 +1626,8 @@ static const char *attack_w_hangup(void)
 	w.fd = fd;
 	pthread_create(&t, NULL, wwait, &w);
 	usleep(200000);
-	hup = (typeof(hup)){ .kh = kh, .revents = POLLHUP | POLLOUT, .wake = POLLHUP };
-	oh.len = sizeof(oh) + sizeof(hup);
-	if (writev(d.cuse, iov, 2) != (ssize_t)oh.len)
-		return FAILED("push of POLLHUP: %s", strerror(errno));
+	if ((err = push_events(d.cuse, kh, POLLHUP)))
+		return FAILED("push of POLLHUP: %s", strerror(-err));
 	t0 = now_s();
 	while (!atomic_load(&w.done) && now_s() - t0 < 10)
 		usleep(10000);
@@ -1630,6 +1644,39 @@ static const char *attack_w_hangup(void)
 	r = wnext(&d, 5000);
 	if (r.opcode != FUSE_RELEASE)
 		return FAILED("after the close: opcode %u size %u", r.opcode, r.size);
+	wdev_stop(&d);
+	return NULL;
+}
+
+/*
+ * A server that declines FOPEN_STREAM_WRITE at open (on a connection that
+ * took CUSE_STREAM_WRITE) and pushes events for the file as soon as it
+ * answered the open, 200 times: the worker runs on a file that has no
+ * write buffer; its writes are requests, answered at once.
+ */
+static const char *attack_w_declined_push(void)
+{
+	struct wdev d;
+	struct wreq r;
+	ssize_t n;
+
+	wdev_start(&d, "sw-declined", FOPEN_NONSEEKABLE | W_PUSH_AFTER_OPEN, true);
+	for (int i = 0; i < 200; i++) {
+		int fd = wdev_open(&d, NULL);
+
+		if (fd < 0)
+			return FAILED("open %d: %s", i, strerror(-fd));
+		if ((n = wwrite(fd, "d", 1)) != 1)
+			return FAILED("write %d: %zd", i, n);
+		r = wnext(&d, 5000);
+		if (r.opcode != FUSE_WRITE || r.size != 1)
+			return FAILED("write %d: opcode %u size %u, expected its own FUSE_WRITE", i,
+				      r.opcode, r.size);
+		close(fd);
+		r = wnext(&d, 5000);
+		if (r.opcode != FUSE_RELEASE)
+			return FAILED("close %d: opcode %u", i, r.opcode);
+	}
 	wdev_stop(&d);
 	return NULL;
 }
@@ -1724,6 +1771,7 @@ static const struct guest_attack attacks[] = {
 	{ "w-race", attack_w_race },
 	{ "w-abort", attack_w_abort },
 	{ "w-hangup", attack_w_hangup },
+	{ "w-declined-push", attack_w_declined_push },
 	{ "w-file-cost", attack_w_file_cost },
 };
 
