@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * read() on /dev/pilot with and without kernel-patches/stream-data.
- * Usage: stream-push pushed|asked [blocking] [PILOTD-ARG]
+ * Usage: stream-push pushed|asked [blocking] [writes-asked] [PILOTD-ARG]
  *
  * Starts its own pilotd -v (its log in a file), sets the port raw (VMIN 1,
  * VTIME 0, as a desktop does) and runs rounds of an echo: write a packet
@@ -22,9 +22,12 @@
  *           (--no-stream-data): every read is a request, nothing pushed.
  * Writes (kernel-patches/stream-write): the first round's packet is
  * written while pilotd is stopped (SIGSTOP).  Where pilotd says the kernel
- * takes writes ("pushed" requires it) the write() returns within 1 s all
- * the same; elsewhere it waits for pilotd, and every write comes to pilotd
- * as a request ("writes: N came as requests" at exit).
+ * takes writes ("pushed" requires it, unless "writes-asked") the write()
+ * returns all the same (within WRITE_WAIT s, a loose guard); elsewhere it
+ * waits for pilotd (none returns in 1 s: without pilotd it cannot return
+ * at all), and every write comes to pilotd as a request ("writes: N came
+ * as requests" at exit).  "writes-asked": the kernel offered to take
+ * writes and pilotd declined them (--no-stream-write).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,8 +46,24 @@
 #define PACKET	  512
 #define READ_SIZE 32
 #define READ_WAIT 10 /* s; an echo round takes milliseconds */
+#define WRITE_WAIT 10 /* s; a write into the kernel's buffer takes microseconds */
 
 static bool blocking;
+
+/* Did pilotd's log say so (its init lines are there once the node opens)? */
+static bool log_says(const char *what)
+{
+	FILE *f = fopen(LOG_PATH, "r");
+	char line[512];
+	bool found = false;
+
+	if (!f)
+		fail("cannot read " LOG_PATH ": %s", strerror(errno));
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, what) != NULL;
+	fclose(f);
+	return found;
+}
 
 static void on_alarm(int sig)
 {
@@ -73,7 +92,9 @@ static void write_with_pilotd_stopped(int fd, const unsigned char *out, size_t l
 	}
 	close(done[1]);
 	p = (struct pollfd){ .fd = done[0], .events = POLLIN };
-	written_while_stopped = poll(&p, 1, 1000) == 1;
+	/* long where it should return, short where it cannot */
+	written_while_stopped =
+		poll(&p, 1, log_says("the kernel takes writes") ? WRITE_WAIT * 1000 : 1000) == 1;
 	kill(pilotd, SIGCONT);
 	if (read(done[0], &c, 1) != 1)
 		fail("the write made while pilotd was stopped did not finish");
@@ -171,19 +192,23 @@ int main(int argc, char **argv)
 	struct sigaction alarm_action = { .sa_handler = on_alarm }; /* no SA_RESTART */
 	unsigned long long requests, bytes, write_requests;
 	long reads = 0;
-	bool offered, writes_taken;
+	bool offered, writes_taken, writes_asked = false;
 	pid_t pid;
 	int fd;
 
 	guest_test_name("stream-push");
 	if (argc < 2 || (!pushed && strcmp(argv[1], "asked") != 0))
-		fail("usage: stream-push pushed|asked [blocking] [PILOTD-ARG]");
+		fail("usage: stream-push pushed|asked [blocking] [writes-asked] [PILOTD-ARG]");
 	if (argc >= 3 && strcmp(argv[2], "blocking") == 0) {
 		blocking = true;
 		argv++, argc--;
 	}
+	if (argc >= 3 && strcmp(argv[2], "writes-asked") == 0) {
+		writes_asked = true;
+		argv++, argc--;
+	}
 	if (argc > 3)
-		fail("usage: stream-push pushed|asked [blocking] [PILOTD-ARG]");
+		fail("usage: stream-push pushed|asked [blocking] [writes-asked] [PILOTD-ARG]");
 	if (sigaction(SIGALRM, &alarm_action, NULL) != 0)
 		fail("sigaction: %s", strerror(errno));
 	pid = start_own_pilotd(LOG_PATH, argc == 3 ? argv[2] : NULL);
@@ -205,8 +230,12 @@ int main(int argc, char **argv)
 		     "stopped %s",
 		     writes_taken ? "says" : "does not say",
 		     written_while_stopped ? "returned at once" : "waited for it");
-	if (pushed && !writes_taken)
+	if (pushed && !writes_asked && !writes_taken)
 		fail("pilotd did not say that the kernel takes writes");
+	if (writes_asked && writes_taken)
+		fail("pilotd says the kernel takes writes");
+	if (writes_asked && !log_says("the kernel offers to take writes (not taken"))
+		fail("pilotd did not say that the kernel offered to take writes");
 	if (!writes_taken && write_requests < ROUNDS)
 		fail("%llu write requests for %d writes: every write should be a request",
 		     write_requests, ROUNDS);
