@@ -64,6 +64,16 @@
  *               requests, nothing breaks
  *   w-file-cost what an open file with the write buffer costs the kmalloc
  *               caches over one that declined it at open (printed)
+ *   w-error-forever every drain answered with EIO, 200 writes: every other
+ *               write fails once, no drain the kernel makes up, tcdrain()
+ *               and close() return, FUSE_RELEASE comes
+ *   w-zero-forever every drain answered at once with 0 (nothing taken): a
+ *               close() ended by a signal, the release sends no more drains
+ *   w-many-full 256 files, each with a full buffer and its drain held: the
+ *               kernel sends max_background (12) drains at once, the next
+ *               when one is answered; at most 4096 + 2048 bytes of kmalloc
+ *               caches a file; the server dies: every close() returns at
+ *               once; twice, and nothing left grows (a leak would)
  *
  * Each attack runs in a child with a deadline (ATTACK_S); one that does not
  * finish is reported as a hang and killed.  Prints "PASS name" or
@@ -395,7 +405,7 @@ static const char *attack_abort(void)
 	dev_kill_server(&d);
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
-	if (now_s() - t0 > 5)
+	if (now_s() - t0 > 15) /* milliseconds; a loose guard under TCG on a loaded host */
 		return FAILED("the reads returned %.1f s after the server died", now_s() - t0);
 	for (int i = 0; i < 2; i++)
 		if (r[i].result != -ENOTCONN)
@@ -999,14 +1009,14 @@ static const char *attack_uring_close(void)
 	t0 = now_s();
 	child = fork();
 	if (child == 0) {
-		alarm(10);
+		alarm(20);
 		_exit(push(d.cuse, kh, "wake", 4) == 0 ? 0 : 2);
 	}
 	waitpid(child, &status, 0);
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		return FAILED("the push for a file held by an io_uring poll: %s",
-			      WIFEXITED(status) ? "failed" : "did not return in 10 s");
-	if (now_s() - t0 > 5)
+			      WIFEXITED(status) ? "failed" : "did not return in 20 s");
+	if (now_s() - t0 > 15) /* milliseconds; a loose guard */
 		return FAILED("the push took %.1f s", now_s() - t0);
 	/* the completion: POLLIN, and the ring's end releases the file */
 	err = guest_uring_result(ring);
@@ -1443,13 +1453,14 @@ static const char *attack_w_aio_close(void)
 	answerer = fork();
 	if (answerer == 0)
 		_exit(wanswer(&d, r.unique, 0, SW_MAX) ? 1 : 0);
-	while (waitpid(answerer, &status, WNOHANG) == 0 && now_s() - t0 < 5)
+	/* it returns in milliseconds, or never: 15 s is a loose guard */
+	while (waitpid(answerer, &status, WNOHANG) == 0 && now_s() - t0 < 15)
 		usleep(10000);
 	took = now_s() - t0;
 	kill(d.server, SIGCONT);
-	if (took >= 5) {
+	if (took >= 15) {
 		waitpid(answerer, &status, 0);
-		return FAILED("the answer to the drain did not return in 5 s: it waited "
+		return FAILED("the answer to the drain did not return in 15 s: it waited "
 			      "for the release");
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
@@ -1725,6 +1736,210 @@ static const char *attack_w_file_cost(void)
 	return NULL;
 }
 
+/*
+ * A server that answers every drain with an error, forever: each drain
+ * drops what is buffered and the next write() fails once; the kernel sends
+ * no drain of its own (no resend loop), tcdrain() and close() return, and
+ * FUSE_RELEASE comes.
+ */
+#define W_ERROR_ROUNDS 200
+
+static const char *attack_w_error_forever(void)
+{
+	char buf[100];
+	struct wdev d;
+	struct wreq r;
+	int fd, err, failed = 0, drains = 0;
+	ssize_t n;
+
+	memset(buf, 'e', sizeof(buf));
+	wdev_start(&d, "sw-errors", FOPEN_NONSEEKABLE | SW_FOPEN_FLAG, false);
+	fd = wdev_open(&d, NULL);
+	if (fd < 0)
+		return FAILED("open: %s", strerror(-fd));
+	for (int i = 0; i < W_ERROR_ROUNDS; i++) {
+		n = wwrite(fd, buf, sizeof(buf));
+		if (n == -EIO) {
+			failed++;
+			continue;
+		}
+		if (n != sizeof(buf))
+			return FAILED("write %d: %zd, expected %zu or EIO", i, n, sizeof(buf));
+		r = wnext(&d, 5000);
+		if (r.opcode != FUSE_WRITE)
+			return FAILED("write %d: no drain (opcode %u)", i, r.opcode);
+		drains++;
+		if ((err = wanswer(&d, r.unique, -EIO, 0)))
+			return FAILED("answer %d: %s", i, strerror(-err));
+		if ((err = wdrain(fd)))
+			return FAILED("tcdrain after answer %d: %s", i, strerror(-err));
+	}
+	if ((r = wnext(&d, 300)).opcode)
+		return FAILED("opcode %u size %u with nothing written: a drain of the kernel's "
+			      "own", r.opcode, r.size);
+	note("w-error-forever: %d writes, %d drains answered with EIO, %d writes failed with "
+	     "EIO", W_ERROR_ROUNDS, drains, failed);
+	/* every other write: one fails on the error the one before left */
+	if (failed != W_ERROR_ROUNDS / 2 || drains != W_ERROR_ROUNDS / 2)
+		return FAILED("%d writes failed, %d drains: expected %d each", failed, drains,
+			      W_ERROR_ROUNDS / 2);
+	if (close(fd) && errno != EIO)
+		return FAILED("close: %s", strerror(errno));
+	r = wnext(&d, 5000);
+	if (r.opcode != FUSE_RELEASE)
+		return FAILED("after the close: opcode %u, expected FUSE_RELEASE", r.opcode);
+	wdev_stop(&d);
+	return NULL;
+}
+
+/*
+ * A server that answers every drain at once, taking nothing (size 0),
+ * forever: the same bytes come again each time.  A close() waits (the
+ * closing wait) and a signal ends it; the release drops the bytes, waits
+ * for the drain in flight (answered 0 like the others) and sends no more:
+ * FUSE_RELEASE comes and the writer exits.
+ */
+static const char *attack_w_zero_forever(void)
+{
+	struct wdev d;
+	struct wreq r;
+	int status = 0, drains = 0, err;
+	double t0;
+	pid_t child;
+
+	wdev_start(&d, "sw-zero", FOPEN_NONSEEKABLE | SW_FOPEN_FLAG, false);
+	child = fork();
+	if (child == 0) {
+		struct sigaction sa = { .sa_handler = on_usr1 }; /* no SA_RESTART */
+		int fd = open(d.path, O_RDWR | O_CLOEXEC);
+
+		sigaction(SIGALRM, &sa, NULL);
+		if (fd < 0)
+			_exit(1);
+		if (write(fd, "zero", 4) != 4)
+			_exit(2);
+		alarm(1);
+		close(fd); /* waits: nothing is taken; SIGALRM ends the wait */
+		_exit(0);
+	}
+	t0 = now_s();
+	for (;;) {
+		r = wnext(&d, 10000);
+		if (r.opcode == FUSE_RELEASE)
+			break;
+		if (r.opcode == FUSE_OPEN)
+			continue;
+		if (r.opcode != FUSE_WRITE || r.size != 4 || memcmp(r.data, "zero", 4))
+			return FAILED("after %d drains: opcode %u size %u", drains, r.opcode,
+				      r.size);
+		drains++;
+		/* ENOENT: the release dropped the drain's bytes meanwhile? It waits */
+		if ((err = wanswer(&d, r.unique, 0, 0)))
+			return FAILED("answer %d: %s", drains, strerror(-err));
+		/* the closing wait is 30 s: past it, the signal did not end it */
+		if (now_s() - t0 > 25)
+			return FAILED("%d drains in %.0f s: the close was not ended by its "
+				      "signal", drains, now_s() - t0);
+	}
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status))
+		return FAILED("the writer: status 0x%x", status);
+	if ((r = wnext(&d, 300)).opcode)
+		return FAILED("opcode %u after FUSE_RELEASE", r.opcode);
+	note("w-zero-forever: %d drains answered with 0 before the release", drains);
+	wdev_stop(&d);
+	return NULL;
+}
+
+/*
+ * Many files, each with a full buffer and its drain unanswered: the kernel
+ * sends the server at most the connection's max_background drains at once
+ * (the others wait in its background queue, and one comes when one is
+ * answered); what the files cost the kmalloc caches (at most 4096 + 2048
+ * bytes a file); when the server dies every close() returns at once (no
+ * closing wait on a dead connection).  Twice: what a round leaves in the
+ * caches after its closes (freed objects the slab allocator keeps on its
+ * CPUs' lists count as active in /proc/slabinfo) does not grow in the
+ * second round, where a leaked buffer would add 4096 bytes a file.
+ */
+#define W_MANY 256
+
+static const char *w_many_full_round(const char *name, long *k_closed)
+{
+	static char big[SW_MAX];
+	static int fds[W_MANY];
+	long k_before, k_after, per_file;
+	int drains = 0, err;
+	uint64_t first = 0;
+	struct wdev d;
+	struct wreq r;
+	ssize_t n;
+	double t0;
+
+	wdev_start(&d, name, FOPEN_NONSEEKABLE | SW_FOPEN_FLAG, false);
+	for (int i = 0; i < 500 && access(d.path, F_OK); i++)
+		usleep(10000);
+	k_before = kmalloc_bytes();
+	for (int i = 0; i < W_MANY; i++) {
+		fds[i] = open_node(d.path, O_RDWR | O_NONBLOCK);
+		if (fds[i] < 0)
+			return FAILED("open %d: %s", i, strerror(-fds[i]));
+		if ((n = wwrite(fds[i], big, SW_MAX)) != SW_MAX ||
+		    (n = wwrite(fds[i], big, 1)) != -EAGAIN)
+			return FAILED("file %d: its buffer did not fill: %zd", i, n);
+	}
+	/* the opens, and the drains the kernel sent */
+	while ((r = wnext(&d, 1000)).opcode) {
+		if (r.opcode == FUSE_WRITE && !drains++)
+			first = r.unique;
+		else if (r.opcode != FUSE_WRITE && r.opcode != FUSE_OPEN)
+			return FAILED("opcode %u", r.opcode);
+	}
+	k_after = kmalloc_bytes();
+	per_file = k_before < 0 ? 0 : (k_after - k_before) / W_MANY;
+	if (!drains)
+		return FAILED("no drain of %d full buffers", W_MANY);
+	if (drains < W_MANY) {
+		/* the background queue moves: an answer lets the next one come */
+		if ((err = wanswer(&d, first, 0, SW_MAX)))
+			return FAILED("answer: %s", strerror(-err));
+		r = wnext(&d, 5000);
+		if (r.opcode != FUSE_WRITE || r.size != SW_MAX)
+			return FAILED("after an answer with %d drains held: opcode %u size %u",
+				      drains, r.opcode, r.size);
+	}
+	kill_server(&d.server);
+	close(d.cuse);
+	t0 = now_s();
+	for (int i = 0; i < W_MANY; i++)
+		close(fds[i]);
+	close(d.reqs);
+	*k_closed = kmalloc_bytes();
+	note("w-many-full: %d files with a full buffer, %d drains sent at once; %ld bytes of "
+	     "kmalloc caches a file; closed in %.2f s after the abort",
+	     W_MANY, drains, per_file, now_s() - t0);
+	/* the ring, its state, the file and its request's arguments: 4096 + 2048 */
+	if (per_file > SW_MAX + 2048)
+		return FAILED("%ld bytes a file with a full buffer", per_file);
+	if (now_s() - t0 > 15) /* each returns at once; a loose guard */
+		return FAILED("the closes took %.1f s after the abort", now_s() - t0);
+	return NULL;
+}
+
+static const char *attack_w_many_full(void)
+{
+	const char *why;
+	long k1, k2;
+
+	if ((why = w_many_full_round("sw-many-1", &k1)) || (why = w_many_full_round("sw-many-2", &k2)))
+		return why;
+	note("w-many-full: the caches after the second round's closes: %+ld bytes a file",
+	     (k2 - k1) / W_MANY);
+	/* a leaked buffer is 4096 bytes a file: allow 1024 of the caches' noise */
+	if (k1 >= 0 && k2 - k1 > 1024L * W_MANY)
+		return FAILED("%ld bytes a file left after the second round", (k2 - k1) / W_MANY);
+	return NULL;
+}
+
 /* ---- the driver ---- */
 
 /* A warning, bug or oops in the kernel's log (the console shows errors only). */
@@ -1773,6 +1988,9 @@ static const struct guest_attack attacks[] = {
 	{ "w-hangup", attack_w_hangup },
 	{ "w-declined-push", attack_w_declined_push },
 	{ "w-file-cost", attack_w_file_cost },
+	{ "w-error-forever", attack_w_error_forever },
+	{ "w-zero-forever", attack_w_zero_forever },
+	{ "w-many-full", attack_w_many_full },
 };
 
 int main(int argc, char **argv)
