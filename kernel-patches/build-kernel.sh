@@ -5,7 +5,8 @@
 #
 # Two kernels, each with and without the series: Debian's linux-source-7.3
 # (trixie-backports, the base the series is written against; the
-# poll-events, stream-data and cdev-order series are applied after it) and
+# poll-events, stream-data, cdev-order and stream-write series are applied
+# after it) and
 # linux-source-6.1 (Debian 12, this machine's, with the backport in 6.1/,
 # whose series also names the backport of the poll-events series,
 # poll-events/6.1/).
@@ -34,7 +35,8 @@
 # cuse_stream_test-6.1 and cuse_stream_test-7.3.  --checkpatch runs
 # checkpatch.pl of the 7.3 tree on every patch of the series and of its
 # backports (6.1/, 6.12/), and of the poll-events series and its backport
-# (poll-events/, poll-events/6.1/), stream-data/ and cdev-order/.
+# (poll-events/, poll-events/6.1/), stream-data/, cdev-order/ and
+# stream-write/.
 # --check-apply 6.12 checks that 6.12/series applies to Debian 13's
 # linux-source-6.12 without building.
 # --only 6.1 or --only 7.3 builds or checks that version alone;
@@ -81,6 +83,8 @@ use_version() {
 		series+=$'\n'$(grep -v '^#' "$here/stream-data/series" | sed '/^$/d; s|^|stream-data/|')
 		# The cdev before the device (cdev-order/): its test needs the others'.
 		series+=$'\n'$(grep -v '^#' "$here/cdev-order/series" | sed '/^$/d; s|^|cdev-order/|')
+		# Writes taken by the kernel (issue 41 item 2), on top of all.
+		series+=$'\n'$(grep -v '^#' "$here/stream-write/series" | sed '/^$/d; s|^|stream-write/|')
 	fi
 	local base_key patch_key
 	base_key=$( { echo "$ver $srcver"; echo "$ccver"; cat "$here/guest.config";
@@ -258,7 +262,8 @@ case "${1:-}" in
 	fi
 	mapfile -t patches < <(for d in "$here" "$here/6.1" "$here/6.12" \
 				 "$here/poll-events" "$here/poll-events/6.1" \
-				 "$here/stream-data" "$here/cdev-order"; do
+				 "$here/stream-data" "$here/cdev-order" \
+				 "$here/stream-write"; do
 		grep -v '^#' "$d/series" | sed "/^\$/d; s|^|$d/|"
 	done | xargs realpath | sort -u)
 	checkpatch "${patches[@]}"

@@ -28,9 +28,14 @@
 
 int front_answer_open(void *req, uint64_t fh)
 {
+	const struct cuse_front *fr = fuse_req_userdata(req);
 	char reply[OPEN_REPLY_MAX];
-	/* STREAM is honoured for CUSE only with kernel-patches/0001. */
-	size_t len = open_reply(reply, fh, OPEN_DIRECT_IO | OPEN_NONSEEKABLE | OPEN_STREAM);
+	/* STREAM is honoured for CUSE only with kernel-patches/0001; the
+	 * kernel takes writes only where it offered to (fuse_wire.h) */
+	size_t len = open_reply(reply, fh,
+				OPEN_DIRECT_IO | OPEN_NONSEEKABLE | OPEN_STREAM |
+					(fr->stream_write && !fr->no_stream_write ?
+						 OPEN_STREAM_WRITE : 0));
 
 	/* -ENOENT: the opener was interrupted and the kernel has no file. */
 	return fuse_reply_buf(req, reply, len) == -ENOENT ? -ENOENT : 0;
@@ -434,6 +439,14 @@ static void cuse_ready(void *ctx, uint32_t events)
 		if (cuse_init_offers_stream_data(buf.mem, (size_t)r, &fr->stream_data) &&
 		    fr->stream_data)
 			log_stream_data(fr);
+		if (cuse_init_offers(buf.mem, (size_t)r, CUSE_STREAM_WRITE_FLAG,
+				     &fr->stream_write) &&
+		    fr->stream_write)
+			log_info(fr->no_stream_write ?
+					 "the kernel offers to take writes (not taken: "
+					 "--no-stream-write)" :
+					 "the kernel takes writes: write() returns once the "
+					 "kernel holds the bytes");
 	}
 	fuse_session_process_buf(fr->se, &buf);
 }
@@ -449,7 +462,8 @@ int front_start(struct cuse_front *fr, const char *argv0)
 		 * (fuse_wire.h); libfuse sends these whatever the kernel offered,
 		 * and a kernel without the series ignores them */
 		.flags = CUSE_UNRESTRICTED_IOCTL | CUSE_POLL_EVENTS_FLAG |
-			 (fr->no_stream_data ? 0 : CUSE_STREAM_DATA_FLAG),
+			 (fr->no_stream_data ? 0 : CUSE_STREAM_DATA_FLAG) |
+			 (fr->no_stream_write ? 0 : CUSE_STREAM_WRITE_FLAG),
 	};
 	/* -f: pilotd does not daemonize; -s: one thread, ours */
 	char *argv[] = { (char *)argv0, "-f", "-s", NULL };

@@ -31,6 +31,10 @@ struct cuse_front {
 	/* CUSE_INIT offered FUSE_NOTIFY_STREAM_DATA (fuse_wire.h), and pilotd
 	 * may use it (no_stream_data: pilotd runs with --no-stream-data) */
 	bool stream_data, no_stream_data;
+	/* CUSE_INIT offered to take writes (CUSE_STREAM_WRITE, fuse_wire.h),
+	 * and pilotd lets it (no_stream_write: pilotd runs with
+	 * --no-stream-write, and declines it at init) */
+	bool stream_write, no_stream_write;
 	bool open_kh_seen; /* the request in hand is a FUSE_OPEN with its kh */
 	uint64_t open_kh;
 	bool stopping;

@@ -18,6 +18,8 @@ size_t open_reply(void *buf, uint64_t fh, unsigned int flags)
 		out.open_flags |= FOPEN_NONSEEKABLE;
 	if (flags & OPEN_STREAM)
 		out.open_flags |= FOPEN_STREAM;
+	if (flags & OPEN_STREAM_WRITE)
+		out.open_flags |= FOPEN_STREAM_WRITE_FLAG;
 	memcpy(buf, &out, sizeof(out));
 	return sizeof(out);
 }
@@ -98,15 +100,25 @@ size_t poll_events_notice(void *buf, uint64_t kh, unsigned int events, unsigned 
 _Static_assert(CUSE_STREAM_DATA == CUSE_STREAM_DATA_FLAG, "the series' CUSE_INIT flag");
 #endif
 
-bool cuse_init_offers_stream_data(const void *buf, size_t len, bool *offered)
+bool cuse_init_offers(const void *buf, size_t len, uint32_t flag, bool *offered)
 {
 	uint32_t flags;
 
 	if (!cuse_init_flags(buf, len, &flags))
 		return false;
-	*offered = flags & CUSE_STREAM_DATA_FLAG;
+	*offered = flags & flag;
 	return true;
 }
+
+bool cuse_init_offers_stream_data(const void *buf, size_t len, bool *offered)
+{
+	return cuse_init_offers(buf, len, CUSE_STREAM_DATA_FLAG, offered);
+}
+
+#ifdef CUSE_STREAM_WRITE
+_Static_assert(CUSE_STREAM_WRITE == CUSE_STREAM_WRITE_FLAG, "the series' CUSE_INIT flag");
+_Static_assert(FOPEN_STREAM_WRITE == FOPEN_STREAM_WRITE_FLAG, "the series' open flag");
+#endif
 
 bool open_kh(const void *buf, size_t len, uint64_t *kh)
 {

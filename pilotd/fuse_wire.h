@@ -20,6 +20,7 @@ enum open_flag {
 	OPEN_DIRECT_IO = 1 << 0,   /* every read and write reaches the server */
 	OPEN_NONSEEKABLE = 1 << 1, /* lseek/pread/pwrite fail with ESPIPE */
 	OPEN_STREAM = 1 << 2,	   /* no file position: read and write run at once */
+	OPEN_STREAM_WRITE = 1 << 3, /* the kernel takes writes (CUSE_STREAM_WRITE, below) */
 };
 
 #define OPEN_REPLY_MAX 64
@@ -69,5 +70,20 @@ size_t poll_events_notice(void *buf, uint64_t kh, unsigned int events, unsigned 
 bool cuse_init_offers_stream_data(const void *buf, size_t len, bool *offered);
 bool open_kh(const void *buf, size_t len, uint64_t *kh);
 size_t stream_data_header(void *buf, uint64_t kh, size_t len);
+
+/*
+ * Writes taken by the kernel (kernel-patches/stream-write): offered as
+ * CUSE_INIT's CUSE_STREAM_WRITE bit, taken from a server that sets it back
+ * and, per file, FOPEN_STREAM_WRITE in the open reply (OPEN_STREAM_WRITE).
+ * write() then copies into a 4096-byte buffer of the file and returns; the
+ * kernel hands the bytes on in FUSE_WRITEs of its own, one at a time per
+ * file, each answered with how many bytes pilotd took: a blocking write
+ * as any other, which pilotd answers once it queued them all.
+ * cuse_init_offers() reads a CUSE_INIT bit from the request as it came
+ * (false for any other request).
+ */
+#define CUSE_STREAM_WRITE_FLAG	(1u << 3)
+#define FOPEN_STREAM_WRITE_FLAG (1u << 10)
+bool cuse_init_offers(const void *buf, size_t len, uint32_t flag, bool *offered);
 
 #endif

@@ -7,7 +7,7 @@
  *
  *   pilotd [--name pilot] [--device VID:PID] [--port PATH | --usbredir SERVER |
  *          --netsync [ADDR:]PORT [--netsync-allow ADDR[/PREFIX]]...] [--user USER] [--trace FILE]
- *          [--no-stream-data] [--verbose]
+ *          [--no-stream-data] [--no-stream-write] [--verbose]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -209,6 +209,11 @@ static void usage(FILE *f, const char *argv0)
 		"                        by default reads of one raw file then come without\n"
 		"                        a request): every read is a request, as on kernels\n"
 		"                        without it (--stream-data: the default)\n"
+		"      --no-stream-write do not let the kernel take writes where it offers\n"
+		"                        to (kernel-patches/stream-write; by default write()\n"
+		"                        returns once the kernel holds the bytes): every\n"
+		"                        write is a request, as on kernels without it\n"
+		"                        (--stream-write: the default)\n"
 		"  -v, --verbose         log every open, release and poll request, and USB\n"
 		"                        details\n"
 		"  -h, --help            show this help\n"
@@ -216,7 +221,13 @@ static void usage(FILE *f, const char *argv0)
 		argv0);
 }
 
-enum { OPT_TRACE = 0x100, OPT_STREAM_DATA, OPT_NO_STREAM_DATA }; /* long options only */
+enum { /* long options only */
+	OPT_TRACE = 0x100,
+	OPT_STREAM_DATA,
+	OPT_NO_STREAM_DATA,
+	OPT_STREAM_WRITE,
+	OPT_NO_STREAM_WRITE,
+};
 
 static int parse_args(struct pilotd *pd, int argc, char **argv)
 {
@@ -234,6 +245,8 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 		{ "trace", required_argument, NULL, OPT_TRACE },
 		{ "stream-data", no_argument, NULL, OPT_STREAM_DATA },
 		{ "no-stream-data", no_argument, NULL, OPT_NO_STREAM_DATA },
+		{ "stream-write", no_argument, NULL, OPT_STREAM_WRITE },
+		{ "no-stream-write", no_argument, NULL, OPT_NO_STREAM_WRITE },
 		{ 0 },
 	};
 	int c;
@@ -304,6 +317,8 @@ static int parse_args(struct pilotd *pd, int argc, char **argv)
 		case OPT_TRACE: pd->trace_path = optarg; break;
 		case OPT_STREAM_DATA: pd->no_stream_data = false; break;
 		case OPT_NO_STREAM_DATA: pd->no_stream_data = true; break;
+		case OPT_STREAM_WRITE: pd->no_stream_write = false; break;
+		case OPT_NO_STREAM_WRITE: pd->no_stream_write = true; break;
 		case 'v': pilotd_verbose = true; break;
 		case 'h': usage(stdout, argv[0]); exit(0);
 		case 'V': printf("pilotd %s\n", PILOTD_VERSION); exit(0);
@@ -501,6 +516,7 @@ int main(int argc, char **argv)
 					.devname = pd.devname,
 					.ready = front_ready,
 					.no_stream_data = pd.no_stream_data,
+					.no_stream_write = pd.no_stream_write,
 					.ready_ctx = &pd };
 	if (trace_open(&pd) < 0)
 		return 2;
@@ -533,6 +549,9 @@ int main(int argc, char **argv)
 		 (unsigned long long)pd.port.stats.input_pushes,
 		 (unsigned long long)pd.port.stats.input_push_full,
 		 (unsigned long long)pd.port.stats.input_push_busy);
+	log_info("writes: %llu came as requests, %llu bytes sent to the handheld",
+		 (unsigned long long)pd.port.stats.write_requests,
+		 (unsigned long long)pd.port.stats.tx_bytes);
 	if (pd.link)
 		pd.link->ops->stop(pd.link);
 	pd.link = NULL;

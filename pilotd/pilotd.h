@@ -52,6 +52,7 @@ struct pilotd {
 
 	const char *trace_path; /* --trace: the sessions' bytes to this file */
 	bool no_stream_data;	/* --no-stream-data */
+	bool no_stream_write;	/* --no-stream-write */
 	int trace_fd;
 	struct trace trace;
 	struct status_watch status; /* what `systemctl status` shows (service.c) */

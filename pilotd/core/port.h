@@ -237,6 +237,7 @@ struct port_stats {
 	 * the reads that came as requests, all of them */
 	uint64_t rx_pushed, input_pushes, input_push_full, input_push_busy;
 	uint64_t read_requests;
+	uint64_t write_requests; /* the writes that came as requests, all of them */
 };
 
 /* The transport hooks that are due (port.c port_run_due_hooks()). */

@@ -239,6 +239,7 @@ static void write_queued(struct port *p, void *req, uint64_t fh, const uint8_t *
 
 void port_write(struct port *p, void *req, uint64_t fh, const void *buf, size_t size, bool nonblock)
 {
+	p->stats.write_requests++;
 	if (port_is_hung_up(p, fh)) {
 		reply_err(p, req, EIO);
 	} else if (!p->carrier) {

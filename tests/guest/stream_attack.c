@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * A hostile CUSE server against FUSE_NOTIFY_STREAM_DATA
- * (kernel-patches/stream-data, issue 41 item 4): the attacks the series'
- * selftest (cuse_stream_test, cuse_data.*) does not make.  No pilotd: this
- * program is the server, on /dev/cuse, without libfuse.
+ * (kernel-patches/stream-data, issue 41 item 4) and against the writes the
+ * kernel takes (CUSE_STREAM_WRITE, kernel-patches/stream-write, issue 41
+ * item 2): the attacks the series' selftests (cuse_stream_test, cuse_data.*
+ * and cuse_write.*) do not make.  No pilotd: this program is the server, on
+ * /dev/cuse, without libfuse.
  *
  * Usage: stream-attack [ATTACK]...   (none: all of them)
  *
@@ -36,6 +38,43 @@
  *   uring-read  an io_uring read of pushed bytes; one that waits for a push
  *               when its process exits: the exit cancels it, nothing hangs
  *
+ * Writes (w-*): the server holds each FUSE_WRITE the kernel sends to drain a
+ * file's buffer (a drain) and this program answers it, on its own
+ * descriptor of the same /dev/cuse file, as it likes:
+ *   w-sizes     answers of size 0 (the same bytes come again), larger than
+ *               sent (EIO), cut short (EIO), an error (that error), to an
+ *               unknown unique and twice (ENOENT to the server): each
+ *               write() after fails once or goes on, and nothing hangs
+ *   w-release   a writer killed while its close() waits for a held drain:
+ *               its release waits for the answer, FUSE_RELEASE comes after
+ *               it, and the bytes not sent are dropped
+ *   w-aio-close an aio poll for POLLOUT holds a closed file's last
+ *               reference while a full buffer's drain is held; the answer,
+ *               written while the server is stopped, completes it and
+ *               returns at once (the release runs from the worker's fput
+ *               and waits for the server, not in the answer's write())
+ *   w-race      300 rounds of open, write, close in two threads and a
+ *               poller, the drains answered at once: every open released
+ *   w-abort     a writer waiting for room, a tcdrain() and a close() when
+ *               the server dies: all return
+ *   w-hangup    POLLHUP pushed while a writer waits for room: it and every
+ *               write() after fail with EIO; the held drain is answered
+ *   w-declined-push the server declines the buffer at open and pushes
+ *               events for the file right after, 200 times: its writes are
+ *               requests, nothing breaks
+ *   w-file-cost what an open file with the write buffer costs the kmalloc
+ *               caches over one that declined it at open (printed)
+ *   w-error-forever every drain answered with EIO, 200 writes: every other
+ *               write fails once, no drain the kernel makes up, tcdrain()
+ *               and close() return, FUSE_RELEASE comes
+ *   w-zero-forever every drain answered at once with 0 (nothing taken): a
+ *               close() ended by a signal, the release sends no more drains
+ *   w-many-full 256 files, each with a full buffer and its drain held: the
+ *               kernel sends max_background (12) drains at once, the next
+ *               when one is answered; at most 4096 + 2048 bytes of kmalloc
+ *               caches a file; the server dies: every close() returns at
+ *               once; twice, and nothing left grows (a leak would)
+ *
  * Each attack runs in a child with a deadline (ATTACK_S); one that does not
  * finish is reported as a hang and killed.  Prints "PASS name" or
  * "FAIL name: why" for each; exits 1 if any failed, or if the kernel's log
@@ -43,6 +82,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/aio_abi.h>
 #include <linux/fuse.h>
 #include <linux/io_uring.h>
 #include <poll.h>
@@ -52,6 +92,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -73,6 +114,13 @@ struct sd_out {
 	uint32_t size;
 	uint32_t padding;
 };
+
+/* The stream-write series' uapi */
+#define SW_CUSE_FLAG	  (1u << 3)  /* CUSE_STREAM_WRITE */
+#define SW_FOPEN_FLAG	  (1u << 10) /* FOPEN_STREAM_WRITE */
+#define SW_MAX		  4096	     /* FUSE_STREAM_WRITE_MAX */
+#define PE_CUSE_FLAG	  (1u << 1)  /* CUSE_POLL_EVENTS */
+#define PE_NOTIFY_CODE	  10	     /* FUSE_NOTIFY_POLL_EVENTS */
 
 #define ATTACK_S 60
 #define BUF_SIZE (FUSE_MIN_READ_BUFFER + 4096)
@@ -128,6 +176,20 @@ static int push(int cuse, uint64_t kh, const void *data, uint32_t len)
 	return push_hdr(cuse, &o, data, len);
 }
 
+/* The server's next request into buf; the server ends with the connection. */
+static void next_request(int fd, char *buf, size_t len)
+{
+	for (;;) {
+		ssize_t n = read(fd, buf, len);
+
+		if (n < 0 && (errno == EINTR || errno == ENOENT))
+			continue;
+		if (n < (ssize_t)sizeof(struct fuse_in_header))
+			_exit(0);
+		return;
+	}
+}
+
 static void serve(int fd, const struct server_cfg *cfg, int reqs)
 {
 	static char buf[BUF_SIZE];
@@ -135,17 +197,12 @@ static void serve(int fd, const struct server_cfg *cfg, int reqs)
 	const size_t kh_at = sizeof(*in) + sizeof(struct fuse_open_in);
 	struct fuse_open_out open_out = { .open_flags = cfg->open_flags };
 	struct fuse_poll_out poll_out = { 0 };
-	ssize_t n;
 
 	for (;;) {
 		struct open_report r = { 0 };
 		int rc = 0;
 
-		n = read(fd, buf, sizeof(buf));
-		if (n < 0 && (errno == EINTR || errno == ENOENT))
-			continue;
-		if (n < (ssize_t)sizeof(*in))
-			_exit(0);
+		next_request(fd, buf, sizeof(buf));
 		switch (in->opcode) {
 		case FUSE_OPEN:
 			if (in->len >= kh_at + sizeof(r.kh))
@@ -179,8 +236,13 @@ static void serve(int fd, const struct server_cfg *cfg, int reqs)
 	}
 }
 
-/* Register the device, taking CUSE_STREAM_DATA; fork its server. */
-static void dev_start(struct dev *d, const char *name, const struct server_cfg *cfg)
+/*
+ * Open /dev/cuse and answer CUSE_INIT for a device called name, taking
+ * the flags in take; fails unless the kernel offered need (called
+ * need_name).  Returns the descriptor; the node's path in path.
+ */
+static int cuse_register(const char *name, uint32_t need, const char *need_name, uint32_t take,
+			 char *path, size_t path_len)
 {
 	static char buf[BUF_SIZE];
 	const struct fuse_in_header *in = (const void *)buf;
@@ -189,53 +251,82 @@ static void dev_start(struct dev *d, const char *name, const struct server_cfg *
 		struct cuse_init_out out;
 		char info[64];
 	} arg = { 0 };
-	int pipefd[2], len;
+	int cuse, len;
 
-	d->cuse = open("/dev/cuse", O_RDWR | O_CLOEXEC);
-	if (d->cuse < 0)
+	cuse = open("/dev/cuse", O_RDWR | O_CLOEXEC);
+	if (cuse < 0)
 		fail("open /dev/cuse: %s", strerror(errno));
-	if (read(d->cuse, buf, sizeof(buf)) < (ssize_t)(sizeof(*in) + sizeof(*init)) ||
+	if (read(cuse, buf, sizeof(buf)) < (ssize_t)(sizeof(*in) + sizeof(*init)) ||
 	    in->opcode != CUSE_INIT)
 		fail("no CUSE_INIT");
-	if (!(init->flags & SD_CUSE_FLAG))
-		fail("the kernel does not offer CUSE_STREAM_DATA: not the 7.3 with the series");
-	snprintf(d->path, sizeof(d->path), "/dev/%s", name);
+	if ((init->flags & need) != need)
+		fail("the kernel does not offer %s: not the 7.3 with the series", need_name);
+	snprintf(path, path_len, "/dev/%s", name);
 	arg.out = (struct cuse_init_out){ .major = init->major,
 					  .minor = init->minor,
-					  .flags = cfg->decline ? 0 : SD_CUSE_FLAG,
+					  .flags = take,
 					  .max_read = 4096,
 					  .max_write = 4096 };
 	len = snprintf(arg.info, sizeof(arg.info), "DEVNAME=%s", name) + 1;
-	if (reply(d->cuse, in->unique, 0, &arg, sizeof(arg.out) + (size_t)len))
+	if (reply(cuse, in->unique, 0, &arg, sizeof(arg.out) + (size_t)len))
 		fail("CUSE_INIT reply: %s", strerror(errno));
+	return cuse;
+}
+
+/* Open a device's node, which comes and goes with the registration. */
+static int open_node(const char *path, int flags)
+{
+	int fd = -1;
+
+	for (int i = 0; i < 500; i++) {
+		fd = open(path, flags | O_CLOEXEC);
+		if (fd >= 0 || (errno != ENOENT && errno != ENXIO && errno != ENODEV))
+			break;
+		usleep(10000);
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Fork a server with a pipe to report on: in the server, returns 0 and
+ * *reqs is the pipe's end to write; here, the server's pid and the end to
+ * read.
+ */
+static pid_t fork_server(int *reqs)
+{
+	int pipefd[2];
+	pid_t pid;
+
 	if (pipe2(pipefd, O_CLOEXEC))
 		fail("pipe: %s", strerror(errno));
-	d->server = fork();
-	if (d->server < 0)
+	pid = fork();
+	if (pid < 0)
 		fail("fork: %s", strerror(errno));
-	if (d->server == 0) {
+	if (pid == 0)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		close(pipefd[0]);
-		serve(d->cuse, cfg, pipefd[1]);
-	}
-	close(pipefd[1]);
-	d->reqs = pipefd[0];
+	close(pipefd[pid == 0 ? 0 : 1]);
+	*reqs = pipefd[pid == 0 ? 1 : 0];
+	return pid;
+}
+
+/* Register the device, taking CUSE_STREAM_DATA; fork its server. */
+static void dev_start(struct dev *d, const char *name, const struct server_cfg *cfg)
+{
+	d->cuse = cuse_register(name, SD_CUSE_FLAG, "CUSE_STREAM_DATA",
+				cfg->decline ? 0 : SD_CUSE_FLAG, d->path, sizeof(d->path));
+	d->server = fork_server(&d->reqs);
+	if (d->server == 0)
+		serve(d->cuse, cfg, d->reqs);
 }
 
 /* Open the device (its node comes and goes with the registration); the kh. */
 static int dev_open(struct dev *d, int flags, uint64_t *kh)
 {
 	struct open_report r;
-	int fd = -1;
+	int fd = open_node(d->path, flags);
 
-	for (int i = 0; i < 500; i++) {
-		fd = open(d->path, flags | O_CLOEXEC);
-		if (fd >= 0 || (errno != ENOENT && errno != ENXIO && errno != ENODEV))
-			break;
-		usleep(10000);
-	}
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (read(d->reqs, &r, sizeof(r)) != sizeof(r))
 		fail("the server did not report the open");
 	if (kh && !r.kh)
@@ -245,13 +336,19 @@ static int dev_open(struct dev *d, int flags, uint64_t *kh)
 	return fd;
 }
 
+/* Kill and reap the server *server, if any: a server that dies. */
+static void kill_server(pid_t *server)
+{
+	if (*server > 0) {
+		kill(*server, SIGKILL);
+		waitpid(*server, NULL, 0);
+		*server = 0;
+	}
+}
+
 static void dev_kill_server(struct dev *d)
 {
-	if (d->server > 0) {
-		kill(d->server, SIGKILL);
-		waitpid(d->server, NULL, 0);
-		d->server = 0;
-	}
+	kill_server(&d->server);
 }
 
 static const struct server_cfg opt_in = { .open_flags = FOPEN_NONSEEKABLE | SD_FOPEN_FLAG };
@@ -308,7 +405,7 @@ static const char *attack_abort(void)
 	dev_kill_server(&d);
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
-	if (now_s() - t0 > 5)
+	if (now_s() - t0 > 15) /* milliseconds; a loose guard under TCG on a loaded host */
 		return FAILED("the reads returned %.1f s after the server died", now_s() - t0);
 	for (int i = 0; i < 2; i++)
 		if (r[i].result != -ENOTCONN)
@@ -912,14 +1009,14 @@ static const char *attack_uring_close(void)
 	t0 = now_s();
 	child = fork();
 	if (child == 0) {
-		alarm(10);
+		alarm(20);
 		_exit(push(d.cuse, kh, "wake", 4) == 0 ? 0 : 2);
 	}
 	waitpid(child, &status, 0);
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		return FAILED("the push for a file held by an io_uring poll: %s",
-			      WIFEXITED(status) ? "failed" : "did not return in 10 s");
-	if (now_s() - t0 > 5)
+			      WIFEXITED(status) ? "failed" : "did not return in 20 s");
+	if (now_s() - t0 > 15) /* milliseconds; a loose guard */
 		return FAILED("the push took %.1f s", now_s() - t0);
 	/* the completion: POLLIN, and the ring's end releases the file */
 	err = guest_uring_result(ring);
@@ -989,6 +1086,860 @@ static const char *attack_uring_read(void)
 	return NULL;
 }
 
+
+/* ---- writes taken by the kernel: a server that holds the drains ---- */
+
+/* What the write server reports of a request */
+struct wreq {
+	uint32_t opcode;
+	uint32_t size;
+	uint64_t unique;
+	uint64_t kh;
+	char data[8];
+};
+
+struct wdev {
+	int cuse; /* the attacker's descriptor: it answers the drains on it */
+	pid_t server;
+	int reqs;
+	char path[64];
+};
+
+/*
+ * Answer every request but FUSE_WRITE on fd, reporting FUSE_OPEN (with its
+ * kh), FUSE_WRITE and FUSE_RELEASE on reqs; FUSE_WRITE is left to the
+ * attacker, or answered whole at once with auto_answer.
+ */
+/* FUSE_NOTIFY_POLL_EVENTS of revents for kh, all of them to wake for. */
+static int push_events(int cuse, uint64_t kh, uint32_t revents)
+{
+	struct {
+		uint64_t kh;
+		uint32_t revents, wake;
+	} ev = { .kh = kh, .revents = revents, .wake = revents };
+	struct fuse_out_header oh = { .len = sizeof(oh) + sizeof(ev), .error = PE_NOTIFY_CODE };
+	struct iovec iov[2] = { { &oh, sizeof(oh) }, { &ev, sizeof(ev) } };
+
+	return writev(cuse, iov, 2) == (ssize_t)oh.len ? 0 : -errno;
+}
+
+/* wserve()'s open_flags with this: push events for each file right after its open */
+#define W_PUSH_AFTER_OPEN (1u << 31)
+
+static void wserve(int fd, uint32_t open_flags, bool auto_answer, int reqs)
+{
+	static char buf[BUF_SIZE];
+	const struct fuse_in_header *in = (const void *)buf;
+	const struct fuse_write_in *win = (const void *)(in + 1);
+	const size_t kh_at = sizeof(*in) + sizeof(struct fuse_open_in);
+	struct fuse_open_out open_out = { .open_flags = open_flags & ~W_PUSH_AFTER_OPEN };
+	struct fuse_poll_out poll_out = { 0 };
+	struct fuse_ioctl_out ioctl_out = { 0 };
+	struct fuse_write_out wout;
+
+	for (;;) {
+		struct wreq r = { .opcode = 0 };
+		int rc = 0;
+
+		next_request(fd, buf, sizeof(buf));
+		r.opcode = in->opcode;
+		r.unique = in->unique;
+		switch (in->opcode) {
+		case FUSE_OPEN:
+			if (in->len >= kh_at + sizeof(r.kh))
+				memcpy(&r.kh, buf + kh_at, sizeof(r.kh));
+			rc = write(reqs, &r, sizeof(r)) == sizeof(r) ? 0 : -1;
+			if (!rc)
+				rc = reply(fd, in->unique, 0, &open_out, sizeof(open_out));
+			/* the opener is being woken: the worker runs on a fresh file */
+			if (!rc && (open_flags & W_PUSH_AFTER_OPEN))
+				push_events(fd, r.kh, POLLOUT | POLLIN);
+			break;
+		case FUSE_WRITE:
+			r.size = win->size;
+			memcpy(r.data, win + 1, win->size < sizeof(r.data) ? win->size : sizeof(r.data));
+			rc = write(reqs, &r, sizeof(r)) == sizeof(r) ? 0 : -1;
+			wout = (struct fuse_write_out){ .size = win->size };
+			if (!rc && auto_answer)
+				rc = reply(fd, in->unique, 0, &wout, sizeof(wout));
+			break;
+		case FUSE_IOCTL: rc = reply(fd, in->unique, 0, &ioctl_out, sizeof(ioctl_out)); break;
+		case FUSE_POLL: rc = reply(fd, in->unique, 0, &poll_out, sizeof(poll_out)); break;
+		case FUSE_INTERRUPT: break;
+		case FUSE_RELEASE:
+			rc = write(reqs, &r, sizeof(r)) == sizeof(r) ? 0 : -1;
+			if (!rc)
+				rc = reply(fd, in->unique, 0, NULL, 0);
+			break;
+		default: rc = reply(fd, in->unique, -ENOSYS, NULL, 0); break;
+		}
+		if (rc && errno != ENOENT)
+			_exit(1);
+	}
+}
+
+/* Register the device, taking CUSE_STREAM_WRITE and CUSE_POLL_EVENTS. */
+static void wdev_start(struct wdev *d, const char *name, uint32_t open_flags, bool auto_answer)
+{
+	d->cuse = cuse_register(name, SW_CUSE_FLAG, "CUSE_STREAM_WRITE",
+				SW_CUSE_FLAG | PE_CUSE_FLAG, d->path, sizeof(d->path));
+	d->server = fork_server(&d->reqs);
+	if (d->server == 0)
+		wserve(d->cuse, open_flags, auto_answer, d->reqs);
+}
+
+/* The next report within ms, or a zeroed one (opcode 0). */
+static struct wreq wnext(struct wdev *d, int ms)
+{
+	struct pollfd p = { .fd = d->reqs, .events = POLLIN };
+	struct wreq r = { .opcode = 0 };
+
+	if (poll(&p, 1, ms) != 1 || read(d->reqs, &r, sizeof(r)) != sizeof(r))
+		r.opcode = 0;
+	return r;
+}
+
+static int wdev_open(struct wdev *d, uint64_t *kh)
+{
+	struct wreq r;
+	int fd = open_node(d->path, O_RDWR);
+
+	if (fd < 0)
+		return fd;
+	r = wnext(d, 5000);
+	if (r.opcode != FUSE_OPEN)
+		fail("the server did not report the open");
+	if (kh)
+		*kh = r.kh;
+	return fd;
+}
+
+static void wdev_stop(struct wdev *d)
+{
+	kill_server(&d->server);
+	close(d->reqs);
+	close(d->cuse);
+}
+
+/* Answer the drain unique with size taken (or an error); 0 or -errno. */
+static int wanswer(struct wdev *d, uint64_t unique, int error, uint32_t size)
+{
+	struct fuse_write_out out = { .size = size };
+
+	if (error)
+		return reply(d->cuse, unique, error, NULL, 0) ? -errno : 0;
+	return reply(d->cuse, unique, 0, &out, sizeof(out)) ? -errno : 0;
+}
+
+/* write() of len bytes: the count or -errno */
+static ssize_t wwrite(int fd, const void *buf, size_t len)
+{
+	ssize_t n = write(fd, buf, len);
+
+	return n < 0 ? -errno : n;
+}
+
+/* tcdrain(): returns once every drain before it was answered. */
+static int wdrain(int fd)
+{
+	return ioctl(fd, TCSBRK, 1) ? -errno : 0;
+}
+
+static const char *attack_w_sizes(void)
+{
+	struct wdev d;
+	struct wreq r;
+	ssize_t n;
+	int fd, err;
+
+	wdev_start(&d, "sw-sizes", FOPEN_NONSEEKABLE | SW_FOPEN_FLAG, false);
+	fd = wdev_open(&d, NULL);
+	if (fd < 0)
+		return FAILED("open: %s", strerror(-fd));
+
+	/* 0 taken: the same bytes come again */
+	if ((n = wwrite(fd, "abcd", 4)) != 4)
+		return FAILED("write: %zd", n);
+	r = wnext(&d, 5000);
+	if (r.opcode != FUSE_WRITE || r.size != 4)
+		return FAILED("first drain: opcode %u size %u", r.opcode, r.size);
+	for (int i = 0; i < 20; i++) {
+		if ((err = wanswer(&d, r.unique, 0, 0)))
+			return FAILED("answer 0: %s", strerror(-err));
+		r = wnext(&d, 5000);
+		if (r.opcode != FUSE_WRITE || r.size != 4 || memcmp(r.data, "abcd", 4))
+			return FAILED("after an answer of 0: opcode %u size %u", r.opcode,
+				      r.size);
+	}
+	/* an unknown unique, then the right one twice */
+	if ((err = wanswer(&d, r.unique + 1000, 0, 4)) != -ENOENT)
+		return FAILED("an answer to an unknown unique: %s", strerror(-err));
+	if ((err = wanswer(&d, r.unique, 0, 4)))
+		return FAILED("answer: %s", strerror(-err));
+	if ((err = wanswer(&d, r.unique, 0, 4)) != -ENOENT)
+		return FAILED("a second answer: %s", err ? strerror(-err) : "taken");
+	if ((err = wdrain(fd)))
+		return FAILED("tcdrain: %s", strerror(-err));
+
+	/* answers the next write() fails on, once */
+	static const struct {
+		const char *what;
+		int error;	/* the answer's error */
+		uint32_t size;	/* the answer's size */
+		bool cut;	/* no fuse_write_out: EINVAL to the server */
+		ssize_t expect; /* the next write() */
+	} bad[] = {
+		{ "an answer above the size sent", 0, 4096, false, -EIO },
+		{ "an answer without fuse_write_out", 0, 0, true, -EIO },
+		{ "an answer with EPIPE", -EPIPE, 0, false, -EPIPE },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if ((n = wwrite(fd, "e", 1)) != 1)
+			return FAILED("write before %s: %zd", bad[i].what, n);
+		r = wnext(&d, 5000);
+		if (r.opcode != FUSE_WRITE)
+			return FAILED("no drain before %s: opcode %u", bad[i].what, r.opcode);
+		if (bad[i].cut)
+			err = reply(d.cuse, r.unique, 0, NULL, 0) ? -errno : 0;
+		else
+			err = wanswer(&d, r.unique, bad[i].error, bad[i].size);
+		if (err != (bad[i].cut ? -EINVAL : 0))
+			return FAILED("%s: %s", bad[i].what, err ? strerror(-err) : "taken");
+		wdrain(fd);
+		if ((n = wwrite(fd, "f", 1)) != bad[i].expect)
+			return FAILED("the write after %s: %zd, expected %zd", bad[i].what, n,
+				      bad[i].expect);
+	}
+	/* a positive error: refused, the drain still waits for an answer */
+	if ((n = wwrite(fd, "k", 1)) != 1)
+		return FAILED("write: %zd", n);
+	r = wnext(&d, 5000);
+	if (reply(d.cuse, r.unique, 5, NULL, 0) == 0)
+		return FAILED("an answer with error 5 was taken");
+	if ((err = wanswer(&d, r.unique, 0, 1)))
+		return FAILED("answer after the bad one: %s", strerror(-err));
+	if ((err = wdrain(fd)))
+		return FAILED("tcdrain: %s", strerror(-err));
+	close(fd);
+	r = wnext(&d, 5000);
+	if (r.opcode != FUSE_RELEASE)
+		return FAILED("no FUSE_RELEASE after the close: opcode %u", r.opcode);
+	wdev_stop(&d);
+	return NULL;
+}
+
+/*
+ * A writer killed while its close() waits for a held drain: the exit's
+ * release waits for the drain's answer; FUSE_RELEASE only after it, and
+ * no second drain (the bytes behind it were dropped).
+ */
+static const char *attack_w_release(void)
+{
+	static char more[100];
+	struct wdev d;
+	struct wreq r, drain;
+	pid_t child;
+	int fd, err, status = 0;
+
+	wdev_start(&d, "sw-release", FOPEN_NONSEEKABLE | SW_FOPEN_FLAG, false);
+	/* the writer's file is its own: no other reference keeps it open */
+	child = fork();
+	if (child == 0) {
+		fd = open(d.path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			_exit(1);
+		if (write(fd, "held", 4) != 4)
+			_exit(2);
+		/* the drain is held: these wait behind it */
+		if (write(fd, more, sizeof(more)) != sizeof(more))
+			_exit(3);
+		close(fd); /* waits for the drain: the parent kills it here */
+		_exit(0);
+	}
+	if (wnext(&d, 5000).opcode != FUSE_OPEN)
+		return FAILED("the writer's open was not reported");
+	drain = wnext(&d, 5000);
+	if (drain.opcode != FUSE_WRITE || drain.size != 4)
+		return FAILED("no drain of 4: opcode %u size %u", drain.opcode, drain.size);
+	wait_sleeping(child, child);
+	kill(child, SIGKILL);
+	usleep(300000);
+	if (waitpid(child, &status, WNOHANG) == child)
+		return FAILED("the writer ended before its drain was answered");
+	if ((r = wnext(&d, 200)).opcode)
+		return FAILED("opcode %u before the drain was answered", r.opcode);
+	if ((err = wanswer(&d, drain.unique, 0, 4)))
+		return FAILED("answer: %s", strerror(-err));
+	r = wnext(&d, 5000);
+	if (r.opcode != FUSE_RELEASE)
+		return FAILED("after the answer: opcode %u size %u, expected FUSE_RELEASE",
+			      r.opcode, r.size);
+	if (waitpid(child, &status, 0) != child || !WIFSIGNALED(status))
+		return FAILED("the writer: status 0x%x", status);
+	wdev_stop(&d);
+	return NULL;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * An aio poll for POLLOUT holds a closed file's last reference while the
+ * drain of its full buffer is held; the answer makes room.  With the
+ * wake-up in the server's write() of the answer, the aio completion would
+ * drop the file there and the release would wait for the server in its own
+ * write(): the answer must return at once.
+ */
+static const char *attack_w_aio_close(void)
+{
+	static char big[SW_MAX];
+	struct wdev d;
+	struct wreq r;
+	int fd, closed[2], status;
+	pid_t child, answerer;
+	double t0, took;
+
+	wdev_start(&d, "sw-aio", FOPEN_NONSEEKABLE | SW_FOPEN_FLAG, false);
+	if (pipe(closed))
+		return FAILED("pipe: %s", strerror(errno));
+	child = fork();
+	if (child == 0) {
+		struct iocb cb = { .aio_lio_opcode = IOCB_CMD_POLL, .aio_buf = POLLOUT };
+		struct iocb *cbs[1] = { &cb };
+		struct timespec ts = { .tv_sec = 10 };
+		struct sigaction sa = { .sa_handler = on_usr1 };
+		aio_context_t ctx = 0;
+		struct io_event ev;
+
+		sigaction(SIGUSR1, &sa, NULL);
+		fd = open(d.path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			_exit(1);
+		cb.aio_fildes = (uint32_t)fd;
+		if (write(fd, big, sizeof(big)) != sizeof(big))
+			_exit(2);
+		if (syscall(__NR_io_setup, 1, &ctx) || syscall(__NR_io_submit, ctx, 1, cbs) != 1)
+			_exit(3);
+		/* the closing wait, cut short by SIGUSR1: the aio holds the file */
+		close(fd);
+		if (write(closed[1], "c", 1) != 1)
+			_exit(4);
+		if (syscall(__NR_io_getevents, ctx, 1, 1, &ev, &ts) != 1)
+			_exit(5);
+		_exit(ev.res & POLLOUT ? 0 : 6);
+	}
+	if (wnext(&d, 5000).opcode != FUSE_OPEN)
+		return FAILED("the child's open was not reported");
+	r = wnext(&d, 5000);
+	if (r.opcode != FUSE_WRITE || r.size != SW_MAX)
+		return FAILED("no drain of the full buffer: opcode %u size %u", r.opcode, r.size);
+	wait_sleeping(child, child);
+	kill(child, SIGUSR1);
+	{
+		struct pollfd p = { .fd = closed[0], .events = POLLIN };
+
+		if (poll(&p, 1, 35000) != 1)
+			return FAILED("the close did not return after SIGUSR1");
+	}
+	/*
+	 * The answer, from a child, the server stopped: if the release ran
+	 * in the answer's write(), it would wait there for a FUSE_RELEASE
+	 * that nobody reads.
+	 */
+	kill(d.server, SIGSTOP);
+	t0 = now_s();
+	answerer = fork();
+	if (answerer == 0)
+		_exit(wanswer(&d, r.unique, 0, SW_MAX) ? 1 : 0);
+	/* it returns in milliseconds, or never: 15 s is a loose guard */
+	while (waitpid(answerer, &status, WNOHANG) == 0 && now_s() - t0 < 15)
+		usleep(10000);
+	took = now_s() - t0;
+	kill(d.server, SIGCONT);
+	if (took >= 15) {
+		waitpid(answerer, &status, 0);
+		return FAILED("the answer to the drain did not return in 15 s: it waited "
+			      "for the release");
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return FAILED("the answer to the drain failed");
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status))
+		return FAILED("the aio poll: status 0x%x", status);
+	r = wnext(&d, 5000);
+	if (r.opcode != FUSE_RELEASE)
+		return FAILED("no FUSE_RELEASE after the aio: opcode %u", r.opcode);
+	wdev_stop(&d);
+	return NULL;
+}
+
+struct wrace {
+	struct wdev *d;
+	int rounds;
+	int failed;
+};
+
+static void *wrace_opener(void *arg)
+{
+	struct wrace *w = arg;
+	char buf[64];
+
+	memset(buf, 'r', sizeof(buf));
+	for (int i = 0; i < w->rounds; i++) {
+		int fd = open(w->d->path, O_RDWR | O_CLOEXEC | (i & 1 ? O_NONBLOCK : 0));
+		struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+		if (fd < 0) {
+			w->failed = errno;
+			return NULL;
+		}
+		if (write(fd, buf, (size_t)(i % 64) + 1) < 0 && errno != EAGAIN)
+			w->failed = errno;
+		if (i % 3 == 0)
+			poll(&p, 1, 0);
+		close(fd);
+	}
+	return NULL;
+}
+
+/* Opens, writes and closes racing the drains' answers and each other. */
+static const char *attack_w_race(void)
+{
+	struct wrace w[2];
+	pthread_t t[2];
+	struct wdev d;
+	struct wreq r;
+	int opens = 0, releases = 0, fd;
+
+	wdev_start(&d, "sw-race", FOPEN_NONSEEKABLE | SW_FOPEN_FLAG, true);
+	fd = wdev_open(&d, NULL);
+	if (fd < 0)
+		return FAILED("open: %s", strerror(-fd));
+	close(fd);
+	for (int i = 0; i < 2; i++) {
+		w[i] = (struct wrace){ .d = &d, .rounds = 300 };
+		pthread_create(&t[i], NULL, wrace_opener, &w[i]);
+	}
+	for (;;) {
+		r = wnext(&d, 10000);
+		if (!r.opcode)
+			break;
+		opens += r.opcode == FUSE_OPEN;
+		releases += r.opcode == FUSE_RELEASE;
+		if (releases == 601)
+			break;
+	}
+	for (int i = 0; i < 2; i++) {
+		pthread_join(t[i], NULL);
+		if (w[i].failed)
+			return FAILED("a racing writer: %s", strerror(w[i].failed));
+	}
+	if (opens != 600 || releases != 601)
+		return FAILED("%d opens, %d releases (of 600 and 601)", opens, releases);
+	wdev_stop(&d);
+	return NULL;
+}
+
+struct wwaiter {
+	int fd;
+	int what; /* 0 write, 1 tcdrain, 2 close */
+	int result;
+	_Atomic int done;
+};
+
+static void *wwait(void *arg)
+{
+	struct wwaiter *w = arg;
+
+	if (w->what == 0)
+		w->result = (int)wwrite(w->fd, "x", 1);
+	else if (w->what == 1)
+		w->result = wdrain(w->fd);
+	else
+		w->result = close(w->fd) ? -errno : 0;
+	atomic_store(&w->done, 1);
+	return NULL;
+}
+
+/* A writer waiting for room, a tcdrain() and a close() when the server dies. */
+static const char *attack_w_abort(void)
+{
+	static char big[SW_MAX];
+	struct wwaiter w[3];
+	pthread_t t[3];
+	struct wdev d;
+	struct wreq r;
+	int fd;
+	double t0;
+
+	wdev_start(&d, "sw-abort", FOPEN_NONSEEKABLE | SW_FOPEN_FLAG, false);
+	fd = wdev_open(&d, NULL);
+	if (fd < 0)
+		return FAILED("open: %s", strerror(-fd));
+	if (wwrite(fd, big, sizeof(big)) != sizeof(big))
+		return FAILED("write of a full buffer");
+	r = wnext(&d, 5000);
+	if (r.opcode != FUSE_WRITE)
+		return FAILED("no drain");
+	for (int i = 0; i < 3; i++) {
+		w[i] = (struct wwaiter){ .fd = i == 2 ? dup(fd) : fd, .what = i };
+		pthread_create(&t[i], NULL, wwait, &w[i]);
+	}
+	usleep(300000);
+	for (int i = 0; i < 3; i++)
+		if (atomic_load(&w[i].done))
+			return FAILED("waiter %d returned %d while the drain was held", i,
+				      w[i].result);
+	kill_server(&d.server);
+	close(d.cuse);
+	d.cuse = -1;
+	t0 = now_s();
+	for (int i = 0; i < 3; i++) {
+		while (!atomic_load(&w[i].done) && now_s() - t0 < 10)
+			usleep(10000);
+		if (!atomic_load(&w[i].done))
+			return FAILED("waiter %d did not return within 10 s of the abort", i);
+		pthread_join(t[i], NULL);
+	}
+	if (w[0].result >= 0)
+		return FAILED("the waiting write returned %d after the abort", w[0].result);
+	if (wwrite(fd, "y", 1) != -ENOTCONN)
+		return FAILED("a write after the abort did not fail with ENOTCONN");
+	close(fd);
+	close(d.reqs);
+	return NULL;
+}
+
+/* POLLHUP pushed while a writer waits for room. */
+static const char *attack_w_hangup(void)
+{
+	static char big[SW_MAX];
+	struct wwaiter w = { 0 };
+	pthread_t t;
+	struct wdev d;
+	struct wreq r;
+	uint64_t kh;
+	int fd, err;
+	double t0;
+
+	wdev_start(&d, "sw-hangup", FOPEN_NONSEEKABLE | SW_FOPEN_FLAG, false);
+	fd = wdev_open(&d, &kh);
+	if (fd < 0)
+		return FAILED("open: %s", strerror(-fd));
+	if (!kh)
+		return FAILED("FUSE_OPEN carries no kernel handle");
+	if (wwrite(fd, big, sizeof(big)) != sizeof(big))
+		return FAILED("write of a full buffer");
+	r = wnext(&d, 5000);
+	if (r.opcode != FUSE_WRITE)
+		return FAILED("no drain");
+	w.fd = fd;
+	pthread_create(&t, NULL, wwait, &w);
+	usleep(200000);
+	if ((err = push_events(d.cuse, kh, POLLHUP)))
+		return FAILED("push of POLLHUP: %s", strerror(-err));
+	t0 = now_s();
+	while (!atomic_load(&w.done) && now_s() - t0 < 10)
+		usleep(10000);
+	if (!atomic_load(&w.done))
+		return FAILED("the waiting writer did not return after the hangup");
+	pthread_join(t, NULL);
+	if (w.result != -EIO)
+		return FAILED("the waiting writer after the hangup: %d", w.result);
+	if (wwrite(fd, "z", 1) != -EIO)
+		return FAILED("a write after the hangup did not fail with EIO");
+	if ((err = wanswer(&d, r.unique, 0, SW_MAX)))
+		return FAILED("answer after the hangup: %s", strerror(-err));
+	close(fd);
+	r = wnext(&d, 5000);
+	if (r.opcode != FUSE_RELEASE)
+		return FAILED("after the close: opcode %u size %u", r.opcode, r.size);
+	wdev_stop(&d);
+	return NULL;
+}
+
+/*
+ * A server that declines FOPEN_STREAM_WRITE at open (on a connection that
+ * took CUSE_STREAM_WRITE) and pushes events for the file as soon as it
+ * answered the open, 200 times: the worker runs on a file that has no
+ * write buffer; its writes are requests, answered at once.
+ */
+static const char *attack_w_declined_push(void)
+{
+	struct wdev d;
+	struct wreq r;
+	ssize_t n;
+
+	wdev_start(&d, "sw-declined", FOPEN_NONSEEKABLE | W_PUSH_AFTER_OPEN, true);
+	for (int i = 0; i < 200; i++) {
+		int fd = wdev_open(&d, NULL);
+
+		if (fd < 0)
+			return FAILED("open %d: %s", i, strerror(-fd));
+		if ((n = wwrite(fd, "d", 1)) != 1)
+			return FAILED("write %d: %zd", i, n);
+		r = wnext(&d, 5000);
+		if (r.opcode != FUSE_WRITE || r.size != 1)
+			return FAILED("write %d: opcode %u size %u, expected its own FUSE_WRITE", i,
+				      r.opcode, r.size);
+		close(fd);
+		r = wnext(&d, 5000);
+		if (r.opcode != FUSE_RELEASE)
+			return FAILED("close %d: opcode %u", i, r.opcode);
+	}
+	wdev_stop(&d);
+	return NULL;
+}
+
+static long wfile_cost(uint32_t open_flags, const char *name)
+{
+	static int fds[COST_FILES];
+	long before, after;
+	struct wdev d;
+
+	wdev_start(&d, name, open_flags, true);
+	fds[0] = wdev_open(&d, NULL);
+	if (fds[0] < 0)
+		fail("open %s: %s", name, strerror(-fds[0]));
+	before = kmalloc_bytes();
+	for (int i = 1; i < COST_FILES; i++) {
+		fds[i] = wdev_open(&d, NULL);
+		if (fds[i] < 0)
+			fail("open %d of %s: %s", i, name, strerror(-fds[i]));
+	}
+	after = kmalloc_bytes();
+	for (int i = 0; i < COST_FILES; i++)
+		close(fds[i]);
+	wdev_stop(&d);
+	return (after - before) / (COST_FILES - 1);
+}
+
+/*
+ * An open file with the write buffer against one whose server declined it
+ * at open (same connection flags): the ring (kmalloc-4k) and its state
+ * with the drain's fuse_args (kmalloc-512); bound 4096 + 1024.
+ */
+static const char *attack_w_file_cost(void)
+{
+	long plain, taken;
+
+	if (kmalloc_bytes() < 0)
+		return NULL;
+	plain = wfile_cost(FOPEN_NONSEEKABLE, "sw-cost-plain");
+	taken = wfile_cost(FOPEN_NONSEEKABLE | SW_FOPEN_FLAG, "sw-cost");
+	note("w-file-cost: an open file takes %ld bytes of the kmalloc caches, %ld without "
+	     "FOPEN_STREAM_WRITE: the write buffer costs %ld",
+	     taken, plain, taken - plain);
+	if (taken - plain > SW_MAX + 1024)
+		return FAILED("the write buffer costs %ld bytes a file", taken - plain);
+	return NULL;
+}
+
+/*
+ * A server that answers every drain with an error, forever: each drain
+ * drops what is buffered and the next write() fails once; the kernel sends
+ * no drain of its own (no resend loop), tcdrain() and close() return, and
+ * FUSE_RELEASE comes.
+ */
+#define W_ERROR_ROUNDS 200
+
+static const char *attack_w_error_forever(void)
+{
+	char buf[100];
+	struct wdev d;
+	struct wreq r;
+	int fd, err, failed = 0, drains = 0;
+	ssize_t n;
+
+	memset(buf, 'e', sizeof(buf));
+	wdev_start(&d, "sw-errors", FOPEN_NONSEEKABLE | SW_FOPEN_FLAG, false);
+	fd = wdev_open(&d, NULL);
+	if (fd < 0)
+		return FAILED("open: %s", strerror(-fd));
+	for (int i = 0; i < W_ERROR_ROUNDS; i++) {
+		n = wwrite(fd, buf, sizeof(buf));
+		if (n == -EIO) {
+			failed++;
+			continue;
+		}
+		if (n != sizeof(buf))
+			return FAILED("write %d: %zd, expected %zu or EIO", i, n, sizeof(buf));
+		r = wnext(&d, 5000);
+		if (r.opcode != FUSE_WRITE)
+			return FAILED("write %d: no drain (opcode %u)", i, r.opcode);
+		drains++;
+		if ((err = wanswer(&d, r.unique, -EIO, 0)))
+			return FAILED("answer %d: %s", i, strerror(-err));
+		if ((err = wdrain(fd)))
+			return FAILED("tcdrain after answer %d: %s", i, strerror(-err));
+	}
+	if ((r = wnext(&d, 300)).opcode)
+		return FAILED("opcode %u size %u with nothing written: a drain of the kernel's "
+			      "own", r.opcode, r.size);
+	note("w-error-forever: %d writes, %d drains answered with EIO, %d writes failed with "
+	     "EIO", W_ERROR_ROUNDS, drains, failed);
+	/* every other write: one fails on the error the one before left */
+	if (failed != W_ERROR_ROUNDS / 2 || drains != W_ERROR_ROUNDS / 2)
+		return FAILED("%d writes failed, %d drains: expected %d each", failed, drains,
+			      W_ERROR_ROUNDS / 2);
+	if (close(fd) && errno != EIO)
+		return FAILED("close: %s", strerror(errno));
+	r = wnext(&d, 5000);
+	if (r.opcode != FUSE_RELEASE)
+		return FAILED("after the close: opcode %u, expected FUSE_RELEASE", r.opcode);
+	wdev_stop(&d);
+	return NULL;
+}
+
+/*
+ * A server that answers every drain at once, taking nothing (size 0),
+ * forever: the same bytes come again each time.  A close() waits (the
+ * closing wait) and a signal ends it; the release drops the bytes, waits
+ * for the drain in flight (answered 0 like the others) and sends no more:
+ * FUSE_RELEASE comes and the writer exits.
+ */
+static const char *attack_w_zero_forever(void)
+{
+	struct wdev d;
+	struct wreq r;
+	int status = 0, drains = 0, err;
+	double t0;
+	pid_t child;
+
+	wdev_start(&d, "sw-zero", FOPEN_NONSEEKABLE | SW_FOPEN_FLAG, false);
+	child = fork();
+	if (child == 0) {
+		struct sigaction sa = { .sa_handler = on_usr1 }; /* no SA_RESTART */
+		int fd = open(d.path, O_RDWR | O_CLOEXEC);
+
+		sigaction(SIGALRM, &sa, NULL);
+		if (fd < 0)
+			_exit(1);
+		if (write(fd, "zero", 4) != 4)
+			_exit(2);
+		alarm(1);
+		close(fd); /* waits: nothing is taken; SIGALRM ends the wait */
+		_exit(0);
+	}
+	t0 = now_s();
+	for (;;) {
+		r = wnext(&d, 10000);
+		if (r.opcode == FUSE_RELEASE)
+			break;
+		if (r.opcode == FUSE_OPEN)
+			continue;
+		if (r.opcode != FUSE_WRITE || r.size != 4 || memcmp(r.data, "zero", 4))
+			return FAILED("after %d drains: opcode %u size %u", drains, r.opcode,
+				      r.size);
+		drains++;
+		/* ENOENT: the release dropped the drain's bytes meanwhile? It waits */
+		if ((err = wanswer(&d, r.unique, 0, 0)))
+			return FAILED("answer %d: %s", drains, strerror(-err));
+		/* the closing wait is 30 s: past it, the signal did not end it */
+		if (now_s() - t0 > 25)
+			return FAILED("%d drains in %.0f s: the close was not ended by its "
+				      "signal", drains, now_s() - t0);
+	}
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status))
+		return FAILED("the writer: status 0x%x", status);
+	if ((r = wnext(&d, 300)).opcode)
+		return FAILED("opcode %u after FUSE_RELEASE", r.opcode);
+	note("w-zero-forever: %d drains answered with 0 before the release", drains);
+	wdev_stop(&d);
+	return NULL;
+}
+
+/*
+ * Many files, each with a full buffer and its drain unanswered: the kernel
+ * sends the server at most the connection's max_background drains at once
+ * (the others wait in its background queue, and one comes when one is
+ * answered); what the files cost the kmalloc caches (at most 4096 + 2048
+ * bytes a file); when the server dies every close() returns at once (no
+ * closing wait on a dead connection).  Twice: what a round leaves in the
+ * caches after its closes (freed objects the slab allocator keeps on its
+ * CPUs' lists count as active in /proc/slabinfo) does not grow in the
+ * second round, where a leaked buffer would add 4096 bytes a file.
+ */
+#define W_MANY 256
+
+static const char *w_many_full_round(const char *name, long *k_closed)
+{
+	static char big[SW_MAX];
+	static int fds[W_MANY];
+	long k_before, k_after, per_file;
+	int drains = 0, err;
+	uint64_t first = 0;
+	struct wdev d;
+	struct wreq r;
+	ssize_t n;
+	double t0;
+
+	wdev_start(&d, name, FOPEN_NONSEEKABLE | SW_FOPEN_FLAG, false);
+	for (int i = 0; i < 500 && access(d.path, F_OK); i++)
+		usleep(10000);
+	k_before = kmalloc_bytes();
+	for (int i = 0; i < W_MANY; i++) {
+		fds[i] = open_node(d.path, O_RDWR | O_NONBLOCK);
+		if (fds[i] < 0)
+			return FAILED("open %d: %s", i, strerror(-fds[i]));
+		if ((n = wwrite(fds[i], big, SW_MAX)) != SW_MAX ||
+		    (n = wwrite(fds[i], big, 1)) != -EAGAIN)
+			return FAILED("file %d: its buffer did not fill: %zd", i, n);
+	}
+	/* the opens, and the drains the kernel sent */
+	while ((r = wnext(&d, 1000)).opcode) {
+		if (r.opcode == FUSE_WRITE && !drains++)
+			first = r.unique;
+		else if (r.opcode != FUSE_WRITE && r.opcode != FUSE_OPEN)
+			return FAILED("opcode %u", r.opcode);
+	}
+	k_after = kmalloc_bytes();
+	per_file = k_before < 0 ? 0 : (k_after - k_before) / W_MANY;
+	if (!drains)
+		return FAILED("no drain of %d full buffers", W_MANY);
+	if (drains < W_MANY) {
+		/* the background queue moves: an answer lets the next one come */
+		if ((err = wanswer(&d, first, 0, SW_MAX)))
+			return FAILED("answer: %s", strerror(-err));
+		r = wnext(&d, 5000);
+		if (r.opcode != FUSE_WRITE || r.size != SW_MAX)
+			return FAILED("after an answer with %d drains held: opcode %u size %u",
+				      drains, r.opcode, r.size);
+	}
+	kill_server(&d.server);
+	close(d.cuse);
+	t0 = now_s();
+	for (int i = 0; i < W_MANY; i++)
+		close(fds[i]);
+	close(d.reqs);
+	*k_closed = kmalloc_bytes();
+	note("w-many-full: %d files with a full buffer, %d drains sent at once; %ld bytes of "
+	     "kmalloc caches a file; closed in %.2f s after the abort",
+	     W_MANY, drains, per_file, now_s() - t0);
+	/* the ring, its state, the file and its request's arguments: 4096 + 2048 */
+	if (per_file > SW_MAX + 2048)
+		return FAILED("%ld bytes a file with a full buffer", per_file);
+	if (now_s() - t0 > 15) /* each returns at once; a loose guard */
+		return FAILED("the closes took %.1f s after the abort", now_s() - t0);
+	return NULL;
+}
+
+static const char *attack_w_many_full(void)
+{
+	const char *why;
+	long k1, k2;
+
+	if ((why = w_many_full_round("sw-many-1", &k1)) || (why = w_many_full_round("sw-many-2", &k2)))
+		return why;
+	note("w-many-full: the caches after the second round's closes: %+ld bytes a file",
+	     (k2 - k1) / W_MANY);
+	/* a leaked buffer is 4096 bytes a file: allow 1024 of the caches' noise */
+	if (k1 >= 0 && k2 - k1 > 1024L * W_MANY)
+		return FAILED("%ld bytes a file left after the second round", (k2 - k1) / W_MANY);
+	return NULL;
+}
+
 /* ---- the driver ---- */
 
 /* A warning, bug or oops in the kernel's log (the console shows errors only). */
@@ -1029,6 +1980,17 @@ static const struct guest_attack attacks[] = {
 	{ "splice", attack_splice },
 	{ "uring-close", attack_uring_close },
 	{ "uring-read", attack_uring_read },
+	{ "w-sizes", attack_w_sizes },
+	{ "w-release", attack_w_release },
+	{ "w-aio-close", attack_w_aio_close },
+	{ "w-race", attack_w_race },
+	{ "w-abort", attack_w_abort },
+	{ "w-hangup", attack_w_hangup },
+	{ "w-declined-push", attack_w_declined_push },
+	{ "w-file-cost", attack_w_file_cost },
+	{ "w-error-forever", attack_w_error_forever },
+	{ "w-zero-forever", attack_w_zero_forever },
+	{ "w-many-full", attack_w_many_full },
 };
 
 int main(int argc, char **argv)

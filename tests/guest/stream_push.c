@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * read() on /dev/pilot with and without kernel-patches/stream-data.
- * Usage: stream-push pushed|asked [blocking] [PILOTD-ARG]
+ * Usage: stream-push pushed|asked [blocking] [writes-asked] [PILOTD-ARG]
  *
  * Starts its own pilotd -v (its log in a file), sets the port raw (VMIN 1,
  * VTIME 0, as a desktop does) and runs rounds of an echo: write a packet
@@ -20,6 +20,14 @@
  *           there and come as requests), and bytes pushed;
  *   asked   a kernel that did not offer it (6.1), or pilotd told not to
  *           (--no-stream-data): every read is a request, nothing pushed.
+ * Writes (kernel-patches/stream-write): the first round's packet is
+ * written while pilotd is stopped (SIGSTOP).  Where pilotd says the kernel
+ * takes writes ("pushed" requires it, unless "writes-asked") the write()
+ * returns all the same (within WRITE_WAIT s, a loose guard); elsewhere it
+ * waits for pilotd (none returns in 1 s: without pilotd it cannot return
+ * at all), and every write comes to pilotd as a request ("writes: N came
+ * as requests" at exit).  "writes-asked": the kernel offered to take
+ * writes and pilotd declined them (--no-stream-write).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "guestlib.h"
@@ -37,16 +46,64 @@
 #define PACKET	  512
 #define READ_SIZE 32
 #define READ_WAIT 10 /* s; an echo round takes milliseconds */
+#define WRITE_WAIT 10 /* s; a write into the kernel's buffer takes microseconds */
 
 static bool blocking;
+
+/* Did pilotd's log say so (its init lines are there once the node opens)? */
+static bool log_says(const char *what)
+{
+	FILE *f = fopen(LOG_PATH, "r");
+	char line[512];
+	bool found = false;
+
+	if (!f)
+		fail("cannot read " LOG_PATH ": %s", strerror(errno));
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, what) != NULL;
+	fclose(f);
+	return found;
+}
 
 static void on_alarm(int sig)
 {
 	(void)sig; /* only to interrupt the read: it fails with EINTR */
 }
 
-/* One round of the echo; returns the reads it took. */
-static long echo_round(int fd, int round)
+/* Did the write made while pilotd was stopped return within 1 s? */
+static bool written_while_stopped;
+
+/* Write from a child while pilotd is stopped; the child reports the return. */
+static void write_with_pilotd_stopped(int fd, const unsigned char *out, size_t len, pid_t pilotd)
+{
+	struct pollfd p;
+	int done[2];
+	pid_t child;
+	char c;
+
+	if (pipe(done))
+		fail("pipe: %s", strerror(errno));
+	kill(pilotd, SIGSTOP);
+	child = fork();
+	if (child == 0) {
+		write_full(fd, out, len);
+		/* reported before the exit, whose close waits for the bytes */
+		_exit(write(done[1], "w", 1) == 1 ? 0 : 1);
+	}
+	close(done[1]);
+	p = (struct pollfd){ .fd = done[0], .events = POLLIN };
+	/* long where it should return, short where it cannot */
+	written_while_stopped =
+		poll(&p, 1, log_says("the kernel takes writes") ? WRITE_WAIT * 1000 : 1000) == 1;
+	kill(pilotd, SIGCONT);
+	if (read(done[0], &c, 1) != 1)
+		fail("the write made while pilotd was stopped did not finish");
+	close(done[0]);
+	waitpid(child, NULL, 0);
+}
+
+/* One round of the echo; returns the reads it took.  Round 0 stops pilotd. */
+static long echo_round(int fd, int round, pid_t pilotd)
 {
 	unsigned char out[PACKET], in[PACKET];
 	size_t got = 0;
@@ -54,7 +111,10 @@ static long echo_round(int fd, int round)
 
 	for (size_t i = 0; i < PACKET; i++)
 		out[i] = (unsigned char)(i * 7 + (size_t)round);
-	write_full(fd, out, PACKET);
+	if (round == 0)
+		write_with_pilotd_stopped(fd, out, PACKET, pilotd);
+	else
+		write_full(fd, out, PACKET);
 	while (got < PACKET) {
 		size_t want = PACKET - got < READ_SIZE ? PACKET - got : READ_SIZE;
 		struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -88,8 +148,9 @@ static long echo_round(int fd, int round)
 	return reads;
 }
 
-/* pilotd's exit line: reads that came as requests, bytes pushed. */
-static bool log_counts(unsigned long long *requests, unsigned long long *pushed, bool *offered)
+/* pilotd's exit lines: reads and writes that came as requests, bytes pushed. */
+static bool log_counts(unsigned long long *requests, unsigned long long *pushed, bool *offered,
+		       unsigned long long *write_requests, bool *writes_taken)
 {
 	FILE *f = fopen(LOG_PATH, "r");
 	char line[512];
@@ -98,6 +159,8 @@ static bool log_counts(unsigned long long *requests, unsigned long long *pushed,
 	if (!f)
 		fail("cannot read " LOG_PATH ": %s", strerror(errno));
 	*offered = false;
+	*writes_taken = false;
+	*write_requests = 0;
 	while (fgets(line, sizeof(line), f)) {
 		const char *at;
 
@@ -105,6 +168,12 @@ static bool log_counts(unsigned long long *requests, unsigned long long *pushed,
 		at = strstr(line, "reads: ");
 		if (strstr(line, "the kernel keeps input"))
 			*offered = true;
+		if (strstr(line, "the kernel takes writes"))
+			*writes_taken = true;
+		if (strstr(line, "writes: ") &&
+		    sscanf(strstr(line, "writes: "), "writes: %llu came as requests",
+			   write_requests) == 1)
+			note("pilotd: %s", strstr(line, "writes: "));
 		if (at && sscanf(at,
 				 "reads: %llu came as requests; input kept by the kernel: "
 				 "%llu bytes",
@@ -121,33 +190,55 @@ int main(int argc, char **argv)
 {
 	bool pushed = argc >= 2 && strcmp(argv[1], "pushed") == 0;
 	struct sigaction alarm_action = { .sa_handler = on_alarm }; /* no SA_RESTART */
-	unsigned long long requests, bytes;
+	unsigned long long requests, bytes, write_requests;
 	long reads = 0;
-	bool offered;
+	bool offered, writes_taken, writes_asked = false;
 	pid_t pid;
 	int fd;
 
 	guest_test_name("stream-push");
 	if (argc < 2 || (!pushed && strcmp(argv[1], "asked") != 0))
-		fail("usage: stream-push pushed|asked [blocking] [PILOTD-ARG]");
+		fail("usage: stream-push pushed|asked [blocking] [writes-asked] [PILOTD-ARG]");
 	if (argc >= 3 && strcmp(argv[2], "blocking") == 0) {
 		blocking = true;
 		argv++, argc--;
 	}
+	if (argc >= 3 && strcmp(argv[2], "writes-asked") == 0) {
+		writes_asked = true;
+		argv++, argc--;
+	}
 	if (argc > 3)
-		fail("usage: stream-push pushed|asked [blocking] [PILOTD-ARG]");
+		fail("usage: stream-push pushed|asked [blocking] [writes-asked] [PILOTD-ARG]");
 	if (sigaction(SIGALRM, &alarm_action, NULL) != 0)
 		fail("sigaction: %s", strerror(errno));
 	pid = start_own_pilotd(LOG_PATH, argc == 3 ? argv[2] : NULL);
 	fd = open_attached(O_RDWR | O_NOCTTY, 20);
 	set_raw(fd);
 	for (int i = 0; i < ROUNDS; i++)
-		reads += echo_round(fd, i);
+		reads += echo_round(fd, i, pid);
 	close(fd);
 	stop_own_pilotd(pid);
 
-	if (!log_counts(&requests, &bytes, &offered))
+	if (!log_counts(&requests, &bytes, &offered, &write_requests, &writes_taken))
 		fail("pilotd logged no count of its read requests at exit");
+	note("%d writes of %d bytes, %llu of them requests to pilotd; the one made while pilotd "
+	     "was stopped %s",
+	     ROUNDS, PACKET, write_requests,
+	     written_while_stopped ? "returned at once" : "waited for pilotd");
+	if (written_while_stopped != writes_taken)
+		fail("pilotd %s that the kernel takes writes, yet a write made while it was "
+		     "stopped %s",
+		     writes_taken ? "says" : "does not say",
+		     written_while_stopped ? "returned at once" : "waited for it");
+	if (pushed && !writes_asked && !writes_taken)
+		fail("pilotd did not say that the kernel takes writes");
+	if (writes_asked && writes_taken)
+		fail("pilotd says the kernel takes writes");
+	if (writes_asked && !log_says("the kernel offers to take writes (not taken"))
+		fail("pilotd did not say that the kernel offered to take writes");
+	if (!writes_taken && write_requests < ROUNDS)
+		fail("%llu write requests for %d writes: every write should be a request",
+		     write_requests, ROUNDS);
 	note("%d rounds of %d bytes, %s reads: %ld reads, %llu of them requests to pilotd, "
 	     "%llu bytes pushed to the kernel",
 	     ROUNDS, PACKET, blocking ? "blocking" : "polled", reads, requests, bytes);

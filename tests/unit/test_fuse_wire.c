@@ -6,7 +6,8 @@
  * kernel-patches/poll-events and without), the kh of a FUSE_POLL, and the
  * notification itself; and the same for FUSE_NOTIFY_STREAM_DATA
  * (kernel-patches/stream-data): its offer, the kh a FUSE_OPEN carries, its
- * header.
+ * header; and the writes the kernel takes (kernel-patches/stream-write):
+ * the offer and the open reply's flag.
  */
 #include <linux/fuse.h>
 #include <string.h>
@@ -144,10 +145,46 @@ static void test_stream_data(void)
 	CHECK_EQ(u32, 0);
 }
 
+static void test_stream_write(void)
+{
+	char buf[256];
+	struct cuse_init_in init = { .major = 7, .minor = 47 };
+	struct fuse_open_out out;
+	bool offered;
+	size_t len;
+
+	/* offered by a 7.3 with the series; not by 6.1, nor with the others alone */
+	init.flags = CUSE_UNRESTRICTED_IOCTL | CUSE_STREAM_DATA_FLAG | CUSE_STREAM_WRITE_FLAG;
+	len = request(buf, CUSE_INIT, &init, sizeof(init));
+	offered = false;
+	CHECK(cuse_init_offers(buf, len, CUSE_STREAM_WRITE_FLAG, &offered));
+	CHECK(offered);
+	init.flags = CUSE_UNRESTRICTED_IOCTL | CUSE_POLL_EVENTS_FLAG | CUSE_STREAM_DATA_FLAG;
+	len = request(buf, CUSE_INIT, &init, sizeof(init));
+	CHECK(cuse_init_offers(buf, len, CUSE_STREAM_WRITE_FLAG, &offered));
+	CHECK(!offered);
+	len = request(buf, FUSE_OPEN, &init, sizeof(init));
+	offered = true;
+	CHECK(!cuse_init_offers(buf, len, CUSE_STREAM_WRITE_FLAG, &offered));
+	CHECK(offered);
+	CHECK_EQ(CUSE_STREAM_WRITE_FLAG, 8);
+
+	/* the open reply: FOPEN_STREAM_WRITE (1 << 10) only when asked */
+	len = open_reply(buf, 3, OPEN_STREAM | OPEN_STREAM_WRITE);
+	CHECK_EQ(len, sizeof(out));
+	memcpy(&out, buf, sizeof(out));
+	CHECK_EQ(out.fh, 3);
+	CHECK_EQ(out.open_flags, FOPEN_STREAM | (1u << 10));
+	len = open_reply(buf, 3, OPEN_STREAM);
+	memcpy(&out, buf, sizeof(out));
+	CHECK_EQ(out.open_flags, FOPEN_STREAM);
+}
+
 int main(void)
 {
 	test_cuse_init();
 	test_poll();
 	test_stream_data();
+	test_stream_write();
 	return check_result("test_fuse_wire");
 }
