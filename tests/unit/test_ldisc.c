@@ -445,7 +445,7 @@ static void test_slash_past_mark(void)
 		CHECK_EQ(r.s.echo_len, 0); /* output stopped: all held */
 		r.room = 4096;
 		ldisc_process_echoes(&l, &t, &ops);
-		snprintf(what, sizeof(what), "%s: process_echoes()", cases[i].name);
+		snprintf(what, sizeof(what), "%s echo", cases[i].name); /* at process_echoes() */
 		check_bytes(what, r.s.echo, r.s.echo_len, cases[i].at_proc);
 		ldisc_process_echoes(&l, &t, &ops); /* echo_tail at echo_mark: none */
 		check_bytes(what, r.s.echo, r.s.echo_len, cases[i].at_proc);
@@ -455,7 +455,7 @@ static void test_slash_past_mark(void)
 		ldisc_receive(&l, &t, (const uint8_t *)cases[i].second, strlen(cases[i].second),
 			      &ops);
 		ldisc_process_echoes(&l, &t, &ops);
-		snprintf(what, sizeof(what), "%s: then", cases[i].name);
+		snprintf(what, sizeof(what), "%s_then echo", cases[i].name);
 		check_bytes(what, r.s.echo, r.s.echo_len, cases[i].after);
 	}
 }

@@ -884,8 +884,10 @@ static int race_pick_cases(void)
  * of which a WERASE took only the last word (235), and one an INTR under
  * NOFLSH left as it was (161; the model once took it as flushed).  And an
  * LNEXT's '/' that n_tty holds past echo_mark after a batch under TCOOFF
- * (pty_stopped; slash_cases() below), and one it owes past a write after
- * the TCOON (slash_owed_cases()).  And VREPRINTs piling echoes up while output is
+ * (slash_cases() below), and one it owes past a write after the TCOON
+ * (slash_owed_cases()): pilotd's echo ring now keeps echo_mark too, and
+ * both hold it (the first still pty_stopped for the stop's other rules,
+ * the second the same).  And VREPRINTs piling echoes up while output is
  * stopped (TCOOFF; a STOP, with a write n_tty refuses): n_tty keeps the
  * newest entries of its ring, as pilotd now does (pty_stopped: only the
  * stop holds them); pilotd's queue once kept the oldest 4096 bytes.  And
@@ -1037,7 +1039,7 @@ static const struct {
 	  "rx:5f5f5f5f5f5f5fa909 write:77f954613115f90d0aeae9a9a1006212 "
 	  "rx:12121212121212121212121212121212121212 rx:12121212121212121212121212121212121212 "
 	  "rx:921212120a0080005b00147f040111ef121700 rx:00000000000000c3033c54003162" },
-	{ "pty_stopped", /* seed tcooff-lnext-slash-held: n_tty holds the LNEXT's '/' */
+	{ "pty_stopped", /* seed tcooff-lnext-slash-held: both hold the LNEXT's '/' */
 	  "iflag=0x6bbf oflag=0x5 lflag=0x9ddf cc=03057f150400000062131abf7e961716000000 "
 	  "rx:1216006cff61090100df7fff31ff056204 "
 	  "rx:00bae940c37070006cff6161bc93000100df000000000000000000 rx:62 drain "
