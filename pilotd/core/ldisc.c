@@ -294,12 +294,19 @@ void ldisc_process_echoes(struct ldisc *l, const struct termios2 *t, const struc
 	process_to(l, t, ops, l->echo_mark);
 }
 
-/* n_tty's flush_echoes(), the end of a batch: all up to echo_head. */
+/*
+ * n_tty's flush_echoes(), the end of a batch: all up to echo_head.  Its raw
+ * path runs none: n_tty_set_termios() sets ldata->raw when none of these
+ * flags is set (ECHONL alone leaves a '/' past echo_mark waiting).
+ */
 static void flush_echoes(struct rx *rx)
 {
+	const struct termios2 *t = rx->t;
 	struct ldisc *l = rx->l;
+	bool raw = !(t->c_iflag & (ISTRIP | IUCLC | IGNCR | ICRNL | INLCR | IXON | PARMRK)) &&
+		   !(t->c_lflag & (ICANON | ISIG | ECHO));
 
-	if ((rx->t->c_lflag & (ECHO | ECHONL)) && l->echo_commit != l->echo_head)
+	if (!raw && (t->c_lflag & (ECHO | ECHONL)) && l->echo_commit != l->echo_head)
 		process_to(l, rx->t, rx->ops, l->echo_head);
 }
 

@@ -412,7 +412,8 @@ static void on_echo_roomy(void *ctx, const uint8_t *bytes, size_t len)
  * process_echoes(), and the '/' with the next batch that echoes (its
  * commit_echoes() moves echo_mark, flush_echoes() sends all).  An ERASE
  * commits even with ECHO off and nothing echoed (eraser(), then
- * commit_echoes()), so the '/' goes at the next process_echoes() after it.
+ * commit_echoes()), so the '/' goes at the next process_echoes() after it;
+ * with ECHONL alone n_tty's raw path runs no flush_echoes(): it waits.
  * (pilotd sent the '/' at the first process_echoes(): fuzz_ntty's find
  * tcoon-write-slash-past-mark, where a tab written after it then took 3
  * spaces, n_tty's 4.)
@@ -421,14 +422,15 @@ static void test_slash_past_mark(void)
 {
 	static const struct {
 		const char *name;
-		bool echo_off;	     /* ECHO off before the second batch */
+		uint32_t lflag;	     /* the settings of the second batch (and c_iflag 0 with ECHONL) */
 		const char *second;  /* the second batch, with room */
 		const char *at_proc; /* sent by process_echoes() after the stop */
 		const char *after;   /* sent by the second batch, then process_echoes() */
 	} cases[] = {
-		{ "slash_waits_for_commit", false, "b", "aZ\\Z", "/b" },
-		{ "slash_after_erase_echo_off", true, "x\x7f", "aZ\\Z", "/" },
-		{ "slash_held_no_erase_echo_off", true, "x", "aZ\\Z", "" },
+		{ "slash_waits_for_commit", ICANON | ECHO | ECHOPRT | IEXTEN, "b", "aZ\\Z", "/b" },
+		{ "slash_after_erase_echo_off", ICANON | ECHOPRT | IEXTEN, "x\x7f", "aZ\\Z", "/" },
+		{ "slash_held_no_erase_echo_off", ICANON | ECHOPRT | IEXTEN, "x", "aZ\\Z", "" },
+		{ "slash_held_raw_echonl", ECHONL, "x", "aZ\\Z", "" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -450,8 +452,9 @@ static void test_slash_past_mark(void)
 		ldisc_process_echoes(&l, &t, &ops); /* echo_tail at echo_mark: none */
 		check_bytes(what, r.s.echo, r.s.echo_len, cases[i].at_proc);
 		r.s.echo_len = 0;
-		if (cases[i].echo_off)
-			t.c_lflag &= ~(uint32_t)ECHO;
+		t.c_lflag = cases[i].lflag;
+		if (cases[i].lflag == ECHONL) /* n_tty's raw path: no flush_echoes() */
+			t.c_iflag = 0;
 		ldisc_receive(&l, &t, (const uint8_t *)cases[i].second, strlen(cases[i].second),
 			      &ops);
 		ldisc_process_echoes(&l, &t, &ops);

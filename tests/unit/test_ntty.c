@@ -1161,6 +1161,15 @@ static const struct {
 	  "rx:921212120a1c4a1104c39b0d80da7f0f150d08 "
 	  "rx:0ab84e00000000c3033c540031623a5cb012161c55206c610000000000000000" },
 	/*
+	 * slash_owed_cases()' '/' past echo_mark after the write, then a batch
+	 * under ECHONL alone: n_tty's raw path (no ICRNL) runs no flush_echoes()
+	 * and the '/' waits; with ICRNL its flush_echoes() sends it
+	 */
+	{ "", "iflag=0x500 oflag=0 lflag=0x840a cc=031c7f150400000011131a00120f1716000000 "
+	      "xonc:0 rx:615a7f16 xonc:1 write:57 setattr:0x0,0x0,0x40 rx:78 drain" },
+	{ "", "iflag=0x500 oflag=0 lflag=0x840a cc=031c7f150400000011131a00120f1716000000 "
+	      "xonc:0 rx:615a7f16 xonc:1 write:57 setattr:0x100,0x0,0x40 rx:78 drain" },
+	/*
 	 * seed tcoon-write-slash-past-mark: TCOOFF, an LNEXT's '/' past echo_mark,
 	 * TCOON, a write: n_tty's process_echoes() stops before the '/', and the
 	 * write's tab takes 4 spaces; pilotd sent the '/' there, and 3 (its echo
