@@ -13,6 +13,13 @@ struct rx {
 	const struct ldisc_ops *ops;
 	uint8_t deliver[DELIVER_MAX];
 	size_t deliver_len;
+	/*
+	 * n_tty runs commit_echoes() for this byte (n_tty_receive_char_canon(),
+	 * n_tty_receive_char_special()): COMMIT_IF_ECHOED where whatever echoes
+	 * commits, COMMIT for an erasing character even when nothing echoed,
+	 * NO_COMMIT for an LNEXT without ECHOCTL (its finish_erasing() '/').
+	 */
+	enum { COMMIT_IF_ECHOED, COMMIT, NO_COMMIT } commit;
 };
 
 /* IUTF8: a continuation byte takes no column and is not erased alone. */
@@ -238,19 +245,20 @@ static int echo_output(struct ldisc *l, const struct termios2 *t, size_t i, size
 }
 
 /*
- * n_tty's __process_echoes(): the waiting echoes through OPOST to the
- * handheld while their output fits the room, then, of those left, the
- * oldest while LDISC_ECHO_KEEP entries or more wait: n_tty keeps the
- * newest (its ring may still wrap before that, which pilotd's never does:
- * echo_room_for()).
+ * n_tty's __process_echoes(): the waiting echoes up to commit through OPOST
+ * to the handheld while their output fits the room, then, of those left, the
+ * oldest while LDISC_ECHO_KEEP entries or more wait before commit: n_tty
+ * keeps the newest (its ring may still wrap before that, which pilotd's
+ * never does: echo_room_for()).
  */
-void ldisc_process_echoes(struct ldisc *l, const struct termios2 *t, const struct ldisc_ops *ops)
+static void process_to(struct ldisc *l, const struct termios2 *t, const struct ldisc_ops *ops,
+		       size_t commit)
 {
 	uint8_t out[512];
 	size_t n = 0, space = ops->echo_room ? ops->echo_room(ops->ctx) : SIZE_MAX;
 
-	l->echo_commit = l->echo_head;
-	while (l->echo_tail != l->echo_head) {
+	l->echo_commit = commit;
+	while (l->echo_tail < l->echo_commit) {
 		int k = echo_output(l, t, l->echo_tail, space, out + n);
 
 		if (k < 0)
@@ -264,15 +272,42 @@ void ldisc_process_echoes(struct ldisc *l, const struct termios2 *t, const struc
 			n = 0;
 		}
 	}
-	while (l->echo_head - l->echo_tail >= LDISC_ECHO_KEEP)
+	while (l->echo_commit > l->echo_tail && l->echo_commit - l->echo_tail >= LDISC_ECHO_KEEP)
 		echo_discard_oldest(l);
 	if (n && ops->echo)
 		ops->echo(ops->ctx, out, n);
 }
 
-static void flush_echo(struct rx *rx)
+/*
+ * n_tty's process_echoes() (Linux 6.1 and 7.3 drivers/tty/n_tty.c): the
+ * echoes up to echo_mark, where its last commit_echoes() left echo_head,
+ * and none once echo_tail is there.  So the '/' an LNEXT's finish_erasing()
+ * puts past echo_mark waits for the next commit_echoes() or flush_echoes().
+ * (Where flush_echoes() sent that '/', echo_tail passed echo_mark and n_tty
+ * runs once round its ring, sending stale entries; pilotd sends nothing:
+ * ntty:echo_replay.)
+ */
+void ldisc_process_echoes(struct ldisc *l, const struct termios2 *t, const struct ldisc_ops *ops)
 {
-	ldisc_process_echoes(rx->l, rx->t, rx->ops);
+	if (l->echo_mark <= l->echo_tail)
+		return;
+	process_to(l, t, ops, l->echo_mark);
+}
+
+/*
+ * n_tty's flush_echoes(), the end of a batch: all up to echo_head.  Its raw
+ * path runs none: n_tty_set_termios() sets ldata->raw when none of these
+ * flags is set (ECHONL alone leaves a '/' past echo_mark waiting).
+ */
+static void flush_echoes(struct rx *rx)
+{
+	const struct termios2 *t = rx->t;
+	struct ldisc *l = rx->l;
+	bool raw = !(t->c_iflag & (ISTRIP | IUCLC | IGNCR | ICRNL | INLCR | IXON | PARMRK)) &&
+		   !(t->c_lflag & (ICANON | ISIG | ECHO));
+
+	if (!raw && (t->c_lflag & (ECHO | ECHONL)) && l->echo_commit != l->echo_head)
+		process_to(l, rx->t, rx->ops, l->echo_head);
 }
 
 /*
@@ -282,18 +317,19 @@ static void flush_echo(struct rx *rx)
  */
 static void commit_echoes(struct rx *rx)
 {
-	const struct ldisc *l = rx->l;
+	struct ldisc *l = rx->l;
 	size_t nr = l->echo_head - l->echo_tail, old = l->echo_commit - l->echo_tail;
 
+	l->echo_mark = l->echo_head;
 	if (nr < ECHO_COMMIT_WATERMARK || nr % ECHO_BLOCK > old % ECHO_BLOCK)
 		return;
-	flush_echo(rx);
+	process_to(l, rx->t, rx->ops, l->echo_head);
 }
 
 /* n_tty's process_echoes(): the gathered echoes go, and the port may send what waits. */
 static void echoes_out(struct rx *rx)
 {
-	flush_echo(rx);
+	ldisc_process_echoes(rx->l, rx->t, rx->ops);
 	if (rx->ops->echoes_out)
 		rx->ops->echoes_out(rx->ops->ctx);
 }
@@ -316,7 +352,7 @@ static void echo_room_for(struct rx *rx, size_t n)
 	struct ldisc *l = rx->l;
 
 	if (l->echo_head - l->echo_tail + n > LDISC_ECHO_RING)
-		flush_echo(rx);
+		process_to(l, rx->t, rx->ops, l->echo_head);
 	while (l->echo_head - l->echo_tail + n > LDISC_ECHO_RING)
 		echo_discard_oldest(l);
 }
@@ -506,7 +542,7 @@ static void signal_char(struct rx *rx, uint8_t c)
 	flush_deliver(rx);
 	if (flush) {
 		/* isig() clears the echo buffer */
-		rx->l->echo_tail = rx->l->echo_commit = rx->l->echo_head;
+		rx->l->echo_tail = rx->l->echo_commit = rx->l->echo_mark = rx->l->echo_head;
 		ldisc_flush_line(rx->l);
 	}
 	if (rx->ops->signal)
@@ -570,6 +606,7 @@ static bool canonical_char(struct rx *rx, uint8_t c)
 
 	if (is_cc(t, VERASE, c) || is_cc(t, VKILL, c) || (iexten && is_cc(t, VWERASE, c))) {
 		/* n_tty's eraser() asks WERASE before KILL, whatever IEXTEN */
+		rx->commit = COMMIT; /* even when nothing was echoed */
 		erase(rx, is_cc(t, VERASE, c)	 ? ERASE_ONE
 			  : is_cc(t, VWERASE, c) ? ERASE_WORD
 						 : ERASE_LINE);
@@ -582,6 +619,8 @@ static bool canonical_char(struct rx *rx, uint8_t c)
 			if (t->c_lflag & ECHOCTL) {
 				echo_raw(rx, '^');
 				echo_raw(rx, '\b');
+			} else {
+				rx->commit = NO_COMMIT; /* a '/' past echo_mark */
 			}
 		}
 		return true;
@@ -692,12 +731,11 @@ void ldisc_receive(struct ldisc *l, const struct termios2 *t, const uint8_t *in,
 	for (size_t i = 0; i < len; i++) {
 		size_t head = l->echo_head;
 
+		rx.commit = COMMIT_IF_ECHOED;
 		receive_byte(&rx, in[i]);
-		if (l->echo_head != head)
+		if (rx.commit == COMMIT || (rx.commit == COMMIT_IF_ECHOED && l->echo_head != head))
 			commit_echoes(&rx);
 	}
 	flush_deliver(&rx);
-	/* n_tty's flush_echoes() at the end of the batch */
-	if ((t->c_lflag & (ECHO | ECHONL)) && l->echo_commit != l->echo_head)
-		flush_echo(&rx);
+	flush_echoes(&rx);
 }

@@ -43,7 +43,11 @@ struct ldisc {
 	uint64_t dropped;	  /* bytes a full line had no room for, as n_tty drops them */
 	/* echoes not processed yet (output stopped or full), oldest at echo_tail */
 	uint8_t echo[LDISC_ECHO_RING];
-	size_t echo_head, echo_tail, echo_commit; /* echo_commit: head when last processed */
+	/*
+	 * n_tty's indices (never wrapped: counts): echo_commit, how far the
+	 * last processing went; echo_mark, echo_head at the last commit_echoes()
+	 */
+	size_t echo_head, echo_tail, echo_commit, echo_mark;
 	uint64_t echo_discarded;		  /* entries n_tty's rule dropped, the oldest */
 };
 
@@ -103,8 +107,9 @@ size_t ldisc_output(struct ldisc *l, const struct termios2 *t, const uint8_t *in
 		    uint8_t *out, size_t out_size, size_t *taken);
 
 /*
- * n_tty's process_echoes(): the echoes waiting go out as far as there is
- * room (ops->echo_room), then the oldest past LDISC_ECHO_KEEP are dropped.
+ * n_tty's process_echoes(): the echoes waiting up to echo_mark go out as far
+ * as there is room (ops->echo_room), then the oldest past LDISC_ECHO_KEEP
+ * are dropped.
  * The port calls it where n_tty does besides receiving: a write, and IXON
  * going off; not at TCOON (__start_tty() does not), so echoes a stop held
  * wait over it.

@@ -1330,41 +1330,6 @@ static bool replay_due(const struct nd_case *c, int i)
 }
 
 /*
- * Does n_tty hold back, after step i, the closing '/' of an ECHOPRT erase
- * that an LNEXT echoed without commit_echoes() (n_tty_receive_char_canon(),
- * as for replay_due()), because the batch's flush_echoes() found its
- * output stopped (pty_write_room() 0)?  process_echoes() sends up to
- * echo_mark, just before the '/': it waits for the next commit_echoes()
- * (the marks no longer behind).  Over-approximated: a later batch's
- * flush_echoes() with output running may send it (echo_replay's state).
- */
-static bool slash_held(const struct nd_case *c, int i)
-{
-	struct nt_flow st[ND_OPS_MAX + 1];
-	struct nt_marks m = { 0 };
-	struct termios2 was = c->t;
-	bool held = false;
-
-	nt_flow(c, st);
-	for (int k = 0; k < i && k < c->nops; k++) {
-		struct termios2 t = settings_at(c, k + 1);
-		const struct nd_op *op = &c->ops[k];
-
-		if ((t.c_lflag ^ was.c_lflag) & (ICANON | EXTPROC))
-			m.erasing = m.lnext = false;
-		was = t;
-		m.stopped = st[k + 1].stopped_before;
-		m.tco = st[k + 1].tco_before;
-		for (size_t j = 0; op->kind == ND_RX && j < op->len; j++)
-			nt_take(&m, &t, op->bytes[j]);
-		if (op->kind == ND_RX && m.behind && st[k + 1].stopped && (t.c_lflag & ECHO))
-			held = true;
-		held &= m.behind;
-	}
-	return held;
-}
-
-/*
  * With echo_tail past echo_mark, n_tty's next process_echoes() (a write of
  * the desktop's, a START, an IXANY restart, a tcsetattr() that turns IXON
  * off) takes echo_mark, one entry behind, as its commit and runs once round
@@ -1547,20 +1512,13 @@ static void used(int at[USED_KINDS], int kind, int j)
 		at[kind] = j;
 }
 
-/* The streams the same but for a final '/' that pilotd sent and n_tty holds (slash_held()). */
-static bool level_but_slash(const struct stream *ps, const struct stream *ns)
-{
-	return ps->len == ns->len + 2 && memcmp(ps->s + ns->len, "2f", 2) == 0 &&
-	       memcmp(ps->s, ns->s, ns->len) == 0;
-}
-
 /*
  * n_tty's bytes of a step onto its stream (ns, after pilotd's, ps): true if
  * the two are then one stream with one side held back as held_back() lets
  * it be.  On false ns is as it was.
  */
 static bool n_tty_sent(struct stream *ps, struct stream *ns, const char *hex, size_t n,
-		       int loose, bool stopped, bool slash, bool queue_behind,
+		       int loose, bool stopped, bool queue_behind,
 		       int at[USED_KINDS], int j)
 {
 	size_t was = ns->len;
@@ -1573,11 +1531,6 @@ static bool n_tty_sent(struct stream *ps, struct stream *ns, const char *hex, si
 	/* pilotd behind by echoes its queue had no room for (queue_flood()) */
 	if (queue_behind && ps->len < ns->len) {
 		used(at, USED_FLOOD, j);
-		return true;
-	}
-	/* n_tty behind by a '/' it holds past echo_mark (slash_held()) */
-	if (slash && level_but_slash(ps, ns)) {
-		used(at, USED_STOP, j);
 		return true;
 	}
 	/* either side behind while n_tty's output is stopped */
@@ -2128,123 +2081,6 @@ static bool probe_released(const struct nd_case *c, int j, long queued)
 }
 
 /*
- * Does n_tty's process_echoes() run in step j with output running, and so
- * send every echo it kept (each was committed: echo_mark is at echo_head)?
- * n_tty_write() runs it before it takes the desktop's bytes, so a write
- * n_tty took a byte of has sent them all; n_tty_set_termios() runs it when
- * IXON goes off and output was not stopped by TCOOFF.  From n_tty's side
- * alone: its flow (st) and its answer (l, the step's head).
- */
-static bool n_tty_releases(const struct nd_case *c, const struct nt_flow st[], int j, const char *l,
-			   size_t head)
-{
-	const struct nd_op *op = &c->ops[j - 1];
-	long v;
-
-	if (op->kind == ND_WRITE)
-		return !st[j].stopped_before && head_count(l, head, "write ", &v) && v > 0;
-	return op->kind == ND_SETATTR && (settings_at(c, j).c_iflag & IXON) &&
-	       !(op->iflag & IXON) && !st[j].tco_before;
-}
-
-/*
- * Is the '/' n_tty owes in pilotd's bytes of a write's step (pa, xa hex
- * characters), the last of pilotd's echoes, right before the written
- * bytes (port_write(): port_process_echoes(), then the write), so that
- * n_tty's bytes (pb) are pilotd's without it?  Without OPOST the written
- * bytes are the count n_tty took (l, its head); with it any such '/'.
- */
-static bool slash_before_write(const struct nd_case *c, int j, const char *l, size_t head,
-			       const char *pa, size_t xa, const char *pb, size_t xb, bool *parted)
-{
-	static char abuf[ND_TRACE_MAX], bbuf[ND_TRACE_MAX];
-	bool opost = settings_at(c, j).c_oflag & OPOST;
-	long v;
-
-	*parted = false;
-	if (xa < 2 || !head_count(l, head, "write ", &v) || v <= 0)
-		return false;
-	for (size_t p = 0; p + 2 <= xa && p <= xb; p += 2) {
-		struct stream a = { abuf, 0 }, b = { bbuf, 0 };
-
-		if (memcmp(pa + p, "2f", 2) != 0 || memcmp(pa, pb, p) != 0)
-			continue;
-		if (xa == xb + 2 && memcmp(pa + p + 2, pb + p, xb - p) == 0 &&
-		    (opost || xb - p == 2 * (size_t)v))
-			return true;
-		/*
-		 * Under OPOST pilotd's '/' moved its column before the written
-		 * bytes, n_tty's comes after them: a tab of the write (TAB3),
-		 * a CR (ONOCR) may come out otherwise, and the columns stay
-		 * one apart after it; the rest as the column cannot change it
-		 */
-		if (!opost)
-			continue;
-		stream_add_loose(&a, pa + p + 2, xa - p - 2, column_level(c, j));
-		stream_add_loose(&b, pb + p, xb - p, column_level(c, j));
-		if (a.len == b.len && memcmp(a.s, b.s, a.len) == 0) {
-			*parted = true;
-			return true;
-		}
-	}
-	return false;
-}
-
-/*
- * The '/' of slash_held() owed out of order: a write of the desktop's while
- * n_tty holds it (n_tty_write() runs process_echoes(), which stops at
- * echo_mark, just before the '/', then writes) sends the written bytes
- * ahead of it; pilotd sent it before them, the last of the echoes its
- * process_echoes() sent there (slash_before_write()), or earlier, where a
- * tcsetattr() that turned IXON off ran process_echoes() on both sides and
- * n_tty stopped before the '/' (level_but_slash()).  A TCOON sends neither
- * side's (__start_tty() runs no process_echoes()).  Decided
- * from n_tty's side: slash_held() (the case) and a write n_tty took with
- * its output running (n_tty_releases(), its head).  From there on the '/'
- * is taken out of pilotd's stream (owed), and n_tty must send it where its
- * echo ring does, first: the first step after which n_tty sends any byte
- * but a write's own bytes while the '/' is still past echo_mark.  Echoes
- * are sent from echo_tail, where the '/' is, so the first echo n_tty sends
- * (a later batch's flush_echoes() or commit_echoes(), a process_echoes()
- * once a commit_echoes() moved echo_mark past it, a write's too) begins
- * with it; a signal's flush (isig(): echo_head = echo_tail = 0) drops it,
- * and a case may end with it owed.  false: n_tty's bytes of step j (*pb,
- * *xb; the owed '/' taken off their front when sent) break the rule.
- */
-static bool slash_owed(const struct nd_case *c, const struct nt_flow st[], int j, const char *l,
-		       size_t head, const char **pa, size_t *xa, const char **pb, size_t *xb,
-		       bool *owed, struct stream *ps, const struct stream *ns, bool *parted)
-{
-	bool before_mark = c->ops[j - 1].kind == ND_WRITE && slash_held(c, j);
-
-	*parted = false;
-	if (*owed && st[j].isig_flush) {
-		*owed = false;
-		return true;
-	}
-	if (*owed && *xb > 0 && !before_mark) {
-		if (*xb < 2 || memcmp(*pb, "2f", 2) != 0)
-			return false;
-		*pb += 2;
-		*xb -= 2;
-		*owed = false;
-		return true;
-	}
-	if (*owed || !before_mark || !n_tty_releases(c, st, j, l, head))
-		return true;
-	if (level_but_slash(ps, ns)) {
-		ps->len -= 2;
-		*owed = true;
-	} else if (ps->len == ns->len &&
-		   slash_before_write(c, j, l, head, *pa, *xa, *pb, *xb, parted)) {
-		*pa = *pb; /* pilotd's bytes but for the '/' */
-		*xa = *xb;
-		*owed = true;
-	}
-	return true;
-}
-
-/*
  * The writes n_tty refused while its modelled flow was stopped (pty_stopped:
  * pty_write_room() is 0, n_tty_write() answers EAGAIN) and pilotd took:
  * *skipped is c with them marked not made (pilotd's run without them is
@@ -2350,8 +2186,8 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	struct nt_flow st[ND_OPS_MAX + 1];
 	const struct nd_trace *pd = port;
 	int at[USED_KINDS] = { -1, -1, -1 }, n = c->nops < ND_OPS_MAX ? c->nops : ND_OPS_MAX;
-	bool even, dropped, apart, race_moved, slash = false, queue_behind = false;
-	bool owed = false, queue_full = false, flood_dropped, slash_parted = false;
+	bool even, dropped, apart, race_moved, queue_behind = false;
+	bool queue_full = false, flood_dropped;
 	int loose = LOOSE_NOT, level, flood_at = n + 1;
 
 	nt_flow(c, st);
@@ -2448,31 +2284,18 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			stream_loosen(&ps, loose);
 			stream_loosen(&ns, loose);
 		}
-		if (op && !slash_owed(c, st, j, lb, hb, &pa, &xa, &pb, &xb, &owed, &ps, &ns,
-				      &slash_parted))
-			WHY(j, "owed '/'");
-		if (owed)
-			used(at, USED_STOP, j);
-		/* the owed '/' parted the columns (slash_before_write()): from here on */
-		if (slash_parted && column_level(c, j) > loose) {
-			loose = column_level(c, j);
-			stream_loosen(&ps, loose);
-			stream_loosen(&ns, loose);
-		}
 		even = ps.len == ns.len;
 		stream_add_loose(&ps, pa, xa, loose);
-		slash = slash_held(c, j) && !owed;
 		/* from n_tty's side: it sent more than pilotd's queue holds */
 		queue_behind = xb / 2 > ph_config_small.txq_size || (queue_behind && xa == 0);
 		if (xb / 2 > ph_config_small.txq_size)
 			queue_full = xa / 2 + LDISC_OUT_MAX > ph_config_small.txq_size;
-		if (!n_tty_sent(&ps, &ns, pb, xb, loose, st[j].stopped, slash, queue_behind, at,
-				j)) {
+		if (!n_tty_sent(&ps, &ns, pb, xb, loose, st[j].stopped, queue_behind, at, j)) {
 			/*
 			 * An echo flood in a step that n_tty's stop no longer
 			 * shapes: timing_echo_flood's rule from here on
 			 */
-			if (!owed && flood_after_stop(c, st, pd, pty, j, even)) {
+			if (flood_after_stop(c, st, pd, pty, j, even)) {
 				used(at, USED_FLOOD, j);
 				flood_at = j;
 				break;
@@ -2483,8 +2306,8 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			 */
 			if (!flush_races(c, j, &race_moved) || !even || xa == 0 || xb <= xa ||
 			    memcmp(pb + xb - xa, pa, xa) != 0 ||
-			    !n_tty_sent(&ps, &ns, pb + xb - xa, xa, loose, st[j].stopped, slash,
-					queue_behind, at, j) ||
+			    !n_tty_sent(&ps, &ns, pb + xb - xa, xa, loose, st[j].stopped, queue_behind,
+					at, j) ||
 			    ps.len != ns.len)
 				WHY(j, "bytes");
 			used(at, USED_RACE, j);
@@ -2504,8 +2327,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		}
 	}
 	/* before the probes reuse the streams */
-	apart = flood_at > n && (ps.len != ns.len || memcmp(ps.s, ns.s, ps.len) != 0) &&
-		!(slash_held(c, n) && !owed && level_but_slash(&ps, &ns));
+	apart = flood_at > n && (ps.len != ns.len || memcmp(ps.s, ns.s, ps.len) != 0);
 	/* a probe's end started n_tty's output and ran process_echoes(): nothing held */
 	if (apart && probing)
 		WHY(n, "held after the probe");

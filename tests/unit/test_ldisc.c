@@ -387,6 +387,82 @@ static void test_ixany_lnext(void)
 	check_bytes("ixany_lnext flow", s.flow, strlen(s.flow), "SG");
 }
 
+static size_t room_of(void *ctx)
+{
+	return *(const size_t *)ctx;
+}
+
+struct roomy {
+	size_t room; /* first: room_of() reads it */
+	struct seen s;
+};
+
+static void on_echo_roomy(void *ctx, const uint8_t *bytes, size_t len)
+{
+	on_echo(&((struct roomy *)ctx)->s, bytes, len);
+}
+
+/*
+ * The '/' that closes an ECHOPRT erase, echoed by an LNEXT without ECHOCTL:
+ * n_tty_receive_char_canon() runs finish_erasing() there without
+ * commit_echoes(), so the '/' lies past echo_mark, and process_echoes() (a
+ * write's, a START's, IXON turned off: Linux 6.1 and 7.3 n_tty.c) sends up
+ * to echo_mark only.  Held by a stop at the batch's end (flush_echoes()
+ * found no room), "aZ", ERASE, LNEXT goes as "aZ\\Z" at the next
+ * process_echoes(), and the '/' with the next batch that echoes (its
+ * commit_echoes() moves echo_mark, flush_echoes() sends all).  An ERASE
+ * commits even with ECHO off and nothing echoed (eraser(), then
+ * commit_echoes()), so the '/' goes at the next process_echoes() after it;
+ * with ECHONL alone n_tty's raw path runs no flush_echoes(): it waits.
+ * (pilotd sent the '/' at the first process_echoes(): fuzz_ntty's find
+ * tcoon-write-slash-past-mark, where a tab written after it then took 3
+ * spaces, n_tty's 4.)
+ */
+static void test_slash_past_mark(void)
+{
+	static const struct {
+		const char *name;
+		uint32_t lflag;	     /* the settings of the second batch (and c_iflag 0 with ECHONL) */
+		const char *second;  /* the second batch, with room */
+		const char *at_proc; /* sent by process_echoes() after the stop */
+		const char *after;   /* sent by the second batch, then process_echoes() */
+	} cases[] = {
+		{ "slash_waits_for_commit", ICANON | ECHO | ECHOPRT | IEXTEN, "b", "aZ\\Z", "/b" },
+		{ "slash_after_erase_echo_off", ICANON | ECHOPRT | IEXTEN, "x\x7f", "aZ\\Z", "/" },
+		{ "slash_held_no_erase_echo_off", ICANON | ECHOPRT | IEXTEN, "x", "aZ\\Z", "" },
+		{ "slash_held_raw_echonl", ECHONL, "x", "aZ\\Z", "" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct termios2 t = settings(ICRNL, 0, ICANON | ECHO | ECHOPRT | IEXTEN);
+		struct roomy r = { .room = 0 };
+		struct ldisc_ops ops = {
+			.ctx = &r, .deliver = on_deliver, .echo = on_echo_roomy, .echo_room = room_of
+		};
+		struct ldisc l;
+		char what[64];
+
+		ldisc_init(&l);
+		ldisc_receive(&l, &t, (const uint8_t *)"aZ\x7f\x16", 4, &ops);
+		CHECK_EQ(r.s.echo_len, 0); /* output stopped: all held */
+		r.room = 4096;
+		ldisc_process_echoes(&l, &t, &ops);
+		snprintf(what, sizeof(what), "%s echo", cases[i].name); /* at process_echoes() */
+		check_bytes(what, r.s.echo, r.s.echo_len, cases[i].at_proc);
+		ldisc_process_echoes(&l, &t, &ops); /* echo_tail at echo_mark: none */
+		check_bytes(what, r.s.echo, r.s.echo_len, cases[i].at_proc);
+		r.s.echo_len = 0;
+		t.c_lflag = cases[i].lflag;
+		if (cases[i].lflag == ECHONL) /* n_tty's raw path: no flush_echoes() */
+			t.c_iflag = 0;
+		ldisc_receive(&l, &t, (const uint8_t *)cases[i].second, strlen(cases[i].second),
+			      &ops);
+		ldisc_process_echoes(&l, &t, &ops);
+		snprintf(what, sizeof(what), "%s_then echo", cases[i].name);
+		check_bytes(what, r.s.echo, r.s.echo_len, cases[i].after);
+	}
+}
+
 static void test_raw_paths(void)
 {
 	struct termios2 std = settings(IF_STD, OF_ONLCR, LF_STD);
@@ -641,5 +717,6 @@ int main(void)
 	test_raw_paths();
 	test_echo_after_output();
 	test_ixany_lnext();
+	test_slash_past_mark();
 	return check_result("test_ldisc");
 }
