@@ -1261,6 +1261,17 @@ static const struct {
 	  "write:0b10823b0093dc166216e5cb9d1b5e577f0817132127a84a9b616109 drain "
 	  "rx:089f7e00130100df7fff fionread:0 read:16 "
 	  "write:3176010055c35cb01216006cff61090100df7fff31ff0562041a00bae940c3" },
+	/* seed tcooff-tcoon-held-echoes-erase-commit-no-echo: an ERASE without ECHO commits the held echoes */
+	{ "pty_stopped",
+	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f33d500020011131a00120f1704000000 "
+	  "poll rx:1c13da205362ff081a5f5f5fe90a0a0a121212121212121212121212121212 "
+	  "rx:121212121212121212000f35004812121212fb rx:69ff0f320093c308c3619b121266ac xonc:1 "
+	  "poll rx:320093 drain xonc:0 setattr:0x7233,0x663c,0x9843 outq:0 "
+	  "setattr:0x4476,0x9ca5,0x8a3b rx:04d53133f90d0aeae9a9a15f5f5f0d0a0a0a121212122112 "
+	  "rx:12121212121212121212121212121212121270 write:0f78203a12121212ff5e0f2013 rx:310261 "
+	  "setattr:0x7233,0x1212,0x8e17 xonc:0 rx:110033 xonc:1 "
+	  "rx:12121212121212700f0f78203a12121212ff5e fionread:0 drain "
+	  "setattr:0x932,0x93fd,0x930b" },
 };
 
 /*
