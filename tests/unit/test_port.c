@@ -3507,6 +3507,70 @@ static void test_held_echoes_wait_over_tcoon(void)
 }
 
 /*
+ * A canonical ERASE, KILL or WERASE commits the echoes whatever ECHO:
+ * n_tty_receive_char_canon() runs eraser() and then commit_echoes() (Linux
+ * 6.1 and 7.3 n_tty.c), and with 256 entries or more held and none added
+ * since, commit_echoes() processes them.  So echoes held over a TCOON
+ * (test_held_echoes_wait_over_tcoon()) go at an ERASE that echoes nothing:
+ * ECHO off, or a line already empty.  pilotd committed only after a byte
+ * that echoed, and kept them (fuzz_ntty's find
+ * tcooff-tcoon-held-echoes-erase-commit-no-echo: 692 bytes).  No commit:
+ * fewer than 256 held, WERASE without IEXTEN (data), ERASE outside ICANON.
+ */
+static void test_erase_commits_held_echoes(void)
+{
+	static const struct {
+		const char *name;
+		const char *c;	    /* the byte after the TCOON */
+		unsigned int lflag; /* then, with IXON */
+		size_t held;	    /* letters held, a newline after them if ECHO */
+		bool sent;	    /* the held letters go */
+	} cases[] = {
+		{ "ERASE without ECHO", "\177", ICANON | IEXTEN, 300, true },
+		{ "KILL without ECHO", "\025", ICANON | IEXTEN, 300, true },
+		{ "WERASE without ECHO", "\027", ICANON | IEXTEN, 300, true },
+		{ "ERASE on an empty line", "\177", ICANON | IEXTEN | ECHO, 300, true },
+		{ "ERASE, 255 held", "\177", ICANON | IEXTEN, 255, false },
+		{ "WERASE without IEXTEN", "\027", ICANON, 300, false },
+		{ "ERASE without ICANON", "\177", IEXTEN, 300, false },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tty_ioctl on = { .cmd = TCXONC, .arg = TCOON },
+				 off = { .cmd = TCXONC, .arg = TCOOFF };
+		uint8_t in[301], out[1024];
+		size_t len = cases[i].held, n = 0, k, want;
+		struct port p;
+		uint64_t fh = echo_flood_port(&p, IXON, ICANON | IEXTEN | ECHO);
+
+		for (k = 0; k < len; k++)
+			in[k] = (uint8_t)('a' + k % 26);
+		if (cases[i].lflag & ECHO)
+			in[len++] = '\n'; /* the line ends: nothing to erase */
+		want = cases[i].sent ? len : 0;
+		port_ioctl(&p, new_req(), fh, &off);
+		rx_packets(&p, in, len);
+		port_ioctl(&p, new_req(), fh, &on);
+		port_after_events(&p, 1);
+		CHECK_EQ(ph_handheld_takes_into(&h, out, sizeof(out)), 0);
+		set_flags(&p, fh, IXON, 0, cases[i].lflag);
+		port_rx(&p, cases[i].c, 1, 1);
+		port_after_events(&p, 1);
+		while ((k = ph_handheld_takes_into(&h, out + n, sizeof(out) - n)) > 0)
+			n += k;
+		if (n != want || memcmp(out, in, n) != 0) {
+			fprintf(stderr,
+				"erase_commits_held_echoes: %s: %zu bytes went, %zu wanted\n",
+				cases[i].name, n, want);
+			check_failures++;
+		}
+		port_release(&p, fh);
+		check_all_answered_once();
+		teardown();
+	}
+}
+
+/*
  * A hung-up file stays hung up when the next handheld comes
  * (hung_up_tty_fops): writes and ioctls fail with EIO, reads end, poll
  * says POLLHUP; the next handheld's files are not hung up.
@@ -3622,6 +3686,7 @@ int main(void)
 	test_held_echoes_keep_the_newest();
 	test_ixon_off_sends_echoes_waiting_for_room();
 	test_held_echoes_wait_over_tcoon();
+	test_erase_commits_held_echoes();
 	test_hung_up_after_the_next_arrival();
 	return check_result("test_port");
 }
