@@ -6,9 +6,10 @@
 # in one boot.  Argument "hotsync" runs only the HotSync timings (the host
 # boots once per stack for those; the installs alternate between pilotd's
 # /dev/pilot and palm-sync's own libusb path, BENCH_INSTALLS times each,
-# default 3; with BENCH_NOPUSH=1 a third path, "nopush", is pilotd
-# --no-stream-data and "pilotd" without it: on a kernel that keeps input,
-# pilotd with and without pushing it), "usbredir" pilotd through usbredirect
+# default 3; with BENCH_NOPUSH=1 one more path, "nopush", is pilotd
+# --no-stream-data, with BENCH_NOWRITE=1 "nowrite" pilotd --no-stream-write,
+# "pilotd" without either: on a kernel that keeps input and takes writes,
+# pilotd with and without each), "usbredir" pilotd through usbredirect
 # and then on the local bus (a boot of its own).  Every boot first records
 # its clock (clockcheck): without microsecond steps the report leaves out
 # the per-call figures.
@@ -28,28 +29,34 @@ hotsync() { # STACK
 	timed_sync "$1" pilotd list # the first sync is the one started at boot
 	next_sync
 	timed_sync "$1" pilotd backup
-	paths="pilotd libusb"
-	[ "${BENCH_NOPUSH:-}" = 1 ] && paths="pilotd nopush libusb"
+	args=$(cat /job/pilotd-args 2> /dev/null) # run-bench's --pilotd-args, as /init's
+	paths="pilotd"
+	[ "${BENCH_NOPUSH:-}" = 1 ] && paths="$paths nopush"
+	[ "${BENCH_NOWRITE:-}" = 1 ] && paths="$paths nowrite"
+	paths="$paths libusb"
 	for run in $(seq "$INSTALLS"); do
 		for path in $paths; do
 			while palmctl hotsync | grep -q 'syncing=1 '; do sleep 0.1; done
+			# a pilotd of its own for each install: its exit lines
+			# are that install's
+			pilotd_stop
+			echo "path=$path run=$run" >> /tmp/pilotd-bench.log
 			case $path in
-			libusb) pilotd_stop ;;
-			nopush) pilotd_stop; PILOTD_ARGS=--no-stream-data pilotd_start ;;
-			*)
-				# after nopush's pilotd, one with the defaults
-				if [ "${BENCH_NOPUSH:-}" = 1 ]; then
-					pilotd_stop
-				fi
-				pilotd_start ;;
+			libusb) ;;
+			nopush) PILOTD_ARGS="$args --no-stream-data" pilotd_start ;;
+			nowrite) PILOTD_ARGS="$args --no-stream-write" pilotd_start ;;
+			*) PILOTD_ARGS=$args pilotd_start ;;
 			esac
 			palmctl sync > /dev/null
 			timed_sync "$1" $path install "$run"
 		done
 	done
-	pilotd_stop # the one started here, or /init's
-	# what each pilotd said at exit: its read requests, the bytes it pushed
-	sed -n 's/^pilotd: reads: /NOTE pilotd-exit reads: /p' /tmp/pilotd-bench.log
+	pilotd_stop # the last install's
+	# what each install's pilotd said at exit: its read and write
+	# requests, the bytes it pushed
+	awk '/^path=/ { p = $0 }
+	     /^pilotd: (reads|writes): / { sub(/^pilotd: /, ""); print "NOTE pilotd-exit " p, $0 }' \
+		/tmp/pilotd-bench.log
 	# the floor of a request in this boot: an install's reads and writes
 	# through any CUSE driver cost at least this each
 	floor_start
@@ -111,7 +118,9 @@ fi
 # instructions: 1 KiB writes through pilotd, cuse-floor and the visor tty,
 # twice each, give CPU per MB that the host's load and TCG's cost of a
 # switch between processes leave alone.
+# With BENCH_NOWRITE=1 pilotd --no-stream-write's too, in the same rounds.
 if [ "${1:-}" = icount ]; then
+	args=$(cat /job/pilotd-args 2> /dev/null)
 	wait_for_handheld
 	for round in 1 2; do
 		pilot-bench write /dev/pilot 1024 "$MIB" | sed "s|dev=/dev/pilot|dev=icount-pilotd|"
@@ -119,6 +128,14 @@ if [ "${1:-}" = icount ]; then
 		pilot-bench write-floor /dev/cuse-floor 1024 "$MIB" |
 			sed "s|dev=/dev/cuse-floor|dev=icount-floor|"
 		floor_stop
+		[ "${BENCH_NOWRITE:-}" = 1 ] || continue
+		pilotd_stop
+		PILOTD_ARGS="$args --no-stream-write" pilotd_start
+		wait_for_handheld
+		pilot-bench write /dev/pilot 1024 "$MIB" | sed "s|dev=/dev/pilot|dev=icount-nowrite|"
+		pilotd_stop
+		PILOTD_ARGS=$args pilotd_start
+		wait_for_handheld
 	done
 	visor_takes_handheld
 	for round in 1 2; do

@@ -37,6 +37,11 @@ def print_clocks(rows):
     for c in clocks:
         print(f"{c.get('boot', '?'):9} {c.get('source', '?'):16} smallest step "
               f"{c.get('step_ns', '?')} ns, clock_getres {c.get('getres_ns', '?')} ns")
+    loads = [r for r in rows if r.get("op") == "host-load"]
+    if loads:  # run-bench's, at each boot's start and end
+        print("the host's load (1, 5, 15 min), boot by boot: "
+              + "; ".join(f"{a.get('load')} to {b.get('load')}"
+                          for a, b in zip(loads[::2], loads[1::2])))
 
 
 def clock_ok(rows):
@@ -113,7 +118,9 @@ def cpu_instructions(rows):
     instructions: pilotd, cuse-floor and the tty, medians of their runs."""
     runs = {name: [x for x in (num(r, "cpu_per_mb") for r in rows
                                if r.get("dev") == f"icount-{name}") if x is not None]
-            for name in ("pilotd", "floor", "tty")}
+            for name in ("pilotd", "nowrite", "floor", "tty")}
+    if not runs["nowrite"]:  # pilotd --no-stream-write: only with run-bench --nowrite
+        del runs["nowrite"]
     med = {name: median(xs) for name, xs in runs.items()}
     if None in med.values():
         return
@@ -123,6 +130,8 @@ def cpu_instructions(rows):
         print(f"{name:7} {med[name]:.4f} ({' '.join(f'{x:.4f}' for x in xs)})")
     print(f"pilotd / tty: {ratio(med['pilotd'], med['tty'])}   (issue 29: <= 2); cuse-floor / tty: "
           f"{ratio(med['floor'], med['tty'])}; pilotd / cuse-floor: {ratio(med['pilotd'], med['floor'])}")
+    if "nowrite" in med:
+        print(f"pilotd --no-stream-write / tty: {ratio(med['nowrite'], med['tty'])}")
 
 
 def round_trips(rows, lat):
@@ -158,7 +167,12 @@ def hotsync(rows):
           "   palm-sync's own libusb path (--port usb:, no driver); median of the runs, seconds")
     for stack in ("net", "slp"):
         med = {}
-        for path in ("pilotd", "libusb"):
+        # nopush, nowrite: pilotd --no-stream-data, --no-stream-write (run-bench
+        # --nopush, --nowrite), where the boot ran them
+        paths = ["pilotd"] + [p for p in ("nopush", "nowrite")
+                              if any(r.get("path") == p and r.get("stack") == stack
+                                     for r in rows)] + ["libusb"]
+        for path in paths:
             # rows of before the libusb path carry no path: they are /dev/pilot's
             runs = [r for r in rows if r.get("op") == "hotsync-install" and
                     r.get("stack") == stack and r.get("path", "pilotd") == path]
@@ -168,8 +182,10 @@ def hotsync(rows):
             shown = " ".join(f"{x:.2f}" if x is not None else "failed" for x in secs) or "-"
             print(f"{stack:4} {path:7} median {med[path] or 0:7.2f} of {len(ok)} runs ({shown})"
                   if ok else f"{stack:4} {path:7} - ({shown})")
-        print(f"{stack:4} /dev/pilot / libusb: {ratio(med['pilotd'], med['libusb'])}"
-              + ("   (target <= 1.2, issue 29)" if stack == "slp" else ""))
+        for path in paths[:-1]:
+            print(f"{stack:4} {'/dev/pilot' if path == 'pilotd' else path} / libusb: "
+                  f"{ratio(med[path], med['libusb'])}"
+                  + ("   (target <= 1.2, issue 29)" if stack == "slp" else ""))
         install_floor(rows, stack, med)
 
 
