@@ -37,6 +37,9 @@ for r in $(seq "$ROUNDS"); do
 		wait "$pid"
 		dump "$b.$r" pilotd "$pid"
 		wait_gone /dev/pilot
+		# its requests over the echoes, the reads and the writes above
+		sed -n -e "s/^pilotd: reads: /RESULT pilotd-exit=$b.$r reads: /p" \
+			-e "s/^pilotd: writes: /RESULT pilotd-exit=$b.$r writes: /p" "/tmp/pilotd-$b.log"
 	done
 done
 

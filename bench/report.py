@@ -207,9 +207,11 @@ def install_floor(rows, stack, med):
 
 def main():
     rows = parse(sys.argv[1])
-    if not find(rows, op="clock", boot="main") and find(rows, op="hotsync-install"):
-        print_clocks(rows)  # only the HotSync boots (run-bench --hotsync-only)
-        hotsync(rows)
+    if not find(rows, op="clock", boot="main"):
+        print_clocks(rows)  # no main boot (run-bench --hotsync-only, --boots)
+        if find(rows, op="hotsync-install"):
+            hotsync(rows)
+        cpu_instructions(rows)
         return
     per_call = clock_ok(rows)
     print("\n== throughput (MB/s) and guest CPU seconds per MB")
