@@ -3,10 +3,10 @@
 # What bench/echo-trace runs inside the guest (booted without pilotd): for
 # each pilotd named in BINS (/usr/sbin/pilotd-NAME) in turn, ROUNDS times
 # interleaved, the 1-byte echo through palm-sim and a non-blocking read (a
-# request answered at once), both traced, and 1 KiB writes; then the same
-# read of cuse-floor (a CUSE server that answers at once); then the echo
-# and 1 KiB writes through the visor tty, and the
-# echo through raw libusb (32 IN transfers queued, as pilotd does), in
+# request answered at once), both traced, and 1 KiB and 64 KiB writes;
+# then the same read of cuse-floor (a CUSE server that answers at once);
+# then the echo and 1 KiB writes through the visor tty, and the echo
+# through raw libusb (32 IN transfers queued, as pilotd does), in
 # one process and with the driver in another (usb-bench echo-ipc).
 # count-calls.so is preloaded into the server and the caller (TRACE_CALLS):
 # every system call of both, timed on the guest's one clock.  The traces
@@ -33,6 +33,10 @@ for r in $(seq "$ROUNDS"); do
 			sed "s/^RESULT /RESULT run=$b.$r.req /"
 		[ "$MIB" = 0 ] ||
 			pilot-bench write /dev/pilot 1024 "$MIB" | sed "s/^RESULT /RESULT run=$b.$r.write /"
+		# and in 64 KiB calls, which a kernel that takes writes into a
+		# 4 KiB ring drains in 4 KiB steps
+		[ "$MIB" = 0 ] || pilot-bench write /dev/pilot 65536 "$MIB" |
+			sed "s/^RESULT /RESULT run=$b.$r.write64k /"
 		kill -TERM "$pid"
 		wait "$pid"
 		dump "$b.$r" pilotd "$pid"

@@ -163,11 +163,13 @@ def check_clock(f, tool):
 
 def main():
     runs, lines = read_log(sys.argv[1])
-    results, writes, stated = {}, {}, {}
+    results, writes, writes64k, stated = {}, {}, {}, {}
     for f in lines:
-        if f[0].startswith('run=') and f[0].endswith('.write'):
+        if f[0].startswith('run=') and f[0].endswith(('.write', '.write64k')):
             kv = dict(x.split('=', 1) for x in f[1:] if '=' in x)
-            writes[f[0][4:-6]] = (float(kv['mbps']), float(kv['cpu_per_mb']))
+            run, size = f[0][4:].rsplit('.', 1)
+            (writes if size == 'write' else writes64k)[run] = (float(kv['mbps']),
+                                                               float(kv['cpu_per_mb']))
         elif f[0].startswith('run='):
             results[f[0][4:]] = ' '.join(x for x in f[1:] if x.startswith(('median', 'min', 'mean')))
             kv = dict(x.split('=', 1) for x in f[1:] if '=' in x)
@@ -184,6 +186,10 @@ def main():
         for run, (mbps, cpu) in writes.items():
             tty = writes.get('tty', (0, 0))[1]
             print('%-12s %8.2f %8.4f %8s' % (run, mbps, cpu, '%.2fx' % (cpu / tty) if tty else '-'))
+    if writes64k:
+        print('\n64 KiB writes: MB/s, CPU-s per MB (guest)')
+        for run, (mbps, cpu) in writes64k.items():
+            print('%-12s %8.2f %8.4f' % (run, mbps, cpu))
     if rounds.get('floor'):
         for run, r in rounds.items():
             if r and run.endswith('.req'):
