@@ -1218,6 +1218,32 @@ static void nt_flow(const struct nd_case *c, struct nt_flow st[ND_OPS_MAX + 1])
 	}
 }
 
+/*
+ * n_tty's commit_echoes() processes the echoes that wait once their entries
+ * reach a multiple of 256 (a KILL's or WERASE's erases, VREPRINTs, a line's
+ * echoes): with output running __process_echoes() hands them to the driver
+ * there, in the batch, and a STOP later in it does not take them back, as
+ * at a START's process_echoes(); pilotd sends them there too (core/ldisc.c
+ * commit_echoes()).  The model does not count the entries (echo_tail's
+ * history decides the multiple); n_tty's bytes show it: in a batch that
+ * ends stopped n_tty writes nothing but what so went while output ran in
+ * it (from its start, or from a restart: a START, a signal character under
+ * IXON, IXANY).  Such a step counts as one where process_echoes() ran:
+ * pilotd must send there what n_tty sent, neither more nor less (fuzz_ntty:
+ * seeds start-kill-commit-block-then-stop, stop-intr-restart-commit-block).
+ */
+static void nt_committed(const struct nd_case *c, struct nt_flow st[], const struct nd_trace *pty)
+{
+	for (int j = 1; j <= c->nops && j <= ND_OPS_MAX; j++) {
+		size_t h, x;
+		const char *p;
+
+		if (c->ops[j - 1].kind == ND_RX && st[j].stopped &&
+		    step_parts(pty, j, &h, &p, &x) && x > 0)
+			st[j].ran = true;
+	}
+}
+
 /* An erase's echo: n_tty's echo buffer takes up to 6 entries a byte (^X, tabs). */
 #define ERASE_ENTRIES	 6
 #define ECHO_COMMIT_MARK 256
@@ -2191,6 +2217,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	int loose = LOOSE_NOT, level, flood_at = n + 1;
 
 	nt_flow(c, st);
+	nt_committed(c, st, pty);
 	if (refused_writes(c, st, port, pty, &skipped))
 		pd = &alt;
 	if (pd == &alt && (nd_run_port(&skipped, &alt) < 0 || !writes_held(c, &skipped, st, port, pd)))
