@@ -908,6 +908,17 @@ static enum nt_does nt_receive(const struct termios2 *t, uint8_t b, bool lnext)
  */
 #define ECHO_RING 4096
 
+/*
+ * The kernel's iscntrl(), which echo_char() and eraser() ask: below 0x20 and
+ * 0x7f.  lib/ctype.c's _ctype[] gives 128..159 no class (this model took
+ * them as controls): such a byte echoes as itself, an entry, and erases as
+ * "\b \b", 3, under ECHOCTL or not.
+ */
+static bool kernel_cntrl(uint8_t c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
 /* VREPRINT r's echo entries: echo_char() of r, '\n', echo_char() of each byte of the line */
 static size_t reprint_entries(const struct termios2 *t, uint8_t r, const uint8_t *kept,
 			      size_t line)
@@ -916,7 +927,7 @@ static size_t reprint_entries(const struct termios2 *t, uint8_t r, const uint8_t
 
 	for (size_t n = 0; n <= line; n++) {
 		uint8_t e = n < line ? kept[n] : r;
-		bool ctl = e < 0x20 || (e >= 0x7f && e < 0xa0); /* the kernel's Latin-1 iscntrl() */
+		bool ctl = kernel_cntrl(e);
 
 		/* ^X (ECHOCTL but for a tab) and an escaped 0xff take 2 entries */
 		entries += 1 + (e == 0xff || ((t->c_lflag & ECHOCTL) && ctl && e != '\t'));
@@ -987,7 +998,7 @@ static size_t erase_entries(const struct termios2 *t, uint8_t b, const uint8_t *
 		return 1;
 	for (size_t n = from; n < to; n++) {
 		uint8_t e = kept[n];
-		bool ctl = e < 0x20 || (e >= 0x7f && e < 0xa0); /* the kernel's Latin-1 iscntrl() */
+		bool ctl = kernel_cntrl(e);
 
 		if ((t->c_iflag & IUTF8) && (e & 0xc0) == 0x80)
 			continue;

@@ -2038,6 +2038,65 @@ static int commit_block_cases(void)
 	return tampered_pilotd(text, "pty_stopped", v, sizeof(v) / sizeof(v[0]), -200);
 }
 
+/*
+ * A case of lines (reps times the byte b, 32 a batch) and then one batch
+ * (last, hex) in settings (text): it must read the same on both sides,
+ * and a pilotd that sent 3100 bytes more in that batch (as if it flooded:
+ * the model must not find n_tty's echo ring wrapped) must be unexplained.
+ * Returns 1 if either fails (reported as case idx).
+ */
+static int unflooded_bad(const char *settings, const char *b, int reps, const char *last, int idx)
+{
+	static struct nd_trace a, t, pt;
+	static char text[2048], hex[ND_TRACE_MAX];
+	const char *name, *l, *h;
+	struct nd_case c;
+	int at, n = snprintf(text, sizeof(text), "%s", settings);
+	size_t len;
+
+	for (int k = 0; k < reps; k++)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "%s%s", k % 32 ? "" : " rx:", b);
+	snprintf(text + n, sizeof(text) - (size_t)n, " rx:%s", last);
+	if (nd_case_parse(&c, text) < 0 || run_both(&c, &a, &pt, &name) != -1) {
+		fprintf(stderr, "test_ntty: case %d does not read the same\n", idx);
+		return 1;
+	}
+	l = a.text;
+	for (int i = 0; i < c.nops; i++)
+		l = strchr(l, '\n') + 1;
+	h = strstr(l, " H:") + 3;
+	len = strcspn(h, "\n");
+	memcpy(hex, h, len);
+	for (size_t m = 0; m < 3100; m++)
+		memcpy(hex + len + 2 * m, "41", 3); /* a flood of pilotd's own */
+	t = a;
+	set_handheld(&t, c.nops, hex);
+	t.flood[c.nops] = true; /* what end_step() notes of 3072 bytes or more */
+	at = nd_compare(&c, &t, &pt, &name);
+	if (at < 0 || name) {
+		fprintf(stderr, "pilotd with 3100 bytes more in the last batch:\n");
+		report(idx, &c, &t, &pt, at, name);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * ring_overflows() asks the kernel's iscntrl() (kernel_cntrl()): a byte of
+ * 128..159 echoes as one entry under ECHOCTL (lib/ctype.c gives it no
+ * class); a line of 160 0x9b bytes and 13 VREPRINTs make 13 * 163 = 2119
+ * entries (taken as controls, 13 * 323 = 4199, past the ring).  Returns how
+ * many checks failed.
+ */
+static int ring_count_cases(void)
+{
+	static const char cc[] = "cc=031c7f150400010011131a00120f1716000000";
+	char settings[128];
+
+	snprintf(settings, sizeof(settings), "iflag=0 oflag=0 lflag=0x820a %s", cc);
+	return unflooded_bad(settings, "9b", 160, "12121212121212121212121212", -210);
+}
+
 static int found_cases(void)
 {
 	int bad = 0;
@@ -2107,6 +2166,7 @@ int main(int argc, char **argv)
 	check_failures += flood_room_cases();
 	check_failures += kill_ring_cases();
 	check_failures += commit_block_cases();
+	check_failures += ring_count_cases();
 	alarms_every(100);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < cases; i++) {
