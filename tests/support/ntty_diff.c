@@ -919,19 +919,20 @@ static bool kernel_cntrl(uint8_t c)
 	return c < 0x20 || c == 0x7f;
 }
 
+/* echo_char()'s entries: ^X (ECHOCTL but for a tab) and an escaped 0xff take 2 */
+static size_t echo_char_entries(const struct termios2 *t, uint8_t e)
+{
+	return 1 + (e == 0xff || ((t->c_lflag & ECHOCTL) && kernel_cntrl(e) && e != '\t'));
+}
+
 /* VREPRINT r's echo entries: echo_char() of r, '\n', echo_char() of each byte of the line */
 static size_t reprint_entries(const struct termios2 *t, uint8_t r, const uint8_t *kept,
 			      size_t line)
 {
 	size_t entries = 1;
 
-	for (size_t n = 0; n <= line; n++) {
-		uint8_t e = n < line ? kept[n] : r;
-		bool ctl = kernel_cntrl(e);
-
-		/* ^X (ECHOCTL but for a tab) and an escaped 0xff take 2 entries */
-		entries += 1 + (e == 0xff || ((t->c_lflag & ECHOCTL) && ctl && e != '\t'));
-	}
+	for (size_t n = 0; n <= line; n++)
+		entries += echo_char_entries(t, n < line ? kept[n] : r);
 	return entries;
 }
 
@@ -979,12 +980,40 @@ static size_t erase_word(const struct termios2 *t, const uint8_t *kept, size_t l
 }
 
 /*
+ * eraser()'s ECHOPRT echo of kept[from..to), at least (its '\\' on the first
+ * erase not counted): echo_char() of each character's first byte (2
+ * entries for ^X and for a 0xff), then, under IUTF8, echo_char_raw() and
+ * echo_move_back_col() of each of its continuation bytes, 3 entries (none
+ * for those before the first lead in the range: n_tty erases no
+ * character it cannot find the start of).  fuzz_ntty: seed
+ * vreprints-werase-echoprt-wraps-ring, 13 VREPRINTs and 4 WERASEs of
+ * control characters (^O, ^M), counted an entry each: 4082 entries, n_tty
+ * sent 85 bytes of its wrapped ring.
+ */
+static size_t erase_prt_entries(const struct termios2 *t, const uint8_t *kept, size_t from,
+				size_t to)
+{
+	size_t entries = 0;
+	bool lead = false;
+
+	for (size_t n = from; n < to; n++) {
+		if ((t->c_iflag & IUTF8) && (kept[n] & 0xc0) == 0x80) {
+			entries += lead ? 3 : 0;
+			continue;
+		}
+		lead = true;
+		entries += echo_char_entries(t, kept[n]);
+	}
+	return entries;
+}
+
+/*
  * eraser()'s echo entries for a WERASE or KILL (b) erasing kept[from..to),
- * at least: under ECHOPRT an entry a character; a KILL without ECHOK,
- * ECHOKE and ECHOE the KILL character's; else a tab's erase 3, "\b \b" 3
- * for a character, twice for a control character under ECHOCTL (none
- * without), none for a UTF-8 continuation byte under IUTF8 (erased with its
- * lead).
+ * at least: under ECHOPRT a character's echo_char() (erase_prt_entries());
+ * a KILL without ECHOK, ECHOKE and ECHOE the KILL character's; else a tab's
+ * erase 3, "\b \b" 3 for a character, twice for a control character under
+ * ECHOCTL (none without), none for a UTF-8 continuation byte under IUTF8
+ * (erased with its lead).
  */
 static size_t erase_entries(const struct termios2 *t, uint8_t b, const uint8_t *kept, size_t from,
 			    size_t to)
@@ -996,15 +1025,15 @@ static size_t erase_entries(const struct termios2 *t, uint8_t b, const uint8_t *
 		return 0;
 	if (is_cc(t, b, VKILL) && (t->c_lflag & kill_echo) != kill_echo)
 		return 1;
+	if (t->c_lflag & ECHOPRT)
+		return erase_prt_entries(t, kept, from, to);
 	for (size_t n = from; n < to; n++) {
 		uint8_t e = kept[n];
 		bool ctl = kernel_cntrl(e);
 
 		if ((t->c_iflag & IUTF8) && (e & 0xc0) == 0x80)
 			continue;
-		if (t->c_lflag & ECHOPRT)
-			entries += 1;
-		else if (e == '\t')
+		if (e == '\t')
 			entries += 3;
 		else if (!ctl || (t->c_lflag & ECHOCTL))
 			entries += ctl ? 6 : 3;

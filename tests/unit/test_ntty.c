@@ -1301,6 +1301,22 @@ static const struct {
 	  "rx:627180110b103513a9a176e90a0a9b61001d000d1a0ae500a11ada poll outq:0 fionread:0 "
 	  "write:3a00 rx:9da9150d1c6f0013a3055f00b909ff3176010055c35c40c370 "
 	  "write:5b1a1712619b66acff08a65fab3c1ca113" },
+	/*
+	 * seed vreprints-werase-echoprt-wraps-ring: 13 VREPRINTs of a line of
+	 * control characters and 4 WERASEs under ECHOPRT and ECHOCTL, whose
+	 * erases echo each as ^X (2 entries): n_tty's ring wraps (85 bytes
+	 * sent, pilotd 4095), ring_overflows() counted an entry a character
+	 */
+	{ "timing_echo_flood",
+	  "iflag=0x7fff oflag=0xffff lflag=0xdfff cc=ffffffffb200020011131a00120f1716000000 "
+	  "rx:5a17dc161116e5c85f5f0d0a0a rx:0a0a0a1212121212121212 "
+	  "rx:0f0f0f160f0f0f0f0f160f0f0f0f0f0f0f0f0f rx:0f0f0f0f0f0f0f0f0f0f6c5a13a9a176 "
+	  "fionread:0 rx:c85f5f0d0a0a rx:0a0a0a1212121212121212 "
+	  "rx:0f0f0fe69b9b9b9be90a0a0a0a0a0a0a0a0a0a "
+	  "rx:0a0a0a0a0a0a0a0a0a0a19 rx:190a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0f0f0f0f0f "
+	  "rx:0f0f0f0f0f12121212f3120012121212 rx:1212121212121a121212121224242424242412 "
+	  "rx:00120f0f0f3f0f0f0f0f0f0f0f0f0f0f0f0f0f rx:0f0f0f0f0f0f0f0f0f0f0f0f0f121212 "
+	  "rx:12120012121212121212121212121217171717 outq:0 outq:0 outq:0 outq:0" },
 };
 
 /*
@@ -2082,19 +2098,30 @@ static int unflooded_bad(const char *settings, const char *b, int reps, const ch
 }
 
 /*
- * ring_overflows() asks the kernel's iscntrl() (kernel_cntrl()): a byte of
- * 128..159 echoes as one entry under ECHOCTL (lib/ctype.c gives it no
- * class); a line of 160 0x9b bytes and 13 VREPRINTs make 13 * 163 = 2119
- * entries (taken as controls, 13 * 323 = 4199, past the ring).  Returns how
- * many checks failed.
+ * ring_overflows() counts as n_tty's echo_char() and eraser() add, no
+ * more.  It asks the kernel's iscntrl() (kernel_cntrl()): a byte of 128..159
+ * echoes as one entry under ECHOCTL (lib/ctype.c gives it no class); a line
+ * of 160 0x9b bytes and 13 VREPRINTs make 13 * 163 = 2119 entries (taken
+ * as controls, 13 * 323 = 4199, past the ring).  Under ECHOPRT a WERASE
+ * echoes '\\' and echo_char() of each character (erase_prt_entries()): a
+ * line of 96 0xff bytes (2 entries each, 1 byte out), 20 VREPRINTs and a
+ * WERASE make 20 * 195 + 1 + 192 = 4093 entries, just within it (and 2077
+ * bytes, no flood of n_tty's own).  Returns how many checks failed.
  */
 static int ring_count_cases(void)
 {
 	static const char cc[] = "cc=031c7f150400010011131a00120f1716000000";
-	char settings[128];
+	char settings[128], reprints[64];
+	int bad;
 
 	snprintf(settings, sizeof(settings), "iflag=0 oflag=0 lflag=0x820a %s", cc);
-	return unflooded_bad(settings, "9b", 160, "12121212121212121212121212", -210);
+	bad = unflooded_bad(settings, "9b", 160, "12121212121212121212121212", -210);
+	for (int k = 0; k < 20; k++)
+		memcpy(reprints + 2 * k, "12", 3);
+	strcat(reprints, "17");
+	snprintf(settings, sizeof(settings), "iflag=0 oflag=0 lflag=0x860a %s", cc);
+	bad += unflooded_bad(settings, "ff", 96, reprints, -211);
+	return bad;
 }
 
 static int found_cases(void)
