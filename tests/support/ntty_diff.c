@@ -794,6 +794,7 @@ static const char *step_parts(const struct nd_trace *tr, int i, size_t *head, co
 }
 
 static bool ring_overflows(const struct nd_case *c, int i);
+static bool ring_lost(const struct nd_case *c, const struct nd_trace *pty, int i);
 
 static bool flood_explains(const struct nd_case *c, const struct nd_trace *port,
 			   const struct nd_trace *pty, int i)
@@ -806,7 +807,8 @@ static bool flood_explains(const struct nd_case *c, const struct nd_trace *port,
 
 	for (int k = 0; k <= i && k < ND_OPS_MAX + 2; k++)
 		/* n_tty's echo (or its batch's, past its ring), and pilotd's */
-		flooded |= (pty->flood[k] || ring_overflows(c, k)) && port->flood[k];
+		flooded |= (pty->flood[k] || ring_overflows(c, k) || ring_lost(c, pty, k)) &&
+			   port->flood[k];
 	if (!flooded || !la || !lb)
 		return false;
 	if (a == b && memcmp(la, lb, a) == 0)
@@ -1041,11 +1043,21 @@ static size_t erase_entries(const struct termios2 *t, uint8_t b, const uint8_t *
 	return entries;
 }
 
-static bool ring_overflows(const struct nd_case *c, int i)
+/* What ring_count() finds of batch i (step i) */
+struct ring_count {
+	size_t entries; /* VREPRINTs' echoes, WERASE's and KILL's erases */
+	size_t since;	/* those and the data bytes' echoes since its last flushing signal */
+	int vreprints;	/* VREPRINTs since then */
+	bool stops;	/* a STOP in it */
+};
+
+static void ring_count(const struct nd_case *c, int i, struct ring_count *rc)
 {
 	static uint8_t kept[2 * ND_OPS_MAX * ND_BYTES_MAX];
-	size_t line = 0, entries = 0;
+	size_t line = 0;
 	bool lnext = false;
+
+	memset(rc, 0, sizeof(*rc));
 
 	for (int k = 0; k < i && k < c->nops; k++) {
 		const struct nd_op *op = &c->ops[k];
@@ -1066,10 +1078,16 @@ static bool ring_overflows(const struct nd_case *c, int i)
 			if ((t.c_iflag & IUCLC) && (t.c_lflag & IEXTEN))
 				b = latin1_lower(b);
 			lnext = d == NT_LNEXT;
+			rc->stops |= k == i - 1 && d == NT_STOP;
 			if (d == NT_DATA && reprints && is_cc(&t, b, VREPRINT)) {
-				if (k == i - 1)
-					entries += reprint_entries(&t, b, kept, line);
+				if (k == i - 1) {
+					rc->entries += reprint_entries(&t, b, kept, line);
+					rc->since += reprint_entries(&t, b, kept, line);
+					rc->vreprints++;
+				}
 			} else if (d == NT_DATA || d == NT_LITERAL) {
+				if (k == i - 1 && (t.c_lflag & ECHO))
+					rc->since += echo_char_entries(&t, b);
 				kept[line++] = b; /* stored, a 0xff twice under PARMRK */
 				if (b == 0xff && (t.c_iflag & PARMRK))
 					kept[line++] = b;
@@ -1083,17 +1101,29 @@ static bool ring_overflows(const struct nd_case *c, int i)
 				 * sure it passes no multiple of 256, is not counted)
 				 */
 				line = !is_cc(&t, b, VKILL) ? erase_word(&t, kept, line) : 0;
-				if (k == i - 1)
-					entries += erase_entries(&t, b, kept, line, was);
+				if (k == i - 1) {
+					rc->entries += erase_entries(&t, b, kept, line, was);
+					rc->since += erase_entries(&t, b, kept, line, was);
+				}
 			} else if (d == NT_SIGNAL && (t.c_lflag & NOFLSH)) {
 				/* isig() without its flush: the line stays */
 			} else if (d != NT_START && d != NT_STOP && d != NT_LNEXT &&
 				   !(d == NT_QUIET && b == '\r')) { /* IGNCR's CR: nothing */
 				line = 0;
+				/* a signal's isig(): echo_head = echo_tail = 0 */
+				if (d == NT_SIGNAL && k == i - 1)
+					rc->since = 0, rc->vreprints = 0;
 			}
 		}
 	}
-	return entries >= ECHO_RING;
+}
+
+static bool ring_overflows(const struct nd_case *c, int i)
+{
+	struct ring_count rc;
+
+	ring_count(c, i, &rc);
+	return rc.entries >= ECHO_RING;
 }
 
 /* n_tty's state for echo_mark, byte by byte (n_tty_receive_buf_standard()). */
@@ -1256,6 +1286,36 @@ static void nt_flow(const struct nd_case *c, struct nt_flow st[ND_OPS_MAX + 1])
 		st[j].stopped = stopped;
 		st[j].tco = tco;
 	}
+}
+
+/*
+ * n_tty's ring wrapped by batch i, shown by what n_tty sent: ring_count()'s
+ * entries with those of the batch's data bytes (each echo_char() is its own
+ * commit_echoes(), a step too small for ring_overflows() to be sure it
+ * passes no multiple of 256) reach 4096 since the batch's last flushing
+ * signal, and, with output running through the batch (no stop before it or
+ * in it), n_tty sent fewer bytes than the batch has VREPRINTs since then,
+ * each of which puts out at least its newline: a processing at a multiple
+ * of 256 would have sent them, and only add_echo_byte() writing on round
+ * the ring loses them.  fuzz_ntty: seed vreprints-nuls-wrap-ring, 10
+ * VREPRINTs and a WERASE (4060 entries counted) and 15 NULs' ^@ after them
+ * (4097 with them and the batch's other data bytes): n_tty sent 5 bytes,
+ * pilotd 4095.
+ */
+static bool ring_lost(const struct nd_case *c, const struct nd_trace *pty, int i)
+{
+	struct nt_flow st[ND_OPS_MAX + 1];
+	struct ring_count rc;
+	const char *hex;
+	size_t h, x;
+
+	if (i < 1 || i > c->nops || i > ND_OPS_MAX)
+		return false;
+	ring_count(c, i, &rc);
+	if (rc.since < ECHO_RING || rc.stops || !step_parts(pty, i, &h, &hex, &x))
+		return false;
+	nt_flow(c, st);
+	return !st[i].stopped_before && !st[i].stopped && x / 2 < (size_t)rc.vreprints;
 }
 
 /*
@@ -2193,7 +2253,8 @@ static bool flood_after_stop(const struct nd_case *c, const struct nt_flow st[],
 			     bool even)
 {
 	return even && !st[j].stopped_before && !st[j].stopped && j < ND_OPS_MAX + 2 &&
-	       (pty->flood[j] || ring_overflows(c, j)) && pd->flood[j] && heads_same(c, pd, pty, j);
+	       (pty->flood[j] || ring_overflows(c, j) || ring_lost(c, pty, j)) && pd->flood[j] &&
+	       heads_same(c, pd, pty, j);
 }
 
 /*

@@ -941,6 +941,24 @@ static const char kill_ring_seed[] =
 	"rx:5f5f5f5f5f5f5f5f315f5f5f5f5f5f5f5f5f0d0a650a12121212 "
 	"rx:121212121212121212121212122e330dcc6f00 drain";
 
+/* seed vreprints-nuls-wrap-ring (found[] below, ring_lost_cases()) */
+static const char nuls_ring_seed[] =
+	"iflag=0x4e5e oflag=0x9ca5 lflag=0xdfff cc=ffffff155200010033d51a00120f1716000000 "
+	"setattr:0x4e5e,0xee87,0xdfff poll "
+	"rx:0d0aeae9a9a1ff00000000001919270aee480a0a0a0afa0a0a0a0a0a0a0a0a "
+	"rx:0a0a0a0ae60a0a0a0a0a0a rx:0a5d0a0a0a0a0a0a0a1212 "
+	"rx:1212121212121212121212121212120a0a0ae6 rx:0a0a0a0a0a0a0a5d0a0a0a "
+	"rx:0a0a0a1225252525252525 rx:20254e6962a5 "
+	"rx:0093c3081212121212121212121212f50a0a0a "
+	"rx:0ac00a0a0a01555a17a908 "
+	"rx:1200d50101dfffff31ffff33521a00ba2040c30a0a0a0a0a0a0a0a0a0a0a0a0a "
+	"rx:0a0a4a0a020a0a0a0a203a rx:0a0a0a0a0a0a0a0a0a0a0a "
+	"rx:6662a5340093c308121212120a0a0a0a0a0a rx:ff0a0a0a0a0ac00a0a0a01 "
+	"rx:5a17a9089f1200d50101dfffff31ffff33521a00ba20 read:1 outq:0 "
+	"rx:0a0a0a0a0a0a020a0a0a0a0a0a0a0a0a0a0a0a rx:0a0a0a480a0a0a0a0a0a0a "
+	"rx:0a0a4a0a3c5401170a0a0a rx:0a0a4f0000008000e90003 "
+	"rx:5200611a121700121212121212121212a8000000000000000000000000000000";
+
 /* seed stop-lnext-slash-owed-write-tab3-column (found[] below) */
 static const char slash_column_seed[] =
 	"iflag=0x6bbf oflag=0x5 lflag=0x9ddf cc=03057f150400000062131abf7e961716000000 "
@@ -1317,6 +1335,11 @@ static const struct {
 	  "rx:0f0f0f0f0f12121212f3120012121212 rx:1212121212121a121212121224242424242412 "
 	  "rx:00120f0f0f3f0f0f0f0f0f0f0f0f0f0f0f0f0f rx:0f0f0f0f0f0f0f0f0f0f0f0f0f121212 "
 	  "rx:12120012121212121212121212121217171717 outq:0 outq:0 outq:0 outq:0" },
+	/*
+	 * seed vreprints-nuls-wrap-ring: 10 VREPRINTs and 15 NULs after them,
+	 * whose ^@ echoes take n_tty's ring past 4096 entries (ring_lost())
+	 */
+	{ "timing_echo_flood", nuls_ring_seed },
 };
 
 /*
@@ -2124,6 +2147,42 @@ static int ring_count_cases(void)
 	return bad;
 }
 
+/*
+ * ring_lost() (fuzz_ntty: seed vreprints-nuls-wrap-ring, found[]): 10
+ * VREPRINTs, then 15 NULs whose ^@ take n_tty's ring past 4096 entries;
+ * it sent 5 bytes, pilotd 4095: timing_echo_flood.  With n_tty's bytes
+ * there 9 (fewer than the VREPRINTs' newlines) the same; 10 unexplained.
+ * Returns how many checks failed.
+ */
+static int ring_lost_cases(void)
+{
+	static const char *const sent[] = { "005e405e4041414141", "005e405e404141414141" };
+	static struct nd_trace a, b, t;
+	const char *name;
+	struct nd_case c;
+	int at, bad = 0;
+	bool named;
+
+	if (nd_case_parse(&c, nuls_ring_seed) < 0 || run_both(&c, &a, &b, &name) < 0 || !name ||
+	    strcmp(name, "timing_echo_flood")) {
+		fprintf(stderr, "ring_lost_cases: the seed is not named timing_echo_flood\n");
+		return 1;
+	}
+	for (size_t k = 0; k < 2; k++) {
+		t = b;
+		set_handheld(&t, c.nops, sent[k]);
+		at = nd_compare(&c, &a, &t, &name);
+		named = at >= 0 && name && !strcmp(name, "timing_echo_flood");
+		if (k == 0 ? !named : at < 0 || name) {
+			fprintf(stderr, "ring_lost_cases: n_tty sent %zu bytes\n",
+				strlen(sent[k]) / 2);
+			report(-220 - (int)k, &c, &a, &t, at, name);
+			bad++;
+		}
+	}
+	return bad;
+}
+
 static int found_cases(void)
 {
 	int bad = 0;
@@ -2194,6 +2253,7 @@ int main(int argc, char **argv)
 	check_failures += kill_ring_cases();
 	check_failures += commit_block_cases();
 	check_failures += ring_count_cases();
+	check_failures += ring_lost_cases();
 	alarms_every(100);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < cases; i++) {
