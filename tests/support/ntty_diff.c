@@ -1928,8 +1928,15 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 			return false;
 		squeeze(&a, pa, xa, raw);
 		squeeze(&b, pb, xb, raw);
-		/* a flood: the writes took room in txq that echoes take without them */
-		if (port->flood[k] || alt->flood[k] || (carry && xa == 0 && xb == 0)) {
+		/*
+		 * a flood: the writes took room in txq that echoes take without
+		 * them; carried while n_tty's output is stopped too, where the
+		 * echoes they kept waiting shift pilotd's commit_echoes()
+		 * blocks, which may let go before a STOP what its run without
+		 * them holds to the START (seed stop-write-flood-start-commit-block)
+		 */
+		if (port->flood[k] || alt->flood[k] ||
+		    (carry && ((xa == 0 && xb == 0) || st[k].stopped))) {
 			stream_add(&rb, pb, xb);
 			room += LDISC_OUT_MAX - 1;
 			carry = true;

@@ -959,6 +959,18 @@ static const char nuls_ring_seed[] =
 	"rx:0a0a4a0a3c5401170a0a0a rx:0a0a4f0000008000e90003 "
 	"rx:5200611a121700121212121212121212a8000000000000000000000000000000";
 
+/* seed stop-write-flood-start-commit-block (found[] below, flood_commit_cases()) */
+static const char flood_commit_seed[] =
+	"iflag=0x375e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400030011131a00120f1716005500 "
+	"rx:1c13da20ff56ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
+	"rx:12121212121212121212121212121212121212 rx:12121212121212121212121212121212121212 "
+	"rx:2a12120a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a rx:ff61e91919190a0a480a0a "
+	"rx:0afa0a0a0a0a0a0a0a0a0a rx:0a0a0a0a0ae69b9b9b9b9b rx:9b9b9b9b9b9b9b rx:9b9b9b9b9b9b9b "
+	"rx:9b9b0a0a0a0a0a rx:0a0a020a0a0a0a0a0ae94a rx:0a0a0a0a1919e90a0a0a0a "
+	"rx:dd0a0a0a0a0a0a0a19c85f5f5f5f5f5f5f rx:5f5f5f5f5f5f5fa909 "
+	"write:77f954613115f90d0aeae9a9a1006212 rx:12121212111212121212121212121212121212 xonc:1 "
+	"poll rx:a9206c55007f002b4d01121354166508a7176112e980";
+
 /* seed stop-lnext-slash-owed-write-tab3-column (found[] below) */
 static const char slash_column_seed[] =
 	"iflag=0x6bbf oflag=0x5 lflag=0x9ddf cc=03057f150400000062131abf7e961716000000 "
@@ -1340,6 +1352,14 @@ static const struct {
 	 * whose ^@ echoes take n_tty's ring past 4096 entries (ring_lost())
 	 */
 	{ "timing_echo_flood", nuls_ring_seed },
+	/*
+	 * seed stop-write-flood-start-commit-block: a write n_tty refused
+	 * under a STOP, a VREPRINT flood with a START in its batch, then a
+	 * batch with a VREPRINT and a STOP: the echoes the write kept waiting
+	 * in pilotd's ring shift its commit_echoes() blocks, and one lets go
+	 * before the STOP what its run without the write holds (writes_sent())
+	 */
+	{ "pty_stopped", flood_commit_seed },
 };
 
 /*
@@ -2183,6 +2203,26 @@ static int ring_lost_cases(void)
 	return bad;
 }
 
+/*
+ * writes_sent() carries a flood's bytes while n_tty's output is stopped
+ * (seed stop-write-flood-start-commit-block, found[]): with a START after
+ * the last batch they are judged there, with what pilotd's run without the
+ * write sends at that START; pilotd's bytes before the STOP with the last
+ * byte cut, or one more, must then be unexplained.  Returns how many are
+ * not.
+ */
+static int flood_commit_cases(void)
+{
+	static char text[sizeof(flood_commit_seed) + 8];
+	static const struct tamper v[] = {
+		{ 19, NULL, NULL, 2 },
+		{ 19, "9b9b", "9b9b9b", 0 },
+	};
+
+	snprintf(text, sizeof(text), "%s rx:11", flood_commit_seed);
+	return tampered_pilotd(text, "pty_stopped", v, sizeof(v) / sizeof(v[0]), -230);
+}
+
 static int found_cases(void)
 {
 	int bad = 0;
@@ -2254,6 +2294,7 @@ int main(int argc, char **argv)
 	check_failures += commit_block_cases();
 	check_failures += ring_count_cases();
 	check_failures += ring_lost_cases();
+	check_failures += flood_commit_cases();
 	alarms_every(100);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < cases; i++) {
