@@ -1875,6 +1875,21 @@ static bool flush_cut(const struct stream *a, size_t pre_a, const struct stream 
  * comparison leaves out in part (writes_whole()).  sent_at[j]: the step
  * that sends the write of step j (0: none).
  */
+static bool poll_in_same(const char *a, size_t ha, const char *b, size_t hb);
+
+/*
+ * Heads that may differ in a flood (timing_echo_flood, heads_same()): what
+ * counts the room for output, a write's count, TIOCOUTQ, POLLOUT.  In
+ * writes_sent() the writes took room that pilotd's run without them has
+ * (fuzz_ntty: seed stop-writes-flood-start-write-room, a write after the
+ * flood that pilotd refused and its run without them took).
+ */
+static bool room_heads(enum nd_kind kind, const char *la, size_t ha, const char *lb, size_t hb)
+{
+	return kind == ND_WRITE || kind == ND_OUTQ ||
+	       (kind == ND_POLL && poll_in_same(la, ha, lb, hb));
+}
+
 static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 			const struct nt_flow st[], const struct nd_trace *port,
 			const struct nd_trace *alt, const int sent_at[], int s, int e)
@@ -1903,7 +1918,9 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 		if (!la || !lb)
 			return false;
 		if (!skipped->ops[k - 1].skip && (ha != hb || memcmp(la, lb, ha) != 0) &&
-		    !(st[k].stopped && (c->ops[k - 1].kind == ND_OUTQ || c->ops[k - 1].kind == ND_POLL)))
+		    !(st[k].stopped && (c->ops[k - 1].kind == ND_OUTQ || c->ops[k - 1].kind == ND_POLL)) &&
+		    !((carried || port->flood[k] || alt->flood[k]) &&
+		      room_heads(c->ops[k - 1].kind, la, ha, lb, hb)))
 			return false;
 		for (int j = 1; j < k; j++) {
 			size_t h, x;

@@ -971,6 +971,19 @@ static const char flood_commit_seed[] =
 	"write:77f954613115f90d0aeae9a9a1006212 rx:12121212111212121212121212121212121212 xonc:1 "
 	"poll rx:a9206c55007f002b4d01121354166508a7176112e980";
 
+/* seed stop-writes-flood-start-write-room (found[] below, write_room_cases()) */
+static const char write_room_seed[] =
+	"iflag=0x375e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400030011131a00120f1716005500 "
+	"rx:1c13da20ff56ff0854cc9b5f5f5f5f09090909090909090909090909090909 "
+	"write:0909090909090909090909090909096100000000000000000000000000000000 rx:00 rx:00 rx:bf "
+	"write:09090909090909090909090909090909090909090000000000000000000061f9 fionread:0 "
+	"rx:9b9b069b9b9b9b9b9b9b069b9b9b9b9b9b9b069b9b0a0a0a0a0a0a0a rx:020a0a0a00610000006100 "
+	"rx:00 rx:00 rx:00 rx:61 fionread:0 "
+	"rx:5f5f5f1212121212121212121212121212121212121212121212121212121212 "
+	"rx:1212121212121212121212921212120a008000 "
+	"rx:00147f040111ef1217000d0000000009090909090909090909090909 "
+	"write:0909090909090909090000000000000000000061f9f9f9f9f900f9f9f9f9f9f9 fionread:0";
+
 /* seed stop-lnext-slash-owed-write-tab3-column (found[] below) */
 static const char slash_column_seed[] =
 	"iflag=0x6bbf oflag=0x5 lflag=0x9ddf cc=03057f150400000062131abf7e961716000000 "
@@ -1360,6 +1373,13 @@ static const struct {
 	 * before the STOP what its run without the write holds (writes_sent())
 	 */
 	{ "pty_stopped", flood_commit_seed },
+	/*
+	 * seed stop-writes-flood-start-write-room: writes n_tty refused under a
+	 * STOP, a flood with a START in its batch, then a write that pilotd
+	 * refuses (its queue full: the writes took room) and its run without
+	 * them takes (writes_sent()'s room_heads())
+	 */
+	{ "pty_stopped", write_room_seed },
 };
 
 /*
@@ -2223,6 +2243,40 @@ static int flood_commit_cases(void)
 	return tampered_pilotd(text, "pty_stopped", v, sizeof(v) / sizeof(v[0]), -230);
 }
 
+/*
+ * room_heads() lets only what counts the room differ after a flood (seed
+ * stop-writes-flood-start-write-room, found[]): pilotd's FIONREAD after the
+ * refused write, 90, answered 89 must be unexplained.  Returns 1 if not.
+ */
+static int write_room_cases(void)
+{
+	static struct nd_trace a, b, t;
+	const char *name;
+	struct nd_case c;
+	char *f;
+	int at;
+
+	if (nd_case_parse(&c, write_room_seed) < 0 || run_both(&c, &a, &b, &name) < 0 || !name ||
+	    strcmp(name, "pty_stopped")) {
+		fprintf(stderr, "write_room_cases: the seed is not named pty_stopped\n");
+		return 1;
+	}
+	t = a;
+	f = strstr(t.text, "fionread 90 H:");
+	if (!f) {
+		fprintf(stderr, "write_room_cases: no FIONREAD of 90\n");
+		return 1;
+	}
+	memcpy(f, "fionread 89", 11);
+	at = nd_compare(&c, &t, &b, &name);
+	if (at < 0 || name) {
+		fprintf(stderr, "write_room_cases: pilotd's FIONREAD tampered with excused\n");
+		report(-240, &c, &t, &b, at, name);
+		return 1;
+	}
+	return 0;
+}
+
 static int found_cases(void)
 {
 	int bad = 0;
@@ -2295,6 +2349,7 @@ int main(int argc, char **argv)
 	check_failures += ring_count_cases();
 	check_failures += ring_lost_cases();
 	check_failures += flood_commit_cases();
+	check_failures += write_room_cases();
 	alarms_every(100);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < cases; i++) {
