@@ -313,7 +313,11 @@ static void flush_echoes(struct rx *rx)
 /*
  * n_tty's commit_echoes(), after a byte's echo: the echoes are processed
  * once 256 entries or more wait, then at each block of 256 more (while
- * output is stopped, its discard of the oldest runs there).
+ * output is stopped, its discard of the oldest runs there).  What it
+ * processes with output running __process_echoes() hands to the driver
+ * there, in the batch, as process_echoes() at a START does: a STOP later
+ * in the batch does not hold it (echoes_out; fuzz_ntty: seed
+ * start-kill-commit-block-then-stop).
  */
 static void commit_echoes(struct rx *rx)
 {
@@ -324,6 +328,8 @@ static void commit_echoes(struct rx *rx)
 	if (nr < ECHO_COMMIT_WATERMARK || nr % ECHO_BLOCK > old % ECHO_BLOCK)
 		return;
 	process_to(l, rx->t, rx->ops, l->echo_head);
+	if (rx->ops->echoes_out)
+		rx->ops->echoes_out(rx->ops->ctx);
 }
 
 /* n_tty's process_echoes(): the gathered echoes go, and the port may send what waits. */

@@ -74,7 +74,8 @@ struct ldisc_ops {
 	bool (*flow)(void *ctx, bool stop);
 	/*
 	 * n_tty's process_echoes() ran (a START, an IXANY restart, a signal
-	 * character without ECHO), after the echoes so far went to echo():
+	 * character without ECHO), or its commit_echoes() processed a block of
+	 * 256 entries, after the echoes so far went to echo():
 	 * if output runs, what waits for the handheld goes now, even when a
 	 * STOP later in the same bytes stops output again.
 	 */

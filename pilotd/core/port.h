@@ -264,9 +264,10 @@ struct port {
 	/*
 	 * Head of txq that output let go while it ran inside a batch of the
 	 * handheld's bytes (a START, an IXANY restart, a signal character
-	 * without ECHO): sent even when a STOP later in that batch stops
-	 * output again, as n_tty's process_echoes() there handed the echoes
-	 * to the driver (port_ldisc.c ld_echoes_out()).
+	 * without ECHO, commit_echoes() at a block of 256 entries): sent even
+	 * when a STOP later in that batch stops output again, as n_tty's
+	 * process_echoes() there handed the echoes to the driver (port_ldisc.c
+	 * ld_echoes_out()).
 	 */
 	size_t tx_released;
 	/* TCIOFF/TCION: STOP and START characters, in order, ahead of txq */

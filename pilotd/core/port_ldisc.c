@@ -212,9 +212,10 @@ static bool ld_flow(void *ctx, bool stop)
 /*
  * n_tty_receive_char_flow_ctrl() runs process_echoes() at a START (and
  * n_tty_receive_char_special() at an IXANY restart, n_tty_receive_signal_char()
- * without ECHO; Linux 6.1 drivers/tty/n_tty.c): with output running the
- * echoes are the driver's then, and a STOP later in the same batch cannot
- * hold them.  Here all that waits in txq goes (tx_released).
+ * without ECHO; Linux 6.1 drivers/tty/n_tty.c), and commit_echoes() at a
+ * block of 256 entries: with output running the echoes are the driver's
+ * then, and a STOP later in the same batch cannot hold them.  Here all that
+ * waits in txq goes (tx_released).
  */
 static void ld_echoes_out(void *ctx)
 {

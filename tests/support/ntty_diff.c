@@ -794,6 +794,7 @@ static const char *step_parts(const struct nd_trace *tr, int i, size_t *head, co
 }
 
 static bool ring_overflows(const struct nd_case *c, int i);
+static bool ring_lost(const struct nd_case *c, const struct nd_trace *pty, int i);
 
 static bool flood_explains(const struct nd_case *c, const struct nd_trace *port,
 			   const struct nd_trace *pty, int i)
@@ -806,7 +807,8 @@ static bool flood_explains(const struct nd_case *c, const struct nd_trace *port,
 
 	for (int k = 0; k <= i && k < ND_OPS_MAX + 2; k++)
 		/* n_tty's echo (or its batch's, past its ring), and pilotd's */
-		flooded |= (pty->flood[k] || ring_overflows(c, k)) && port->flood[k];
+		flooded |= (pty->flood[k] || ring_overflows(c, k) || ring_lost(c, pty, k)) &&
+			   port->flood[k];
 	if (!flooded || !la || !lb)
 		return false;
 	if (a == b && memcmp(la, lb, a) == 0)
@@ -908,19 +910,31 @@ static enum nt_does nt_receive(const struct termios2 *t, uint8_t b, bool lnext)
  */
 #define ECHO_RING 4096
 
+/*
+ * The kernel's iscntrl(), which echo_char() and eraser() ask: below 0x20 and
+ * 0x7f.  lib/ctype.c's _ctype[] gives 128..159 no class (this model took
+ * them as controls): such a byte echoes as itself, an entry, and erases as
+ * "\b \b", 3, under ECHOCTL or not.
+ */
+static bool kernel_cntrl(uint8_t c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+/* echo_char()'s entries: ^X (ECHOCTL but for a tab) and an escaped 0xff take 2 */
+static size_t echo_char_entries(const struct termios2 *t, uint8_t e)
+{
+	return 1 + (e == 0xff || ((t->c_lflag & ECHOCTL) && kernel_cntrl(e) && e != '\t'));
+}
+
 /* VREPRINT r's echo entries: echo_char() of r, '\n', echo_char() of each byte of the line */
 static size_t reprint_entries(const struct termios2 *t, uint8_t r, const uint8_t *kept,
 			      size_t line)
 {
 	size_t entries = 1;
 
-	for (size_t n = 0; n <= line; n++) {
-		uint8_t e = n < line ? kept[n] : r;
-		bool ctl = e < 0x20 || (e >= 0x7f && e < 0xa0); /* the kernel's Latin-1 iscntrl() */
-
-		/* ^X (ECHOCTL but for a tab) and an escaped 0xff take 2 entries */
-		entries += 1 + (e == 0xff || ((t->c_lflag & ECHOCTL) && ctl && e != '\t'));
-	}
+	for (size_t n = 0; n <= line; n++)
+		entries += echo_char_entries(t, n < line ? kept[n] : r);
 	return entries;
 }
 
@@ -968,12 +982,40 @@ static size_t erase_word(const struct termios2 *t, const uint8_t *kept, size_t l
 }
 
 /*
+ * eraser()'s ECHOPRT echo of kept[from..to), at least (its '\\' on the first
+ * erase not counted): echo_char() of each character's first byte (2
+ * entries for ^X and for a 0xff), then, under IUTF8, echo_char_raw() and
+ * echo_move_back_col() of each of its continuation bytes, 3 entries (none
+ * for those before the first lead in the range: n_tty erases no
+ * character it cannot find the start of).  fuzz_ntty: seed
+ * vreprints-werase-echoprt-wraps-ring, 13 VREPRINTs and 4 WERASEs of
+ * control characters (^O, ^M), counted an entry each: 4082 entries, n_tty
+ * sent 85 bytes of its wrapped ring.
+ */
+static size_t erase_prt_entries(const struct termios2 *t, const uint8_t *kept, size_t from,
+				size_t to)
+{
+	size_t entries = 0;
+	bool lead = false;
+
+	for (size_t n = from; n < to; n++) {
+		if ((t->c_iflag & IUTF8) && (kept[n] & 0xc0) == 0x80) {
+			entries += lead ? 3 : 0;
+			continue;
+		}
+		lead = true;
+		entries += echo_char_entries(t, kept[n]);
+	}
+	return entries;
+}
+
+/*
  * eraser()'s echo entries for a WERASE or KILL (b) erasing kept[from..to),
- * at least: under ECHOPRT an entry a character; a KILL without ECHOK,
- * ECHOKE and ECHOE the KILL character's; else a tab's erase 3, "\b \b" 3
- * for a character, twice for a control character under ECHOCTL (none
- * without), none for a UTF-8 continuation byte under IUTF8 (erased with its
- * lead).
+ * at least: under ECHOPRT a character's echo_char() (erase_prt_entries());
+ * a KILL without ECHOK, ECHOKE and ECHOE the KILL character's; else a tab's
+ * erase 3, "\b \b" 3 for a character, twice for a control character under
+ * ECHOCTL (none without), none for a UTF-8 continuation byte under IUTF8
+ * (erased with its lead).
  */
 static size_t erase_entries(const struct termios2 *t, uint8_t b, const uint8_t *kept, size_t from,
 			    size_t to)
@@ -985,15 +1027,15 @@ static size_t erase_entries(const struct termios2 *t, uint8_t b, const uint8_t *
 		return 0;
 	if (is_cc(t, b, VKILL) && (t->c_lflag & kill_echo) != kill_echo)
 		return 1;
+	if (t->c_lflag & ECHOPRT)
+		return erase_prt_entries(t, kept, from, to);
 	for (size_t n = from; n < to; n++) {
 		uint8_t e = kept[n];
-		bool ctl = e < 0x20 || (e >= 0x7f && e < 0xa0); /* the kernel's Latin-1 iscntrl() */
+		bool ctl = kernel_cntrl(e);
 
 		if ((t->c_iflag & IUTF8) && (e & 0xc0) == 0x80)
 			continue;
-		if (t->c_lflag & ECHOPRT)
-			entries += 1;
-		else if (e == '\t')
+		if (e == '\t')
 			entries += 3;
 		else if (!ctl || (t->c_lflag & ECHOCTL))
 			entries += ctl ? 6 : 3;
@@ -1001,11 +1043,33 @@ static size_t erase_entries(const struct termios2 *t, uint8_t b, const uint8_t *
 	return entries;
 }
 
-static bool ring_overflows(const struct nd_case *c, int i)
+/*
+ * The bytes echo_char() of b puts out at least: ^X 2, a 0xff (escaped)
+ * 1, any other byte but a control character 1 (do_output_char()), a
+ * control character none (a CR at column 0 under ONOCR).
+ */
+static size_t echo_out(const struct termios2 *t, uint8_t b)
+{
+	if ((t->c_lflag & ECHOCTL) && kernel_cntrl(b) && b != '\t')
+		return 2;
+	return !kernel_cntrl(b);
+}
+
+/* What ring_count() finds of batch i (step i) */
+struct ring_count {
+	size_t entries; /* VREPRINTs' echoes, WERASE's and KILL's erases */
+	size_t since;	/* those and the data bytes' echoes since its last flushing signal */
+	size_t out;	/* bytes their echoes put out at least (echo_out()) since then */
+	bool stops;	/* a STOP in it */
+};
+
+static void ring_count(const struct nd_case *c, int i, struct ring_count *rc)
 {
 	static uint8_t kept[2 * ND_OPS_MAX * ND_BYTES_MAX];
-	size_t line = 0, entries = 0;
+	size_t line = 0;
 	bool lnext = false;
+
+	memset(rc, 0, sizeof(*rc));
 
 	for (int k = 0; k < i && k < c->nops; k++) {
 		const struct nd_op *op = &c->ops[k];
@@ -1026,10 +1090,18 @@ static bool ring_overflows(const struct nd_case *c, int i)
 			if ((t.c_iflag & IUCLC) && (t.c_lflag & IEXTEN))
 				b = latin1_lower(b);
 			lnext = d == NT_LNEXT;
+			rc->stops |= k == i - 1 && d == NT_STOP;
 			if (d == NT_DATA && reprints && is_cc(&t, b, VREPRINT)) {
-				if (k == i - 1)
-					entries += reprint_entries(&t, b, kept, line);
+				if (k == i - 1) {
+					rc->entries += reprint_entries(&t, b, kept, line);
+					rc->since += reprint_entries(&t, b, kept, line);
+					rc->out++; /* its newline at least */
+				}
 			} else if (d == NT_DATA || d == NT_LITERAL) {
+				if (k == i - 1 && (t.c_lflag & ECHO)) {
+					rc->since += echo_char_entries(&t, b);
+					rc->out += echo_out(&t, b);
+				}
 				kept[line++] = b; /* stored, a 0xff twice under PARMRK */
 				if (b == 0xff && (t.c_iflag & PARMRK))
 					kept[line++] = b;
@@ -1043,17 +1115,29 @@ static bool ring_overflows(const struct nd_case *c, int i)
 				 * sure it passes no multiple of 256, is not counted)
 				 */
 				line = !is_cc(&t, b, VKILL) ? erase_word(&t, kept, line) : 0;
-				if (k == i - 1)
-					entries += erase_entries(&t, b, kept, line, was);
+				if (k == i - 1) {
+					rc->entries += erase_entries(&t, b, kept, line, was);
+					rc->since += erase_entries(&t, b, kept, line, was);
+				}
 			} else if (d == NT_SIGNAL && (t.c_lflag & NOFLSH)) {
 				/* isig() without its flush: the line stays */
 			} else if (d != NT_START && d != NT_STOP && d != NT_LNEXT &&
 				   !(d == NT_QUIET && b == '\r')) { /* IGNCR's CR: nothing */
 				line = 0;
+				/* a signal's isig(): echo_head = echo_tail = 0 */
+				if (d == NT_SIGNAL && k == i - 1)
+					rc->since = 0, rc->out = 0;
 			}
 		}
 	}
-	return entries >= ECHO_RING;
+}
+
+static bool ring_overflows(const struct nd_case *c, int i)
+{
+	struct ring_count rc;
+
+	ring_count(c, i, &rc);
+	return rc.entries >= ECHO_RING;
 }
 
 /* n_tty's state for echo_mark, byte by byte (n_tty_receive_buf_standard()). */
@@ -1215,6 +1299,64 @@ static void nt_flow(const struct nd_case *c, struct nt_flow st[ND_OPS_MAX + 1])
 		st[j].out_flush = op->kind == ND_FLUSH && op->arg != TCIFLUSH;
 		st[j].stopped = stopped;
 		st[j].tco = tco;
+	}
+}
+
+/*
+ * n_tty's ring wrapped by batch i, shown by what n_tty sent: ring_count()'s
+ * entries with those of the batch's data bytes (each echo_char() is its own
+ * commit_echoes(), a step too small for ring_overflows() to be sure it
+ * passes no multiple of 256) reach 4096 since the batch's last flushing
+ * signal, and, with output running through the batch (no stop before it or
+ * in it), n_tty sent fewer bytes than those echoes put out at least (a
+ * VREPRINT its newline, a data byte echo_out()): a processing at a
+ * multiple of 256 would have sent them, and only add_echo_byte() writing
+ * on round the ring loses them.  fuzz_ntty: seed vreprints-nuls-wrap-ring,
+ * 10 VREPRINTs and a WERASE (4060 entries counted) and 15 NULs' ^@ after
+ * them (4097 with them and the batch's other data bytes; at least 47 bytes
+ * out): n_tty sent 5 bytes, pilotd 4095; seed vreprints-nuls-wrap-ring-2
+ * (the suite's fixed-seed run): n_tty sent 31, the NULs' ^@ after the
+ * wrap.
+ */
+static bool ring_lost(const struct nd_case *c, const struct nd_trace *pty, int i)
+{
+	struct nt_flow st[ND_OPS_MAX + 1];
+	struct ring_count rc;
+	const char *hex;
+	size_t h, x;
+
+	if (i < 1 || i > c->nops || i > ND_OPS_MAX)
+		return false;
+	ring_count(c, i, &rc);
+	if (rc.since < ECHO_RING || rc.stops || !step_parts(pty, i, &h, &hex, &x))
+		return false;
+	nt_flow(c, st);
+	return !st[i].stopped_before && !st[i].stopped && x / 2 < rc.out;
+}
+
+/*
+ * n_tty's commit_echoes() processes the echoes that wait once their entries
+ * reach a multiple of 256 (a KILL's or WERASE's erases, VREPRINTs, a line's
+ * echoes): with output running __process_echoes() hands them to the driver
+ * there, in the batch, and a STOP later in it does not take them back, as
+ * at a START's process_echoes(); pilotd sends them there too (core/ldisc.c
+ * commit_echoes()).  The model does not count the entries (echo_tail's
+ * history decides the multiple); n_tty's bytes show it: in a batch that
+ * ends stopped n_tty writes nothing but what so went while output ran in
+ * it (from its start, or from a restart: a START, a signal character under
+ * IXON, IXANY).  Such a step counts as one where process_echoes() ran:
+ * pilotd must send there what n_tty sent, neither more nor less (fuzz_ntty:
+ * seeds start-kill-commit-block-then-stop, stop-intr-restart-commit-block).
+ */
+static void nt_committed(const struct nd_case *c, struct nt_flow st[], const struct nd_trace *pty)
+{
+	for (int j = 1; j <= c->nops && j <= ND_OPS_MAX; j++) {
+		size_t h, x;
+		const char *p;
+
+		if (c->ops[j - 1].kind == ND_RX && st[j].stopped &&
+		    step_parts(pty, j, &h, &p, &x) && x > 0)
+			st[j].ran = true;
 	}
 }
 
@@ -1749,6 +1891,24 @@ static bool flush_cut(const struct stream *a, size_t pre_a, const struct stream 
  * comparison leaves out in part (writes_whole()).  sent_at[j]: the step
  * that sends the write of step j (0: none).
  */
+static bool poll_in_same(const char *a, size_t ha, const char *b, size_t hb);
+
+/*
+ * Heads that may differ in a flood (timing_echo_flood, heads_same()): what
+ * counts the room for output, a write's count, TIOCOUTQ, POLLOUT.  In
+ * writes_sent() the writes took room that pilotd's run without them has
+ * (fuzz_ntty: seed stop-writes-flood-start-write-room, a write after the
+ * flood that pilotd refused and its run without them took; seed
+ * stop-writes-flood-start-write-part, one of which pilotd took 1 byte of
+ * 32): from there on the two runs' bytes part as the writes' do, and, as
+ * in the flood's rule, they are not compared.
+ */
+static bool room_heads(enum nd_kind kind, const char *la, size_t ha, const char *lb, size_t hb)
+{
+	return kind == ND_WRITE || kind == ND_OUTQ ||
+	       (kind == ND_POLL && poll_in_same(la, ha, lb, hb));
+}
+
 static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 			const struct nt_flow st[], const struct nd_trace *port,
 			const struct nd_trace *alt, const int sent_at[], int s, int e)
@@ -1756,7 +1916,7 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 	static char abuf[ND_TRACE_MAX], bbuf[ND_TRACE_MAX], wbuf[ND_TRACE_MAX], rbuf[ND_TRACE_MAX];
 	struct stream w[ND_OPS_MAX];
 	struct stream a = { abuf, 0 }, b = { bbuf, 0 }, rb = { rbuf, 0 };
-	bool raw = true, carry = false;
+	bool raw = true, carry = false, apart = false;
 	size_t used_w = 0, room = 0;
 	int n = 0;
 
@@ -1777,8 +1937,13 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 		if (!la || !lb)
 			return false;
 		if (!skipped->ops[k - 1].skip && (ha != hb || memcmp(la, lb, ha) != 0) &&
-		    !(st[k].stopped && (c->ops[k - 1].kind == ND_OUTQ || c->ops[k - 1].kind == ND_POLL)))
-			return false;
+		    !(st[k].stopped && (c->ops[k - 1].kind == ND_OUTQ || c->ops[k - 1].kind == ND_POLL))) {
+			if (!(carried || port->flood[k] || alt->flood[k]) ||
+			    !room_heads(c->ops[k - 1].kind, la, ha, lb, hb))
+				return false;
+			/* the room the writes took parted the runs: the flood's rule from here */
+			apart = true;
+		}
 		for (int j = 1; j < k; j++) {
 			size_t h, x;
 			const char *hex, *l = step_parts(port, j, &h, &hex, &x);
@@ -1800,10 +1965,19 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 		}
 		if (!writes_whole(c, js, count, nk, pa, xa))
 			return false;
+		if (apart)
+			continue; /* bytes to the handheld not compared */
 		squeeze(&a, pa, xa, raw);
 		squeeze(&b, pb, xb, raw);
-		/* a flood: the writes took room in txq that echoes take without them */
-		if (port->flood[k] || alt->flood[k] || (carry && xa == 0 && xb == 0)) {
+		/*
+		 * a flood: the writes took room in txq that echoes take without
+		 * them; carried while n_tty's output is stopped too, where the
+		 * echoes they kept waiting shift pilotd's commit_echoes()
+		 * blocks, which may let go before a STOP what its run without
+		 * them holds to the START (seed stop-write-flood-start-commit-block)
+		 */
+		if (port->flood[k] || alt->flood[k] ||
+		    (carry && ((xa == 0 && xb == 0) || st[k].stopped))) {
 			stream_add(&rb, pb, xb);
 			room += LDISC_OUT_MAX - 1;
 			carry = true;
@@ -2127,7 +2301,8 @@ static bool flood_after_stop(const struct nd_case *c, const struct nt_flow st[],
 			     bool even)
 {
 	return even && !st[j].stopped_before && !st[j].stopped && j < ND_OPS_MAX + 2 &&
-	       (pty->flood[j] || ring_overflows(c, j)) && pd->flood[j] && heads_same(c, pd, pty, j);
+	       (pty->flood[j] || ring_overflows(c, j) || ring_lost(c, pty, j)) && pd->flood[j] &&
+	       heads_same(c, pd, pty, j);
 }
 
 /*
@@ -2191,6 +2366,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	int loose = LOOSE_NOT, level, flood_at = n + 1;
 
 	nt_flow(c, st);
+	nt_committed(c, st, pty);
 	if (refused_writes(c, st, port, pty, &skipped))
 		pd = &alt;
 	if (pd == &alt && (nd_run_port(&skipped, &alt) < 0 || !writes_held(c, &skipped, st, port, pd)))

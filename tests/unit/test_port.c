@@ -1743,6 +1743,38 @@ static void test_start_in_batch_lets_queued_go(void)
 	teardown();
 }
 
+/*
+ * Echoes that n_tty's commit_echoes() processes inside a batch (256 entries
+ * wait: a line's echo_set_canon_col() and 254 bytes) go to the driver there,
+ * with output running, as a START's process_echoes() does: a STOP later in
+ * the batch holds only what comes after it.  (fuzz_ntty: seed
+ * start-kill-commit-block-then-stop, a KILL's erases reaching 256 entries
+ * after a START; pilotd held them to the batch's end, the STOP with them.)
+ */
+static void test_commit_block_in_batch_goes(void)
+{
+	static char batch[257], buf[512];
+	struct port p;
+	uint64_t fh;
+
+	setup(&p);
+	port_carrier_up(&p);
+	fh = do_open(false);
+	set_flags(&p, fh, IXON, 0, ICANON | ECHO);
+	memset(batch, 'a', 254);
+	memcpy(batch + 254, "b\023c", 3);
+	port_rx(&p, batch, sizeof(batch), 1);
+	port_after_events(&p, 1);
+	CHECK_EQ(ph_handheld_takes_into(&h, buf, sizeof(buf)), 254);
+	CHECK(memcmp(buf, batch, 254) == 0);
+	port_rx(&p, "\021", 1, 2); /* START: what the STOP held */
+	port_after_events(&p, 2);
+	CHECK(handheld_got(&p, "bc"));
+	port_release(&p, fh);
+	check_all_answered_once();
+	teardown();
+}
+
 /* ISIG: INTR flushes both ways (nobody's controlling terminal, so no signal). */
 static void test_isig_flushes(void)
 {
@@ -3660,6 +3692,7 @@ int main(void)
 	test_mode_switch_keeps_bytes();
 	test_software_flow_control();
 	test_start_in_batch_lets_queued_go();
+	test_commit_block_in_batch_goes();
 	test_isig_flushes();
 	test_tiocsti();
 	test_vmin_interrupted_returns_bytes();
