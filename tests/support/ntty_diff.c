@@ -1132,12 +1132,18 @@ static void ring_count(const struct nd_case *c, int i, struct ring_count *rc)
 	}
 }
 
-static bool ring_overflows(const struct nd_case *c, int i)
+/* The echo entries of batch i that ring_overflows() counts, at least. */
+static size_t ring_entries(const struct nd_case *c, int i)
 {
 	struct ring_count rc;
 
 	ring_count(c, i, &rc);
-	return rc.entries >= ECHO_RING;
+	return rc.entries;
+}
+
+static bool ring_overflows(const struct nd_case *c, int i)
+{
+	return ring_entries(c, i) >= ECHO_RING;
 }
 
 /* n_tty's state for echo_mark, byte by byte (n_tty_receive_buf_standard()). */
@@ -2283,6 +2289,52 @@ static bool refused_writes(const struct nd_case *c, const struct nt_flow st[],
 static bool heads_same(const struct nd_case *c, const struct nd_trace *port,
 		       const struct nd_trace *pty, int i);
 
+/* Steps after which n_tty has run no process_echoes() and added no echo. */
+static bool leaves_echoes(enum nd_kind k)
+{
+	return k == ND_POLL || k == ND_OUTQ || k == ND_FIONREAD || k == ND_READ || k == ND_DRAIN;
+}
+
+/*
+ * Does batch j pass n_tty's echo ring (flood_after_stop()) with the echoes
+ * a stop held over a TCOON under its own?  While output is stopped
+ * (pty_write_room() is 0) __process_echoes() sends nothing, and its discard
+ * loop runs only while ECHO_DISCARD_WATERMARK (3808) entries or more wait
+ * (Linux 6.1 and 7.3 n_tty.c): of the entries the batches held while
+ * stopped throughout added (ring_entries(): VREPRINTs', a KILL's or a
+ * WERASE's erases, at least), all stay, or 3805 at least (it discards whole
+ * operations, up to 3 entries); a write n_tty refuses there only runs that
+ * loop too, and a tcflush() leaves echo_buf alone.  A signal character's
+ * flush (isig() empties the ring), or output running in a batch (a START,
+ * an IXANY restart: process_echoes()), ends the count.  __start_tty() at
+ * the TCOON processes none, nor do the steps after it that leave echoes
+ * alone (leaves_echoes()).  Then batch j's VREPRINTs or erases, which go
+ * in before one commit_echoes() each, bring 4096 entries or more: unless a
+ * commit_echoes() block sent the held ones before (n_tty's own flood),
+ * add_echo_byte() writes on round them, and flush_echoes() sends only the
+ * newest, (echo_head - echo_tail) modulo 4096 entries, from the old tail's
+ * place (fuzz_ntty: finds tcooff-tcoon-held-echoes-kill-wraps-ring-2 and
+ * tcooff-tcoon-vreprint-flood-kill-echoes, VREPRINT floods under TCOOFF,
+ * the TCOON, then a KILL of a long line: n_tty sent 178 and 242 bytes of
+ * erases beginning inside a "\b \b", pilotd the held echoes and the erases).
+ */
+static bool held_overflows(const struct nd_case *c, const struct nt_flow st[], int j)
+{
+	const size_t kept_least = ECHO_RING - (256 + 32) - 3;
+	size_t held = 0;
+	int k = j - 1;
+
+	while (k >= 1 && !st[k].stopped_before && leaves_echoes(c->ops[k - 1].kind))
+		k--;
+	if (k < 1 || c->ops[k - 1].kind != ND_XONC || c->ops[k - 1].arg != TCOON ||
+	    !st[k].tco_before || st[k].stopped)
+		return false;
+	for (k--; k >= 1 && st[k].stopped && !st[k].ran && !st[k].isig_flush; k--)
+		if (st[k].stopped_before && c->ops[k - 1].kind == ND_RX)
+			held += ring_entries(c, k);
+	return (held < kept_least ? held : kept_least) + ring_entries(c, j) >= ECHO_RING;
+}
+
 /*
  * A step j where held_back()'s streams part, as an echo flood makes them
  * part (timing_echo_flood, flood_explains()): n_tty's echo ring overflows
@@ -2301,8 +2353,9 @@ static bool flood_after_stop(const struct nd_case *c, const struct nt_flow st[],
 			     bool even)
 {
 	return even && !st[j].stopped_before && !st[j].stopped && j < ND_OPS_MAX + 2 &&
-	       (pty->flood[j] || ring_overflows(c, j) || ring_lost(c, pty, j)) && pd->flood[j] &&
-	       heads_same(c, pd, pty, j);
+	       (pty->flood[j] || ring_overflows(c, j) || ring_lost(c, pty, j) ||
+	        held_overflows(c, st, j)) &&
+	       pd->flood[j] && heads_same(c, pd, pty, j);
 }
 
 /*

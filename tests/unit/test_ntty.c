@@ -997,6 +997,17 @@ static const char write_part_seed[] =
 	"write:09090000000000000000000061f9f9f9f9f900f9f9f9f9f9f9f900f9f9f9f9f9 fionread:0 rx:00 "
 	"rx:00 rx:e9 rx:0a10dd0a0a0a0a0a0a0a19 rx:5f5f5f5f5f12010ad8";
 
+/* seed tcooff-tcoon-held-echoes-kill-wraps-ring-2 (found[] below, kill_held_cases()) */
+static const char kill_held_seed[] =
+	"iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f33d500030011131a00120f1716000055 flush:0 "
+	"rx:1c13da205362ff08d5cc9b5f5f5f5f5f5f5f0d0a0b0a121212121212121212 "
+	"rx:12121212120a0a0a0a0a0a020a0a0a0a09a231 flush:1 xonc:0 setattr:0x33e8,0x9ca5,0x8a3b "
+	"rx:0a2e0a0a0a0a19c85f5f5f rx:5f5f5f5f5f5f5f5f5f rx:5fa9091677f9d56131 read:6 poll "
+	"rx:205362ff08d5cc9b5f5f5f5f5f5f5f0d0a0a0a1212121221121212 "
+	"rx:1212121212e71212121212121212121212000f rx:0048121212121212121212121212121212 "
+	"rx:121212121212120a0a0a0a0a0a0a0ac89b66ac xonc:1 poll rx:a65fab952c1609160f7716d53133 "
+	"poll";
+
 /* seed stop-lnext-slash-owed-write-tab3-column (found[] below) */
 static const char slash_column_seed[] =
 	"iflag=0x6bbf oflag=0x5 lflag=0x9ddf cc=03057f150400000062131abf7e961716000000 "
@@ -1286,6 +1297,25 @@ static const struct {
 	 * a KILL's and a WERASE's erases as a VREPRINT's echo
 	 */
 	{ "pty_stopped", kill_ring_seed },
+	/*
+	 * seeds tcooff-tcoon-held-echoes-kill-wraps-ring-2 and tcooff-tcoon-
+	 * vreprint-flood-kill-echoes: VREPRINT floods held under TCOOFF, the
+	 * TCOON, then a KILL of a long line: its erases pass n_tty's ring on
+	 * top of the 3805 entries or more held (178 and 242 bytes sent, the
+	 * newest entries, pilotd the held ones and the erases); held_overflows()
+	 * counts what the stop held (kill_held_cases() below)
+	 */
+	{ "pty_stopped", kill_held_seed },
+	{ "pty_stopped",
+	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f33d500020011131a00120f1704000000 poll "
+	  "rx:1c13da205362ff08d5cc9b5f5f095f5f5fe95fe90b0a121212121212121212 "
+	  "rx:12121212120a0a0a0a0a0a020a0a0a0a09a231 flush:1 xonc:0 setattr:0x33e8,0x9ca5,0x8a3b "
+	  "rx:0a2e0a0a0a0a19c85f5f5f rx:5f5f5f5f5f5f5f5f5f rx:5fa9090477f9d56131 read:6 poll "
+	  "rx:205362ff08d5cc9b5f5f5f5f5f5f5f0d0a0a0a1212121221121212 "
+	  "rx:12121212121212121212121212121212700f0f "
+	  "rx:203a1212121212121212126161616161611212121212001212 "
+	  "rx:1212127fbff911329b000f5bd25f13120acf0a rx:1f84ff172f0061bb17 xonc:1 outq:0 "
+	  "poll drain fionread:0 read:3 rx:0a0a0a0a0a0a0a020a5f5f5f7e616180553308 fionread:0" },
 	/*
 	 * seed stop-lnext-slash-owed-write-tab3-column: the LNEXT's '/' past
 	 * echo_mark before a write whose tab (TAB3) pilotd made 3 spaces wide,
@@ -2317,6 +2347,83 @@ static int write_room_cases(void)
 	return bad;
 }
 
+/* What pilotd sent the handheld in step i of tr, as hex into hex; returns its length. */
+static size_t handheld_hex(const struct nd_trace *tr, int i, char *hex)
+{
+	const char *l = tr->text, *h;
+	size_t n;
+
+	while (i-- > 0)
+		l = strchr(l, '\n') + 1;
+	h = strstr(l, " H:") + 3;
+	n = strcspn(h, "\n");
+	memcpy(hex, h, n);
+	hex[n] = 0;
+	return n;
+}
+
+/*
+ * held_overflows() (ntty_diff.c) counts the echoes a stop held over a TCOON
+ * under a KILL's erases (seed tcooff-tcoon-held-echoes-kill-wraps-ring-2,
+ * found[]).  Where n_tty holds too few for the erases to pass its ring, it
+ * must not find the ring passed: the seed with a SUSP after the held
+ * VREPRINTs (isig() empties n_tty's ring and line) and 128 letters before
+ * the TCOON, as many erases again; with a write after the TCOON
+ * (n_tty_write()'s process_echoes() sends what was held); and with one
+ * batch of VREPRINTs held instead of four.  Each differs only as the stop
+ * makes it, and a pilotd that sent 3100 bytes more in the KILL's batch (as
+ * if it flooded) must be unexplained.  Returns how many checks failed.
+ */
+static int kill_held_cases(void)
+{
+#define LETTERS "rx:6161616161616161616161616161616161616161616161616161616161616161 "
+	static const struct {
+		const char *what, *from, *to;
+	} v[] = {
+		{ "a SUSP's flush in the stop", "xonc:1",
+		  "rx:1a " LETTERS LETTERS LETTERS LETTERS "xonc:1" },
+		{ "a write after the TCOON", "xonc:1 poll", "xonc:1 write:41" },
+		{ "one batch of VREPRINTs held",
+		  "rx:1212121212e71212121212121212121212000f rx:0048121212121212121212121212121212 "
+		  "rx:121212121212120a",
+		  "rx:e7000f rx:0048 rx:0a" },
+	};
+	static struct nd_trace a, b, t;
+	static char text[4096], hex[ND_TRACE_MAX];
+	const char *name, *p;
+	struct nd_case c;
+	int at, bad = 0, step;
+	size_t n;
+
+	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+		p = strstr(kill_held_seed, v[k].from);
+		snprintf(text, sizeof(text), "%.*s%s%s", (int)(p - kill_held_seed), kill_held_seed,
+			 v[k].to, p + strlen(v[k].from));
+		if (nd_case_parse(&c, text) < 0 || (at = run_both(&c, &a, &b, &name)) < -1 ||
+		    (at >= 0 && !name)) {
+			fprintf(stderr, "kill_held_cases: %s: not explained\n", v[k].what);
+			bad++;
+			continue;
+		}
+		step = c.nops - 1; /* the KILL's batch */
+		n = handheld_hex(&a, step, hex);
+		for (size_t m = 0; m < 3100; m++)
+			memcpy(hex + n + 2 * m, "41", 3); /* a flood of pilotd's own */
+		t = a;
+		set_handheld(&t, step, hex);
+		t.flood[step] = true; /* what end_step() notes of 3072 bytes or more */
+		at = nd_compare(&c, &t, &b, &name);
+		if (at < 0 || name) {
+			fprintf(stderr, "kill_held_cases: %s, pilotd flooded the KILL's batch:\n",
+				v[k].what);
+			report(-190 - (int)k, &c, &t, &b, at, name);
+			bad++;
+		}
+	}
+	return bad;
+#undef LETTERS
+}
+
 static int found_cases(void)
 {
 	int bad = 0;
@@ -2390,6 +2497,7 @@ int main(int argc, char **argv)
 	check_failures += ring_lost_cases();
 	check_failures += flood_commit_cases();
 	check_failures += write_room_cases();
+	check_failures += kill_held_cases();
 	alarms_every(100);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < cases; i++) {
