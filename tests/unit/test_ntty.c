@@ -1306,6 +1306,46 @@ static const struct {
 	 * counts what the stop held (kill_held_cases() below)
 	 */
 	{ "pty_stopped", kill_held_seed },
+	/*
+	 * seed tcooff-tcoon-held-echoes-kill-wraps-ring-3 (hunt's run-long):
+	 * kill-wraps-ring-2's family, n_tty sent 138 bytes of the KILL's
+	 * erases, pilotd 4101; held_overflows() counts what the stop held
+	 */
+	{ "pty_stopped",
+	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b "
+	  "cc=f91c7f33d500020011131a00120f1704000000 poll "
+	  "rx:1c13da205362ff08d5cc9b5f5f095f5f5fe95fe90b0a121212121212121212 "
+	  "rx:12121212120a0a0a0a0a0a020a0a0a0a09a231 flush:1 xonc:0 "
+	  "setattr:0x33e8,0x9ca5,0x8a3b rx:0a2e0a0a0a0a19c85f5f5f rx:5f5f5f5f5f5f5f5f5f "
+	  "rx:5fa9090477f9d56131 read:6 poll "
+	  "rx:205362ff08d5cc9b5f5f5f5f5f5f5f0d0a0a0a1212121221121212 "
+	  "rx:12121212121212121212121212121212700f0f "
+	  "rx:203a1212121212121212121212121212001212121212127fbf poll xonc:1 "
+	  "rx:d10887ff08a65fab952c0409040f7704d53133 poll "
+	  "rx:205362ff08d5cc9b5f5f095f5f5fe95fe90b0a1212121212121212 "
+	  "rx:1212121212120a0a0a0a0a0a020a0a0a0a09a2 outq:0 "
+	  "rx:c30809e80a0a0a30dd0a0a0a0a0a0a0a19195f5f rx:5f5f5f5f5f5f5f5f5f "
+	  "rx:5f5f5f31a15504f9de" },
+	/*
+	 * seed start-kill-erases-commit-block-then-stop (kill's run): a START,
+	 * "rh^H" and a KILL's 252 entries of erases make a commit_echoes()
+	 * block of 256, then a STOP in the same batch: n_tty's
+	 * __process_echoes() handed the erases to the driver there; pilotd
+	 * held them to the next START (now sent, ldisc.c commit_echoes())
+	 */
+	{ "",
+	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b "
+	  "cc=f91c7f33d500020011131a00120f1704000000 poll "
+	  "rx:7433f90d0aeae9a9a1000d1a5f5fc85f5f5fc8e9e90a0012120012300093c3 poll "
+	  "setattr:0x1212,0x9ca5,0x93e0 poll setattr:0x7233,0x663c,0x9843 outq:0 "
+	  "setattr:0x4476,0x9ca5,0x8a3b "
+	  "rx:04d531fb4e69200f320093c308c3619b1133130f421a0f0d "
+	  "rx:0d1d1209a2310461111212123100 rx:c308c3619b66aeff08a65fab9528a113a17708f9 "
+	  "flush:0 rx:00ff5e0fd513a21d1d1d1d1d1d1d1d1d1d1d08c3619b66acff08a28c0d0d0d "
+	  "rx:1d1d1d1d1d1d1d1d1d1d1d1d1d1d1da231026111f2e80833130008a65f08 "
+	  "rx:5fab952c04090f read:13 fionread:0 rx:0017c308c3619b1133130f42330f0d0d0d1d12 "
+	  "rx:a2310461111212123100 rx:c308c3619b66aeff08a65fab952c9b61f9f9be74 read:6 poll "
+	  "rx:205362ff08d5cc9b5f5f095f5f5fe95fe90b5f5fc85f5f5f0a0a00 rx:00" },
 	{ "pty_stopped",
 	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f33d500020011131a00120f1704000000 poll "
 	  "rx:1c13da205362ff08d5cc9b5f5f095f5f5fe95fe90b0a121212121212121212 "
