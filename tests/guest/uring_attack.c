@@ -1107,8 +1107,16 @@ static const char *attack_commit_abort(void)
 		struct call c;
 		struct ent *e;
 		int fd, cuse;
-		const char *why = open_held(&s, "cu-abort", &c, &fd, &e);
+		char name[24];
+		const char *why;
 
+		/*
+		 * A name of its own: the last round's device may still exist
+		 * while its ring's exit work cancels (CUSE_INIT with a name in
+		 * use fails, and the connection is aborted)
+		 */
+		snprintf(name, sizeof(name), "cu-abort%d", round);
+		why = open_held(&s, name, &c, &fd, &e);
 		if (why)
 			return why;
 		ent_answer_well(&s, e);
