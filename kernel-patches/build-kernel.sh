@@ -5,8 +5,9 @@
 #
 # Two kernels, each with and without the series: Debian's linux-source-7.3
 # (trixie-backports, the base the series is written against; the
-# poll-events, stream-data, cdev-order and stream-write series are applied
-# after it) and
+# poll-events, stream-data, cdev-order, stream-write and cuse-uring series
+# are applied after it; cuse-uring/guest.config's options are turned on in
+# the patched build) and
 # linux-source-6.1 (Debian 12, this machine's, with the backport in 6.1/,
 # whose series also names the backport of the poll-events series,
 # poll-events/6.1/).
@@ -35,8 +36,8 @@
 # cuse_stream_test-6.1 and cuse_stream_test-7.3.  --checkpatch runs
 # checkpatch.pl of the 7.3 tree on every patch of the series and of its
 # backports (6.1/, 6.12/), and of the poll-events series and its backport
-# (poll-events/, poll-events/6.1/), stream-data/, cdev-order/ and
-# stream-write/.
+# (poll-events/, poll-events/6.1/), stream-data/, cdev-order/,
+# stream-write/ and cuse-uring/.
 # --check-apply 6.12 checks that 6.12/series applies to Debian 13's
 # linux-source-6.12 without building.
 # --only 6.1 or --only 7.3 builds or checks that version alone;
@@ -75,6 +76,7 @@ use_version() {
 	esac
 	[ -n "$srcver" ] || die "no linux-source-$ver"
 	series=$(grep -v '^#' "$patchdir/series" | sed '/^$/d')
+	patched_config=
 	# 7.3 carries the poll-events series on top, as 6.1/series names its
 	# backport; kernel-patches/series stays the first series alone.
 	# The stream-data series (issue 41) goes on top of poll-events.
@@ -85,12 +87,18 @@ use_version() {
 		series+=$'\n'$(grep -v '^#' "$here/cdev-order/series" | sed '/^$/d; s|^|cdev-order/|')
 		# Writes taken by the kernel (issue 41 item 2), on top of all.
 		series+=$'\n'$(grep -v '^#' "$here/stream-write/series" | sed '/^$/d; s|^|stream-write/|')
+		# CUSE over io_uring (issue 41 item 3), last; it needs options
+		# of its own (patched_config), set in the patched build alone.
+		series+=$'\n'$(grep -v '^#' "$here/cuse-uring/series" | sed '/^$/d; s|^|cuse-uring/|')
+		patched_config=$here/cuse-uring/guest.config
 	fi
 	local base_key patch_key
 	base_key=$( { echo "$ver $srcver"; echo "$ccver"; cat "$here/guest.config";
 		      sed -n '/^# BEGIN BUILD/,/^# END BUILD/p' "$0"; } | hash)
 	patch_key=$( { echo "$base_key"; echo "$series";
 		       for p in $series; do cat "$patchdir/$p"; done;
+		       [ -z "$patched_config" ] || cat "$patched_config";
+		       sed -n '/^# BEGIN PATCHED CONFIG/,/^# END PATCHED CONFIG/p' "$0";
 		       sed -n '/^# BEGIN SELFTEST/,/^# END SELFTEST/p' "$0"; } | hash)
 	tree="$cache/kernel/$ver/tree-$base_key"
 	src="$tree/linux-source-$ver"
@@ -178,6 +186,24 @@ build() {
 }
 # END BUILD
 
+# BEGIN PATCHED CONFIG: part of the patched cache key.
+# The options a series needs beyond guest.config ($patched_config), turned
+# on in the patched tree only: the base key, and so the shared unpatched
+# tree and image, stay as they are; kbuild rebuilds what uses them.
+configure_patched() {
+	[ -n "$patched_config" ] || return 0
+	local line missing=0
+	grep '^CONFIG_.*=y$' "$patched_config" | sed 's/^CONFIG_//; s/=y$//' |
+		xargs -r -n1 "$src/scripts/config" --file "$src/.config" --enable
+	make -C "$src" -s olddefconfig >&2
+	while IFS= read -r line; do
+		case "$line" in CONFIG_*) ;; *) continue ;; esac
+		grep -qx "$line" "$src/.config" || { log "not in .config: $line"; missing=1; }
+	done < "$patched_config"
+	[ $missing -eq 0 ] || die "$patched_config asks for options Kconfig refused"
+}
+# END PATCHED CONFIG
+
 # BEGIN SELFTEST: part of the patched cache key.
 # The series' selftest, compiled as its Makefile would (the kselftest
 # harness and, as KHDR_INCLUDES, the uapi headers of the same tree: the
@@ -218,6 +244,7 @@ build_version() {
 	done) &
 	ticker=$!
 	configure
+	configure_patched
 	build "$patched"
 	kill "$ticker"
 	ticker=
@@ -263,7 +290,7 @@ case "${1:-}" in
 	mapfile -t patches < <(for d in "$here" "$here/6.1" "$here/6.12" \
 				 "$here/poll-events" "$here/poll-events/6.1" \
 				 "$here/stream-data" "$here/cdev-order" \
-				 "$here/stream-write"; do
+				 "$here/stream-write" "$here/cuse-uring"; do
 		grep -v '^#' "$d/series" | sed "/^\$/d; s|^|$d/|"
 	done | xargs realpath | sort -u)
 	checkpatch "${patches[@]}"

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -513,4 +514,42 @@ void guest_uring_close(struct guest_uring *u)
 {
 	close(u->fd);
 	free(u);
+}
+
+/* The console shows errors only: the log itself is read. */
+const char *guest_kernel_complained(void)
+{
+	static char log[1 << 17];
+	static const char *const marks[] = { "WARNING:", "BUG:", "Oops", "Call Trace",
+					     "general protection" };
+	int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, sizeof(log) - 1);
+
+	if (n < 0)
+		return NULL;
+	log[n] = 0;
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		char *at = strstr(log, marks[i]);
+
+		if (at) {
+			char *end = strchr(at, '\n');
+
+			if (end)
+				*end = 0;
+			return at;
+		}
+	}
+	return NULL;
+}
+
+int guest_attack_main(const char *name, const struct guest_attack *attacks, size_t n, int argc,
+		      char **argv, double deadline_s)
+{
+	int failed;
+
+	guest_test_name(name);
+	failed = run_attacks(attacks, n, argv + 1, argc - 1, deadline_s);
+	note("%d attacks failed", failed);
+	if (guest_kernel_complained())
+		fail("the kernel's log: %s", guest_kernel_complained());
+	return failed ? 1 : 0;
 }

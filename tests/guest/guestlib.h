@@ -88,6 +88,19 @@ int run_attacks(const struct guest_attack *attacks, size_t n, char **names, int 
 		double deadline_s);
 
 /*
+ * The first line of the kernel's log with a warning, bug or oops in it (in
+ * a static buffer), or NULL: the attack programs' last check.
+ */
+const char *guest_kernel_complained(void);
+/*
+ * main() of a hostile server's attack program (stream-attack,
+ * uring-attack): the attacks named in argv (all when none), then the
+ * kernel's log; the exit status.
+ */
+int guest_attack_main(const char *name, const struct guest_attack *attacks, size_t n, int argc,
+		      char **argv, double deadline_s);
+
+/*
  * One io_uring request without liburing: set up a ring, submit sqe; NULL
  * with *err = -errno on failure.  guest_uring_result(): the first
  * completion's res, -ETIME after 5 s.

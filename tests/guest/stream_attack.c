@@ -93,7 +93,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -1942,31 +1941,6 @@ static const char *attack_w_many_full(void)
 
 /* ---- the driver ---- */
 
-/* A warning, bug or oops in the kernel's log (the console shows errors only). */
-static const char *kernel_complained(void)
-{
-	static char log[1 << 17];
-	static const char *const marks[] = { "WARNING:", "BUG:", "Oops", "Call Trace",
-					     "general protection" };
-	int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, sizeof(log) - 1);
-
-	if (n < 0)
-		return NULL;
-	log[n] = 0;
-	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
-		char *at = strstr(log, marks[i]);
-
-		if (at) {
-			char *end = strchr(at, '\n');
-
-			if (end)
-				*end = 0;
-			return at;
-		}
-	}
-	return NULL;
-}
-
 static const struct guest_attack attacks[] = {
 	{ "abort", attack_abort },
 	{ "ring", attack_ring },
@@ -1995,13 +1969,6 @@ static const struct guest_attack attacks[] = {
 
 int main(int argc, char **argv)
 {
-	int failed;
-
-	guest_test_name("stream-attack");
-	failed = run_attacks(attacks, sizeof(attacks) / sizeof(attacks[0]), argv + 1, argc - 1,
-			     ATTACK_S);
-	note("%d attacks failed", failed);
-	if (kernel_complained())
-		fail("the kernel's log: %s", kernel_complained());
-	return failed ? 1 : 0;
+	return guest_attack_main("stream-attack", attacks, sizeof(attacks) / sizeof(attacks[0]), argc, argv,
+				 ATTACK_S);
 }
