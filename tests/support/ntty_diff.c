@@ -1876,6 +1876,45 @@ static bool flush_cut(const struct stream *a, size_t pre_a, const struct stream 
 }
 
 /*
+ * A flood after the writes were sent, then a signal's flush (flush_cut()'s
+ * step): the writes went out before the flood (n writes in it: none) and
+ * took none of its room, but left pilotd's column where its run without
+ * them has another.  Under OPOST n_tty's do_output_char() makes a tab
+ * 8 - (column & 7) spaces, so the flood's first tab before a CR or NL
+ * (column 0 on both) is up to 7 bytes shorter, and pilotd's full queue
+ * holds as many more echoes, which isig()'s flush then does not drop
+ * from its echo ring (fuzz_ntty: seed stop-write-tcoon-flood-ioflush-
+ * writes, 1 byte).  So pilotd's bytes before the flush step (from step
+ * from on) may be its run's without the writes and up to 7 more (squeezed,
+ * each echo at least one byte), those the echoes n_tty (pty), whose pty
+ * took the flood whole, sent next; the flush step's own the same.
+ */
+static bool column_ahead(const struct stream *a, size_t pre_a, const struct stream *b,
+			 size_t pre_b, int n, bool raw, const struct nd_trace *pty,
+			 const int sent_at[], int from, int k)
+{
+	static char nbuf[ND_TRACE_MAX];
+	struct stream ns = { nbuf, 0 };
+	bool moved = false;
+
+	for (int j = 1; j < k; j++)
+		moved |= sent_at[j] && sent_at[j] <= from;
+	if (raw || n != 0 || !moved || pre_a <= pre_b || pre_a - pre_b > 2 * (LDISC_OUT_MAX - 1))
+		return false;
+	for (int j = from; j < k; j++) {
+		size_t h, x;
+		const char *hex;
+
+		if (!step_parts(pty, j, &h, &hex, &x))
+			return false;
+		squeeze(&ns, hex, x, false);
+	}
+	return a->len - pre_a == b->len - pre_b &&
+	       memcmp(a->s + pre_a, b->s + pre_b, a->len - pre_a) == 0 &&
+	       memcmp(a->s, b->s, pre_b) == 0 && ns.len >= pre_a && memcmp(a->s, ns.s, pre_a) == 0;
+}
+
+/*
  * pilotd's own run (port), from the step that sends the writes n_tty
  * refused (they waited in its queue) to step e (excluded: a flush that
  * dropped some, from where writes_held() compares it with the run gone;
@@ -1915,16 +1954,37 @@ static bool room_heads(enum nd_kind kind, const char *la, size_t ha, const char 
 	       (kind == ND_POLL && poll_in_same(la, ha, lb, hb));
 }
 
+/*
+ * A TCIOFF or TCION while a flood's echoes wait in pilotd's echo ring (the
+ * writes took their room, writes_sent()): n_tty_ioctl_helper() sends the
+ * STOP or START character with tty_send_xchar(), which a pty (no
+ * send_xchar) writes to the driver at once, ahead of n_tty's echo buffer,
+ * and runs no process_echoes(); pilotd sends it ahead of its echo ring
+ * too.  So a step whose only byte is that character, the same on both
+ * runs, neither sends nor ends what waits: the rest goes in a later step,
+ * judged with the flood's (fuzz_ntty: seed stop-writes-flood-tcioff-held-
+ * rest, where the rest went at the next byte received, step 18).
+ */
+static bool xchar_ahead(const struct nd_case *c, int k, const char *pa, size_t xa,
+			const char *pb, size_t xb)
+{
+	const struct nd_op *op = &c->ops[k - 1];
+
+	return op->kind == ND_XONC && (op->arg == TCIOFF || op->arg == TCION) && xa == 2 &&
+	       xb == 2 && memcmp(pa, pb, 2) == 0;
+}
+
 static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 			const struct nt_flow st[], const struct nd_trace *port,
-			const struct nd_trace *alt, const int sent_at[], int s, int e)
+			const struct nd_trace *alt, const struct nd_trace *pty, const int sent_at[],
+			int s, int e)
 {
 	static char abuf[ND_TRACE_MAX], bbuf[ND_TRACE_MAX], wbuf[ND_TRACE_MAX], rbuf[ND_TRACE_MAX];
 	struct stream w[ND_OPS_MAX];
 	struct stream a = { abuf, 0 }, b = { bbuf, 0 }, rb = { rbuf, 0 };
 	bool raw = true, carry = false, apart = false;
 	size_t used_w = 0, room = 0;
-	int n = 0;
+	int n = 0, group = s;
 
 	for (int j = 0; j <= c->nops && j < e; j++)
 		raw &= !(settings_at(c, j + 1).c_oflag & OPOST);
@@ -1939,7 +1999,7 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 		long count[ND_OPS_MAX];
 
 		if (!carry)
-			a.len = b.len = rb.len = used_w = room = 0, n = 0, pre_a = pre_b = 0;
+			a.len = b.len = rb.len = used_w = room = 0, n = 0, pre_a = pre_b = 0, group = k;
 		if (!la || !lb)
 			return false;
 		if (!skipped->ops[k - 1].skip && (ha != hb || memcmp(la, lb, ha) != 0) &&
@@ -1973,6 +2033,8 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 			return false;
 		if (apart)
 			continue; /* bytes to the handheld not compared */
+		if (carry && xchar_ahead(c, k, pa, xa, pb, xb))
+			continue; /* the flood's carry goes on past it */
 		squeeze(&a, pa, xa, raw);
 		squeeze(&b, pb, xb, raw);
 		/*
@@ -1992,7 +2054,8 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 		carry = false;
 		if (!with_parts(a.s, a.len, b.s, b.len, w, n) &&
 		    !(carried && st[k].isig_flush &&
-		      flush_cut(&a, pre_a, &b, pre_b, &rb, w, n, room, raw)))
+		      (flush_cut(&a, pre_a, &b, pre_b, &rb, w, n, room, raw) ||
+		       column_ahead(&a, pre_a, &b, pre_b, n, raw, pty, sent_at, group, k))))
 			return false;
 	}
 	return true;
@@ -2011,7 +2074,7 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
  */
 static bool writes_held(const struct nd_case *c, const struct nd_case *skipped,
 			const struct nt_flow st[], const struct nd_trace *port,
-			const struct nd_trace *alt)
+			const struct nd_trace *alt, const struct nd_trace *pty)
 {
 	static char abuf[ND_TRACE_MAX], bbuf[ND_TRACE_MAX];
 	static struct nd_case gone;
@@ -2061,7 +2124,7 @@ static bool writes_held(const struct nd_case *c, const struct nd_case *skipped,
 	}
 	/* what pilotd does once it sent them: the same as without them, but for their bytes */
 	if (first_sent && (!first_drop || first_sent < first_drop) &&
-	    !writes_sent(c, skipped, st, port, alt, sent_at, first_sent,
+	    !writes_sent(c, skipped, st, port, alt, pty, sent_at, first_sent,
 			 first_drop ? first_drop : last + 1))
 		return false;
 	if (!first_drop || first_drop > last)
@@ -2422,7 +2485,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	nt_committed(c, st, pty);
 	if (refused_writes(c, st, port, pty, &skipped))
 		pd = &alt;
-	if (pd == &alt && (nd_run_port(&skipped, &alt) < 0 || !writes_held(c, &skipped, st, port, pd)))
+	if (pd == &alt && (nd_run_port(&skipped, &alt) < 0 || !writes_held(c, &skipped, st, port, pd, pty)))
 		WHY(0, "writes");
 	for (int j = 0; j <= n; j++) {
 		const struct nd_op *op = j ? &c->ops[j - 1] : NULL;
@@ -2706,7 +2769,7 @@ static const char *refused_then(const struct nd_case *c, const struct nd_trace *
 	if (!refused_writes(c, st, port, pty, &skipped) || nd_run_port(&skipped, &alt) < 0)
 		return NULL;
 	j = stopped_until_replay(&skipped, &alt, pty, i);
-	if (j <= i || !writes_held(c, &skipped, st, port, &alt))
+	if (j <= i || !writes_held(c, &skipped, st, port, &alt, pty))
 		return NULL;
 	if (!flood)
 		return echo_replay(c, &alt, pty, j) ? "echo_replay" : NULL;

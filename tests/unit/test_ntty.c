@@ -1008,6 +1008,31 @@ static const char kill_held_seed[] =
 	"rx:121212121212120a0a0a0a0a0a0a0ac89b66ac xonc:1 poll rx:a65fab952c1609160f7716d53133 "
 	"poll";
 
+/* seed stop-writes-flood-tcioff-held-rest (found[] below, xchar_ahead_cases()) */
+static const char tcioff_rest_seed[] =
+	"iflag=0x375e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400030011131a00120f1716005500 "
+	"rx:1c13da20ff56ff0854cc9b5f5f5f5f09090909090909090909090909090909 "
+	"write:0909090909090909090909090909097f09090909090909090909090909090909 "
+	"write:09090909e90a0a0a0a0a0a0a0a0ae69b9b9b9b9b069b9b9b9b9b9b9b069b9b9b "
+	"rx:9b9b9b069b9b0a0a0a0a0a0a0a0a020a0a0a00610000006100000000 rx:00 rx:00 rx:00 fionread:0 "
+	"rx:5f5f121212121212121212121212121212121212121212ee6112121261121212 "
+	"rx:12121212121212121212921212120a0080005b rx:14 "
+	"rx:040111ef1217000d00000000090909090909090909090980c85f5f5f5f5f1212 "
+	"rx:121212121212121212121212121212121212ee fionread:0 setattr:0x375e,0xd167,0xca79 xonc:2 "
+	"read:16 rx:11 rx:9b9b069b9b9b9b9b9b9b069b9b0a0a0a0a0a96d37e61000000000000";
+
+/* seed stop-write-tcoon-flood-ioflush-writes (found[] below, column_ahead_cases()) */
+static const char ioflush_writes_seed[] =
+	"iflag=0x375e oflag=0x9ca5 lflag=0x8a3b cc=f81c7f155400030011131a00120f1716005500 "
+	"rx:1c139a20ff56ff0854cc101010101081f43162010909090909094909090909 "
+	"rx:09130909090909090909 rx:09090909090909090909 rx:09094a0a0a0a0a121212 "
+	"rx:12123c3c3c0a1212121212123c3c20ff56ff08 "
+	"write:cc101010101052036111619b66acff9b0909090909090909090909093a "
+	"rx:0a0a1212121212123c3c3c rx:3c1212121212123cf35f4ee9a9a10008101010101093c30809e8081513 "
+	"xonc:0 rx:115515 xonc:1 rx:03ff rx:171c61 setattr:0x1cd8,0x36f9,0x8030 fionread:0 "
+	"flush:2 rx:5f54daa1775f7fe9f43162010909090909094909090909090913090909 "
+	"rx:09090909090909090909 rx:09090909090909090909";
+
 /* seed stop-lnext-slash-owed-write-tab3-column (found[] below) */
 static const char slash_column_seed[] =
 	"iflag=0x6bbf oflag=0x5 lflag=0x9ddf cc=03057f150400000062131abf7e961716000000 "
@@ -1465,6 +1490,20 @@ static const struct {
 	{ "pty_stopped", write_room_seed },
 	/* seed stop-writes-flood-start-write-part: as above, pilotd took 1 byte of the write */
 	{ "pty_stopped", write_part_seed },
+	/*
+	 * seed stop-writes-flood-tcioff-held-rest: writes n_tty refused under a
+	 * STOP, floods with a START in a batch, a TCIOFF whose character goes
+	 * ahead of the echoes the writes kept waiting in pilotd's ring, which
+	 * it sends at the next byte received (writes_sent()'s xchar_ahead())
+	 */
+	{ "timing_echo_flood", tcioff_rest_seed },
+	/*
+	 * seed stop-write-tcoon-flood-ioflush-writes: a write n_tty refused
+	 * under a STOP, sent at a TCOON, then a flood and a QUIT's flush:
+	 * the column the write left let pilotd's full queue take one echo
+	 * more than its run without it (writes_sent()'s column_ahead())
+	 */
+	{ "pty_stopped", ioflush_writes_seed },
 };
 
 /*
@@ -2387,6 +2426,73 @@ static int write_room_cases(void)
 	return bad;
 }
 
+/*
+ * xchar_ahead() (seed stop-writes-flood-tcioff-held-rest, found[]) carries
+ * the flood past a TCIOFF only where that step sends its character alone,
+ * the same as pilotd's run without the writes: a pilotd that sent an echo
+ * with it (step 16), sent the START character there instead, or sent a
+ * byte less of what waited (step 18) must be unexplained.  Returns how
+ * many are not.
+ */
+static int xchar_ahead_cases(void)
+{
+	static const struct tamper v[] = {
+		{ 16, "13", "139b", 0 },
+		{ 16, "13", "11", 0 },
+		{ 18, NULL, NULL, 2 },
+	};
+
+	return tampered_pilotd(tcioff_rest_seed, "timing_echo_flood", v, sizeof(v) / sizeof(v[0]),
+			       -250);
+}
+
+/*
+ * column_ahead() (seed stop-write-tcoon-flood-ioflush-writes, found[])
+ * lets pilotd's flood hold up to 7 bytes more than its run without the
+ * write only where those are what n_tty sent next, and the flush step the
+ * same: a pilotd whose flood ends in another byte (step 12: 0x82 for
+ * 0x81), or that sent a byte more in the QUIT's step (13), must be
+ * unexplained.  Returns how many are not.
+ */
+static size_t handheld_hex(const struct nd_trace *tr, int i, char *hex);
+
+static int column_ahead_cases(void)
+{
+	static struct nd_trace a, b, t;
+	static char hex[ND_TRACE_MAX];
+	struct nd_case c;
+	const char *name;
+	int at, bad = 0, runs;
+
+	if (nd_case_parse(&c, ioflush_writes_seed) < 0 || nd_run_port(&c, &a) < 0 ||
+	    nd_run_pty_against(&c, &a, &b, &at, &name, &runs) < 0 || at < 0 || !name) {
+		fprintf(stderr, "column_ahead_cases: the seed is not excused\n");
+		return 1;
+	}
+	for (int v = 0; v < 2; v++) {
+		size_t n = handheld_hex(&a, v == 0 ? 12 : 13, hex);
+
+		if (v == 0 && n >= 2 && strcmp(hex + n - 2, "81") == 0)
+			hex[n - 1] = '2';
+		else if (v == 1)
+			memmove(hex + 2, hex, n + 1), memcpy(hex, "81", 2);
+		else {
+			fprintf(stderr, "column_ahead_cases: step 12 does not end in 81\n");
+			bad++;
+			continue;
+		}
+		t = a;
+		set_handheld(&t, v == 0 ? 12 : 13, hex);
+		at = nd_compare(&c, &t, &b, &name);
+		if (at < 0 || name) {
+			fprintf(stderr, "column_ahead_cases: pilotd tampered with (%d) excused\n", v);
+			report(-260 - v, &c, &t, &b, at, name);
+			bad++;
+		}
+	}
+	return bad;
+}
+
 /* What pilotd sent the handheld in step i of tr, as hex into hex; returns its length. */
 static size_t handheld_hex(const struct nd_trace *tr, int i, char *hex)
 {
@@ -2537,6 +2643,8 @@ int main(int argc, char **argv)
 	check_failures += ring_lost_cases();
 	check_failures += flood_commit_cases();
 	check_failures += write_room_cases();
+	check_failures += xchar_ahead_cases();
+	check_failures += column_ahead_cases();
 	check_failures += kill_held_cases();
 	alarms_every(100);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
