@@ -74,6 +74,14 @@
  *               when one is answered; at most 4096 + 2048 bytes of kmalloc
  *               caches a file; the server dies: every close() returns at
  *               once; twice, and nothing left grows (a leak would)
+ *   w-big       a write() of more than the buffer holds goes as the
+ *               writer's own FUSE_WRITEs (4096 bytes each: max_write), held
+ *               and answered here: above the size sent (EIO), short (that
+ *               count), an error (once, nothing left behind), cut short
+ *               (EIO), to an unknown unique (ENOENT, then it goes on, in
+ *               order); after a held drain, only once it is answered; the
+ *               server dies while one is held: write() fails, close()
+ *               returns
  *
  * Each attack runs in a child with a deadline (ATTACK_S); one that does not
  * finish is reported as a hang and killed.  Prints "PASS name" or
@@ -1244,10 +1252,34 @@ static int wdrain(int fd)
 	return ioctl(fd, TCSBRK, 1) ? -errno : 0;
 }
 
+/* A bad answer to a FUSE_WRITE, and what the write() it fails returns */
+struct wbad {
+	const char *what;
+	int error;	/* the answer's error */
+	uint32_t size;	/* the answer's size */
+	bool cut;	/* no fuse_write_out: EINVAL to the server */
+	ssize_t expect; /* the write() after it (w-sizes), the big write() (w-big) */
+};
+
+/* Answer the FUSE_WRITE unique as bad says: NULL, or why that failed */
+static const char *wanswer_bad(struct wdev *d, uint64_t unique, const struct wbad *bad)
+{
+	int err;
+
+	if (bad->cut)
+		err = reply(d->cuse, unique, 0, NULL, 0) ? -errno : 0;
+	else
+		err = wanswer(d, unique, bad->error, bad->size);
+	if (err != (bad->cut ? -EINVAL : 0))
+		return FAILED("%s: %s", bad->what, err ? strerror(-err) : "taken");
+	return NULL;
+}
+
 static const char *attack_w_sizes(void)
 {
 	struct wdev d;
 	struct wreq r;
+	const char *why;
 	ssize_t n;
 	int fd, err;
 
@@ -1281,13 +1313,7 @@ static const char *attack_w_sizes(void)
 		return FAILED("tcdrain: %s", strerror(-err));
 
 	/* answers the next write() fails on, once */
-	static const struct {
-		const char *what;
-		int error;	/* the answer's error */
-		uint32_t size;	/* the answer's size */
-		bool cut;	/* no fuse_write_out: EINVAL to the server */
-		ssize_t expect; /* the next write() */
-	} bad[] = {
+	static const struct wbad bad[] = {
 		{ "an answer above the size sent", 0, 4096, false, -EIO },
 		{ "an answer without fuse_write_out", 0, 0, true, -EIO },
 		{ "an answer with EPIPE", -EPIPE, 0, false, -EPIPE },
@@ -1298,12 +1324,8 @@ static const char *attack_w_sizes(void)
 		r = wnext(&d, 5000);
 		if (r.opcode != FUSE_WRITE)
 			return FAILED("no drain before %s: opcode %u", bad[i].what, r.opcode);
-		if (bad[i].cut)
-			err = reply(d.cuse, r.unique, 0, NULL, 0) ? -errno : 0;
-		else
-			err = wanswer(&d, r.unique, bad[i].error, bad[i].size);
-		if (err != (bad[i].cut ? -EINVAL : 0))
-			return FAILED("%s: %s", bad[i].what, err ? strerror(-err) : "taken");
+		if ((why = wanswer_bad(&d, r.unique, &bad[i])))
+			return why;
 		wdrain(fd);
 		if ((n = wwrite(fd, "f", 1)) != bad[i].expect)
 			return FAILED("the write after %s: %zd, expected %zd", bad[i].what, n,
@@ -1941,6 +1963,181 @@ static const char *attack_w_many_full(void)
 
 /* ---- the driver ---- */
 
+/* A write() of W_BIG bytes of w_big in a thread */
+#define W_BIG 10000
+static char w_big[W_BIG];
+
+struct wbig_writer {
+	int fd;
+	ssize_t result;
+	_Atomic int done;
+};
+
+static void *wbig_write(void *arg)
+{
+	struct wbig_writer *w = arg;
+
+	w->result = wwrite(w->fd, w_big, sizeof(w_big));
+	atomic_store(&w->done, 1);
+	return NULL;
+}
+
+/* Start a big write(); its first FUSE_WRITE, with the bytes from 0 on. */
+static const char *wbig_start(struct wdev *d, struct wbig_writer *w, pthread_t *t, int fd,
+			      struct wreq *r)
+{
+	*w = (struct wbig_writer){ .fd = fd };
+	if (pthread_create(t, NULL, wbig_write, w))
+		return FAILED("pthread_create");
+	*r = wnext(d, 5000);
+	if (r->opcode != FUSE_WRITE || r->size != SW_MAX || memcmp(r->data, w_big, 8))
+		return FAILED("the big write's first FUSE_WRITE: opcode %u size %u", r->opcode,
+			      r->size);
+	return NULL;
+}
+
+/* Whether the big write() returned within 5 s (then joined) */
+static bool wbig_returned(struct wbig_writer *w, pthread_t t)
+{
+	double t0 = now_s();
+
+	while (!atomic_load(&w->done) && now_s() - t0 < 5)
+		usleep(5000);
+	if (!atomic_load(&w->done))
+		return false;
+	pthread_join(t, NULL);
+	return true;
+}
+
+/* The big write()'s result within 5 s */
+static const char *wbig_result(struct wbig_writer *w, pthread_t t, ssize_t expect,
+			       const char *what)
+{
+	if (!wbig_returned(w, t))
+		return FAILED("%s: the big write did not return", what);
+	if (w->result != expect)
+		return FAILED("%s: the big write returned %zd, expected %zd", what, w->result,
+			      expect);
+	return NULL;
+}
+
+/* One byte through the buffer: nothing was left behind. */
+static const char *wbig_small(struct wdev *d, int fd, const char *what)
+{
+	struct wreq r;
+	int err;
+
+	if (wwrite(fd, "s", 1) != 1)
+		return FAILED("%s: the small write after failed", what);
+	r = wnext(d, 5000);
+	if (r.opcode != FUSE_WRITE || r.size != 1 || r.data[0] != 's')
+		return FAILED("%s: the drain after: opcode %u size %u", what, r.opcode, r.size);
+	if ((err = wanswer(d, r.unique, 0, 1)) || (err = wdrain(fd)))
+		return FAILED("%s: the drain after: %s", what, strerror(-err));
+	return NULL;
+}
+
+/* Answer the big write's part r whole, and the parts after it, in order. */
+static const char *wbig_parts(struct wdev *d, struct wreq r, const char *what)
+{
+	int err;
+
+	for (size_t at = 0; at < sizeof(w_big); at += SW_MAX) {
+		size_t part = sizeof(w_big) - at < SW_MAX ? sizeof(w_big) - at : SW_MAX;
+
+		if (at)
+			r = wnext(d, 5000);
+		if (r.opcode != FUSE_WRITE || r.size != part || memcmp(r.data, w_big + at, 8))
+			return FAILED("%s: the part at %zu: opcode %u size %u", what, at, r.opcode,
+				      r.size);
+		if ((err = wanswer(d, r.unique, 0, part)))
+			return FAILED("%s: the part at %zu: %s", what, at, strerror(-err));
+	}
+	if ((err = wanswer(d, r.unique, 0, 1)) != -ENOENT)
+		return FAILED("%s: a second answer: %s", what, err ? strerror(-err) : "taken");
+	return NULL;
+}
+
+static const char *attack_w_big(void)
+{
+	struct wbig_writer w;
+	struct wreq r, drain;
+	struct wdev d;
+	const char *why;
+	pthread_t t;
+	int fd, err;
+
+	for (size_t i = 0; i < sizeof(w_big); i++)
+		w_big[i] = 'A' + i % 23 + i / 4096;
+	wdev_start(&d, "sw-big", FOPEN_NONSEEKABLE | SW_FOPEN_FLAG, false);
+	fd = wdev_open(&d, NULL);
+	if (fd < 0)
+		return FAILED("open: %s", strerror(-fd));
+
+	/* answers the write() returns, each with nothing left behind */
+	static const struct wbad bad[] = {
+		{ "an answer above the size sent", 0, SW_MAX + 1, false, -EIO },
+		{ "a short answer", 0, 100, false, 100 },
+		{ "an answer with EPIPE", -EPIPE, 0, false, -EPIPE },
+		{ "an answer without fuse_write_out", 0, 0, true, -EIO },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if ((why = wbig_start(&d, &w, &t, fd, &r)) ||
+		    (why = wanswer_bad(&d, r.unique, &bad[i])))
+			return why;
+		if ((why = wbig_result(&w, t, bad[i].expect, bad[i].what)) ||
+		    (why = wbig_small(&d, fd, bad[i].what)))
+			return why;
+	}
+
+	/* an unknown unique, then every part in order, then one answered twice */
+	if ((why = wbig_start(&d, &w, &t, fd, &r)))
+		return why;
+	if ((err = wanswer(&d, r.unique + 1000, 0, SW_MAX)) != -ENOENT)
+		return FAILED("an answer to an unknown unique: %s", strerror(-err));
+	if ((why = wbig_parts(&d, r, "whole")))
+		return why;
+	if ((why = wbig_result(&w, t, sizeof(w_big), "whole")))
+		return why;
+
+	/* after a held drain: not before it is answered */
+	if (wwrite(fd, "r", 1) != 1)
+		return FAILED("the write before the big one");
+	drain = wnext(&d, 5000);
+	if (drain.opcode != FUSE_WRITE || drain.size != 1)
+		return FAILED("the drain: opcode %u size %u", drain.opcode, drain.size);
+	w = (struct wbig_writer){ .fd = fd };
+	if (pthread_create(&t, NULL, wbig_write, &w))
+		return FAILED("pthread_create");
+	r = wnext(&d, 300);
+	if (r.opcode)
+		return FAILED("opcode %u size %u while the drain was held", r.opcode, r.size);
+	if (atomic_load(&w.done))
+		return FAILED("the big write returned %zd while the drain was held", w.result);
+	if ((err = wanswer(&d, drain.unique, 0, 1)))
+		return FAILED("the drain's answer: %s", strerror(-err));
+	r = wnext(&d, 5000);
+	if (r.opcode != FUSE_WRITE || r.size != SW_MAX || memcmp(r.data, w_big, 8))
+		return FAILED("after the drain: opcode %u size %u", r.opcode, r.size);
+	if ((why = wbig_parts(&d, r, "after a drain")) ||
+	    (why = wbig_result(&w, t, sizeof(w_big), "after a drain")))
+		return why;
+
+	/* the server dies while a part is held */
+	if ((why = wbig_start(&d, &w, &t, fd, &r)))
+		return why;
+	kill_server(&d.server);
+	close(d.cuse);
+	if (!wbig_returned(&w, t))
+		return FAILED("the big write did not return after the server died");
+	if (w.result >= 0)
+		return FAILED("the big write returned %zd after the server died", w.result);
+	if (close(fd))
+		return FAILED("close after the server died: %s", strerror(errno));
+	close(d.reqs);
+	return NULL;
+}
+
 static const struct guest_attack attacks[] = {
 	{ "abort", attack_abort },
 	{ "ring", attack_ring },
@@ -1965,6 +2162,7 @@ static const struct guest_attack attacks[] = {
 	{ "w-error-forever", attack_w_error_forever },
 	{ "w-zero-forever", attack_w_zero_forever },
 	{ "w-many-full", attack_w_many_full },
+	{ "w-big", attack_w_big },
 };
 
 int main(int argc, char **argv)
