@@ -2466,6 +2466,38 @@ static bool escaped_at_start(const struct nd_case *c, int j, const char *hex, si
 	return len <= x && memcmp(hex, px, len) == 0;
 }
 
+/*
+ * timing_echo_flood's room, from pilotd's side: pilotd, behind by the rest
+ * of a flood that waits in its echo ring, stays behind while it sends
+ * nothing or fills its queue again in each step after (the ring's rest goes
+ * first, up to the queue's room, so a full queue may leave some of it);
+ * a step in which it sent less than a full queue emptied the ring.
+ */
+static bool queue_still_behind(bool behind, size_t xa)
+{
+	return behind && (xa == 0 || xa / 2 + LDISC_OUT_MAX > ph_config_small.txq_size);
+}
+
+/*
+ * The rest of a flood that waits in pilotd's echo ring (behind: pilotd
+ * filled its queue, n_tty sent more, its pty had room) goes out through the
+ * c_oflag (and IUTF8's columns) of when pilotd sends it, after a tcsetattr()
+ * in step j; n_tty sent it through the old ones.  n_tty on a driver with
+ * pilotd's room would do as pilotd: __process_echoes() renders each echo by
+ * do_output_char() with the termios of the time it sends (n_tty.c).
+ */
+static int flood_rest_level(const struct nd_case *c, int j, bool behind, const struct stream *ps,
+			    const struct stream *ns)
+{
+	const struct nd_op *op = j ? &c->ops[j - 1] : NULL;
+
+	if (!op || op->kind != ND_SETATTR || !behind || ps->len >= ns->len)
+		return LOOSE_NOT;
+	if (op->oflag != settings_at(c, j).c_oflag)
+		return LOOSE_OFLAG;
+	return (op->iflag ^ settings_at(c, j).c_iflag) & IUTF8 ? LOOSE_COLUMNS : LOOSE_NOT;
+}
+
 static const char *held_back(const struct nd_case *c, const struct nd_trace *port,
 			     const struct nd_trace *pty, bool race_columns)
 {
@@ -2561,6 +2593,11 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			level = level > column_level(c, j) ? level : column_level(c, j);
 		if (level > loose)
 			used(at, USED_STOP, j);
+		if (flood_rest_level(c, j, queue_behind && queue_full, &ps, &ns) > level) {
+			level = flood_rest_level(c, j, queue_behind && queue_full, &ps, &ns);
+			if (level > loose)
+				used(at, USED_FLOOD, j);
+		}
 		if (flood_dropped && column_level(c, j) > loose) {
 			used(at, USED_FLOOD, j);
 			level = level > column_level(c, j) ? level : column_level(c, j);
@@ -2579,7 +2616,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		even = ps.len == ns.len;
 		stream_add_loose(&ps, pa, xa, loose);
 		/* from n_tty's side: it sent more than pilotd's queue holds */
-		queue_behind = xb / 2 > ph_config_small.txq_size || (queue_behind && xa == 0);
+		queue_behind = xb / 2 > ph_config_small.txq_size || queue_still_behind(queue_behind, xa);
 		if (xb / 2 > ph_config_small.txq_size)
 			queue_full = xa / 2 + LDISC_OUT_MAX > ph_config_small.txq_size;
 		if (!n_tty_sent(&ps, &ns, pb, xb, loose, st[j].stopped, queue_behind, at, j)) {

@@ -875,8 +875,9 @@ static int race_pick_cases(void)
  * in its echo ring and goes at the lag probe's IXON off, as n_tty's
  * n_tty_set_termios() sends its own there (pty_stopped); and floods on
  * both sides of a START in a batch after such a refused write, which
- * pilotd's run without the write must explain as timing_echo_flood
- * (refused_then() in ntty_diff.c), and the same with a QUIT after the
+ * pilotd's run without the write explains (pty_stopped since
+ * queue_still_behind() in ntty_diff.c lets pilotd stay behind while it
+ * fills its queue; timing_echo_flood by refused_then() before), and the same with a QUIT after the
  * floods, whose flush drops the echoes the write kept waiting in pilotd's
  * echo ring (flush_cut_cases()).  And 19 VREPRINTs of a 226-byte line
  * in one batch, past n_tty's 4096-entry echo ring: it sends the count
@@ -1044,6 +1045,45 @@ static const char slash_column_seed[] =
 	"write:0b10823b0093dc166216e5cb00b909ff3176010055c300b012167f5b "
 	"setattr:0x7fff,0xbc33,0x88de rx:610000000000 rx:04 rx:00 rx:7f";
 
+/* seed stop-ixon-off-flood-queue-full-twice (found[] below, queue_twice_cases()) */
+static const char queue_twice_seed[] =
+	"iflag=0x375e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400030011131a00120f1716005500 "
+	"rx:1c13da20ff56ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
+	"rx:c85f5f5f5f5f5fe90a0a0a1212121010101010 rx:1010101010101010101010101012121212 "
+	"rx:12121212121212121212121212121212121209 rx:09090910101010101010 "
+	"rx:1010121212121212121212121212121212 rx:12121212121212090909090909090909090912 "
+	"rx:12121212121212120a0a0a0a0a0a0a0a0a0a0a rx:0a0a0a0a0aff61e9191919 "
+	"rx:1212121212121212121212 rx:12121212121212121212121292121212121212 "
+	"rx:1212120a0a0a0a0a0a0a0a0a0a0a0a315593c3 poll setattr:0x33e8,0x9ca5,0x8a3b "
+	"rx:0a2e0a0a0a0a19c85f6212 rx:12121212121212121212121212121212121212 "
+	"rx:12121212121212121212090909090909090909 rx:09091212121212121212 "
+	"rx:120a0a0a0a0a0a020a0a147f040111ef121700";
+
+/* seed stop-start-flood-rest-after-opost-off (found[] below, flood_rest_cases()) */
+static const char rest_opost_seed[] =
+	"iflag=0x3769 oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400030011131a00120f1716005500 "
+	"rx:1c13da20ff56ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
+	"rx:685f5f5f5f5f5f0d0a0a0a1212121210101010 rx:1010101010101010101010101010121212 "
+	"rx:1212121212121212121212121212121212000f rx:00de555a504f00ff090a80f6695abf0809 "
+	"fionread:0 read:1 poll rx:00120a0a0a0a0a0a0a19195f5f126c1212 "
+	"rx:12121212121212121212121212121212321212 rx:12121212120012120909090909090909090909 "
+	"rx:12121212121212121212 rx:0a0a0a0a0a020a0a0a0a0a rx:0a0a0a0aff61e91919190a "
+	"rx:121211111111111111111112126d00007f2637 setattr:0x3769,0x4f3c,0xce8b write:3a5c "
+	"rx:12161c55206c6100000000000000000000 rx:00";
+
+/* seed tcooff-tcoon-flood-rest-after-olcuc (found[] below, flood_rest_cases()) */
+static const char rest_olcuc_seed[] =
+	"iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f33d500020011131a00120f1704000000 "
+	"poll rx:1c13da205362ff08d5cc9b5f5f095f5f5fe95fe90b0a121212121212121212 "
+	"rx:12121212120a0a0a0a0a0a020a0a0a0a09a231 flush:1 xonc:0 "
+	"setattr:0x33e8,0x9ca5,0x8a3b rx:0a2e0a0a0a0a19c85fe95f rx:5f5f5f5f5f5f5f5f5f "
+	"rx:5fa9090477f9d56131 read:6 poll "
+	"rx:205362ff08d5cc9b5f5f5f5f5f5f5f0d0a0a0a1212121221121212 "
+	"rx:12121212121212121212121212121212700f02 "
+	"rx:5ae96212121212121212121212121212001212121212127fbf poll xonc:1 "
+	"rx:d1088700185ffb4e69ff0f3200885a08f9b613 flush:0 outq:0 "
+	"setattr:0x4e5e,0x1f03,0xab9 drain rx:9b rx:a9ffa90800d5f1d51a drain";
+
 static const struct {
 	const char *name, *text;
 } found[] = {
@@ -1071,7 +1111,7 @@ static const struct {
 	  "rx:5f5f5f5f5f5f5fa909 write:77f954613115f95f0aeae9a9a1006212 "
 	  "rx:12121212121212121212121212121212121212 rx:12121212121212121212121212 "
 	  "rx:12121212121212921212120a0080005b00147f rx:0111ef1217" },
-	{ "timing_echo_flood", /* seed stop-write-vreprint-flood-start-in-batch */
+	{ "pty_stopped", /* seed stop-write-vreprint-flood-start-in-batch */
 	  "iflag=0x375e oflag=0x9ca5 lflag=0x8a3b "
 	  "cc=f91c7f155400030011131a00120f1716005500 "
 	  "rx:1c13da20ff56ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
@@ -1085,7 +1125,7 @@ static const struct {
 	  "rx:12121212111212121212121212121212121212 "
 	  "rx:12121212121212121212121212121212121212 "
 	  "rx:921212120a0080005b00147f040111ef121700 rx:00000000000000c3033c54003162" },
-	{ "timing_echo_flood", /* seed stop-write-vreprint-flood-then-quit: a QUIT after */
+	{ "pty_stopped", /* seed stop-write-vreprint-flood-then-quit: a QUIT after */
 	  "iflag=0x375e oflag=0x9ca5 lflag=0x8a3b "
 	  "cc=f91c7f155400030011131a00120f1716005500 "
 	  "rx:1c13da20ff56ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
@@ -1504,6 +1544,23 @@ static const struct {
 	 * more than its run without it (writes_sent()'s column_ahead())
 	 */
 	{ "pty_stopped", ioflush_writes_seed },
+	 * seed stop-ixon-off-flood-queue-full-twice: a flood held by a STOP,
+	 * IXON off (n_tty sends 6658 bytes, pilotd its queue's 4096), level
+	 * again, then two batches that fill pilotd's queue in a row (4094, then
+	 * 4096; n_tty 5377, then 2895): pilotd stays behind while it fills its
+	 * queue (queue_still_behind(), queue_twice_cases() below)
+	 */
+	{ "pty_stopped", queue_twice_seed },
+	/*
+	 * seeds stop-start-flood-rest-after-opost-off, tcooff-tcoon-flood-rest-
+	 * after-olcuc: the rest of a flood that waited in pilotd's echo ring
+	 * goes out after a tcsetattr() that changed c_oflag, through the new
+	 * one (a tab as 09 without OPOST; OLCUC's upper case), as n_tty's
+	 * __process_echoes() renders when it sends (flood_rest_level(),
+	 * flood_rest_cases() below)
+	 */
+	{ "pty_stopped", rest_opost_seed },
+	{ "pty_stopped", rest_olcuc_seed },
 };
 
 /*
@@ -1952,7 +2009,8 @@ static bool handheld_of(const struct nd_trace *tr, int i, char *out, size_t size
 }
 
 /*
- * timing_echo_flood after a write n_tty refused under a STOP, whose floods
+ * pty_stopped (timing_echo_flood before queue_still_behind()) after a write
+ * n_tty refused under a STOP, whose floods
  * a QUIT ends (seed stop-write-vreprint-flood-then-quit): pilotd sends the
  * write (17 bytes through OPOST) at the START of step 16, so 18 bytes of
  * echoes fewer go before the QUIT of step 18 (they wait in its echo ring,
@@ -1977,7 +2035,7 @@ static int flush_cut_cases(void)
 		if (strstr(found[k].text, "rx:921212120a1c4a"))
 			break;
 	if (k == sizeof(found) / sizeof(found[0]) || nd_case_parse(&c, found[k].text) < 0 ||
-	    run_both(&c, &a, &b, &name) < 0 || !name || strcmp(name, "timing_echo_flood") ||
+	    run_both(&c, &a, &b, &name) < 0 || !name || strcmp(name, "pty_stopped") ||
 	    !handheld_of(&a, 16, hex[0], sizeof(hex[0])) ||
 	    !handheld_of(&a, 17, hex[1], sizeof(hex[1])) ||
 	    !handheld_of(&a, 18, hex[2], sizeof(hex[2])) || strncmp(hex[0], "77f9", 4) ||
@@ -2156,6 +2214,52 @@ static int flood_room_cases(void)
 	};
 
 	return tampered_pilotd(flood_room_seed, "pty_stopped", v, sizeof(v) / sizeof(v[0]), -160);
+}
+
+/*
+ * pilotd behind by a flood's rest while it fills its queue step after step
+ * (seed stop-ixon-off-flood-queue-full-twice, found[]): a pilotd that sent
+ * 64 bytes less in the second full step (its queue not full: echoes lost,
+ * not waiting) or another byte in it must be unexplained.  Returns how many
+ * are not.
+ */
+static int queue_twice_cases(void)
+{
+	enum { TWICE = 17 };
+	static const struct tamper v[] = {
+		{ TWICE, NULL, NULL, 128 },
+		{ TWICE, "ffff61e9", "ffff62e9", 0 },
+	};
+
+	return tampered_pilotd(queue_twice_seed, "pty_stopped", v, sizeof(v) / sizeof(v[0]), -190);
+}
+
+/*
+ * A flood's rest through the c_oflag of when pilotd sends it (seeds
+ * stop-start-flood-rest-after-opost-off, tcooff-tcoon-flood-rest-after-
+ * olcuc, found[]): only what OPOST and OLCUC decide may differ.  A pilotd
+ * that lost the last byte of the step that sends the rest, sent another
+ * letter in it ('b' for 'a', 'R' for 'Q'), or sent 64 bytes less in the
+ * flood (its queue not full: the setattr then changes nothing owed) must
+ * be unexplained.  Returns how many are not.
+ */
+static int flood_rest_cases(void)
+{
+	enum { WRITE = 17, FLOOD = 17, AFTER = 22 };
+	static const struct tamper opost[] = {
+		{ WRITE, NULL, NULL, 2 },
+		{ WRITE, "61695e59", "62695e59", 0 },
+	};
+	static const struct tamper olcuc[] = {
+		{ AFTER, NULL, NULL, 2 },
+		{ AFTER, "3f515e48", "3f525e48", 0 },
+		{ FLOOD, NULL, NULL, 128 },
+	};
+
+	return tampered_pilotd(rest_opost_seed, "pty_stopped", opost,
+			       sizeof(opost) / sizeof(opost[0]), -200) +
+	       tampered_pilotd(rest_olcuc_seed, "pty_stopped", olcuc,
+			       sizeof(olcuc) / sizeof(olcuc[0]), -210);
 }
 
 /*
@@ -2637,6 +2741,8 @@ int main(int argc, char **argv)
 	check_failures += flush_cut_cases();
 	check_failures += escaped_cases();
 	check_failures += flood_room_cases();
+	check_failures += queue_twice_cases();
+	check_failures += flood_rest_cases();
 	check_failures += kill_ring_cases();
 	check_failures += commit_block_cases();
 	check_failures += ring_count_cases();
