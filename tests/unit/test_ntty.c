@@ -1536,7 +1536,7 @@ static const struct {
 	 * ahead of the echoes the writes kept waiting in pilotd's ring, which
 	 * it sends at the next byte received (writes_sent()'s xchar_ahead())
 	 */
-	{ "timing_echo_flood", tcioff_rest_seed },
+	{ "pty_stopped", tcioff_rest_seed },
 	/*
 	 * seed stop-write-tcoon-flood-ioflush-writes: a write n_tty refused
 	 * under a STOP, sent at a TCOON, then a flood and a QUIT's flush:
@@ -1544,6 +1544,7 @@ static const struct {
 	 * more than its run without it (writes_sent()'s column_ahead())
 	 */
 	{ "pty_stopped", ioflush_writes_seed },
+	/*
 	 * seed stop-ixon-off-flood-queue-full-twice: a flood held by a STOP,
 	 * IXON off (n_tty sends 6658 bytes, pilotd its queue's 4096), level
 	 * again, then two batches that fill pilotd's queue in a row (4094, then
@@ -2546,7 +2547,7 @@ static int xchar_ahead_cases(void)
 		{ 18, NULL, NULL, 2 },
 	};
 
-	return tampered_pilotd(tcioff_rest_seed, "timing_echo_flood", v, sizeof(v) / sizeof(v[0]),
+	return tampered_pilotd(tcioff_rest_seed, "pty_stopped", v, sizeof(v) / sizeof(v[0]),
 			       -250);
 }
 
