@@ -2232,7 +2232,7 @@ static int queue_twice_cases(void)
 		{ TWICE, "ffff61e9", "ffff62e9", 0 },
 	};
 
-	return tampered_pilotd(queue_twice_seed, "pty_stopped", v, sizeof(v) / sizeof(v[0]), -190);
+	return tampered_pilotd(queue_twice_seed, "pty_stopped", v, sizeof(v) / sizeof(v[0]), -330);
 }
 
 /*
@@ -2258,9 +2258,9 @@ static int flood_rest_cases(void)
 	};
 
 	return tampered_pilotd(rest_opost_seed, "pty_stopped", opost,
-			       sizeof(opost) / sizeof(opost[0]), -200) +
+			       sizeof(opost) / sizeof(opost[0]), -310) +
 	       tampered_pilotd(rest_olcuc_seed, "pty_stopped", olcuc,
-			       sizeof(olcuc) / sizeof(olcuc[0]), -210);
+			       sizeof(olcuc) / sizeof(olcuc[0]), -320);
 }
 
 /*
@@ -2667,7 +2667,7 @@ static int kill_held_cases(void)
 		if (at < 0 || name) {
 			fprintf(stderr, "kill_held_cases: %s, pilotd flooded the KILL's batch:\n",
 				v[k].what);
-			report(-190 - (int)k, &c, &t, &b, at, name);
+			report(-300 - (int)k, &c, &t, &b, at, name);
 			bad++;
 		}
 	}
@@ -2680,7 +2680,7 @@ static int found_cases(void)
 	int bad = 0;
 
 	for (size_t k = 0; k < sizeof(found) / sizeof(found[0]); k++)
-		bad += text_case_bad(found[k].text, -70 - (int)k, found[k].name);
+		bad += text_case_bad(found[k].text, -1000 - (int)k, found[k].name);
 	return bad;
 }
 
