@@ -118,6 +118,7 @@ int sync_run_command(const char *command, const char *device, const struct sync_
 {
 	struct sigaction sa = { .sa_handler = forward, .sa_flags = SA_RESETHAND }, old[3];
 	bool foreground = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+	sigset_t stop, mask;
 	struct timespec t0;
 	int status, pidfd, r;
 	pid_t pid;
@@ -125,10 +126,22 @@ int sync_run_command(const char *command, const char *device, const struct sync_
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	fflush(stdout);
 	fflush(stderr);
+	/*
+	 * A stop that comes between the fork and forward()'s installation
+	 * waits for it, so the command is told too: blocked until then
+	 */
+	sigemptyset(&stop);
+	for (int i = 0; i < 3; i++)
+		sigaddset(&stop, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &stop, &mask);
 	pid = fork();
-	if (pid < 0)
-		return -errno;
+	if (pid < 0) {
+		r = -errno;
+		sigprocmask(SIG_SETMASK, &mask, NULL);
+		return r;
+	}
 	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, &mask, NULL);
 		/* a group of its own: the limit ends all of it; a terminal's
 		 * Ctrl-C goes to it, not to pilotd-sync */
 		setpgid(0, 0);
@@ -142,6 +155,7 @@ int sync_run_command(const char *command, const char *device, const struct sync_
 	command_group = pid;
 	for (int i = 0; i < 3; i++)
 		sigaction(forwarded[i], &sa, &old[i]);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
 	*res = (struct sync_result){ 0 };
 	/* pidfd_open (Linux 5.3): without it, no limit */
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
