@@ -38,6 +38,24 @@
  *   uring-read  an io_uring read of pushed bytes; one that waits for a push
  *               when its process exits: the exit cancels it, nothing hangs
  *
+ * Take-backs (tb-*, FUSE_NOTIFY_STREAM_RETRIEVE, stream-data's patch 3):
+ *   tb-invalid  unknown khs, another connection's kh, a released file's:
+ *               ENOENT; a short or long notification and one on a
+ *               connection that declined CUSE_STREAM_DATA: EINVAL; the
+ *               file's bytes stay
+ *   tb-read-race 256 KiB pushed in random sizes, two threads reading it in
+ *               random sizes (some into a buffer whose end is unmapped),
+ *               a take-back after every few pushes: every byte read or
+ *               taken back exactly once (each byte value counted)
+ *   tb-release  a take-back whose reply the stopped server has not read
+ *               when the file is closed: the release and the reply end,
+ *               nothing hangs
+ *   tb-many-files 256 files, each with 4096 bytes and a take-back the
+ *               stopped server never reads; the server dies: every file
+ *               reads its 4096 bytes back, then ENOTCONN
+ *   tb-flood    20000 take-backs of one file as fast as they go: each
+ *               taken (one reply each) or EBUSY, never anything else
+ *
  * Writes (w-*): the server holds each FUSE_WRITE the kernel sends to drain a
  * file's buffer (a drain) and this program answers it, on its own
  * descriptor of the same /dev/cuse file, as it likes:
@@ -129,6 +147,18 @@ struct sd_out {
 #define PE_CUSE_FLAG	  (1u << 1)  /* CUSE_POLL_EVENTS */
 #define PE_NOTIFY_CODE	  10	     /* FUSE_NOTIFY_POLL_EVENTS */
 
+/* The take-back's uapi (stream-data's patch 3) */
+#define SR_NOTIFY_CODE 12 /* FUSE_NOTIFY_STREAM_RETRIEVE */
+struct sr_out {
+	uint64_t notify_unique;
+	uint64_t kh;
+};
+struct sr_in {
+	uint64_t kh;
+	uint32_t size;
+	uint32_t padding;
+};
+
 #define ATTACK_S 60
 #define BUF_SIZE (FUSE_MIN_READ_BUFFER + 4096)
 
@@ -142,6 +172,8 @@ struct server_cfg {
 	/* > 0: at FUSE_RELEASE, write a byte to held_fd and answer only
 	 * once a byte comes on go_fd */
 	int held_fd, go_fd;
+	/* > 0: copy each FUSE_NOTIFY_REPLY, whole, to it (else drop it) */
+	int taken_fd;
 };
 
 struct dev {
@@ -227,6 +259,10 @@ static void serve(int fd, const struct server_cfg *cfg, int reqs)
 			break;
 		case FUSE_POLL: rc = reply(fd, in->unique, 0, &poll_out, sizeof(poll_out)); break;
 		case FUSE_INTERRUPT: break;
+		case FUSE_NOTIFY_REPLY: /* a take-back: not answered */
+			if (cfg->taken_fd > 0 && write(cfg->taken_fd, buf, in->len) != (ssize_t)in->len)
+				_exit(1);
+			break;
 		case FUSE_RELEASE:
 			if (cfg->held_fd > 0) {
 				char c = 'R';
@@ -2138,6 +2174,381 @@ static const char *attack_w_big(void)
 	return NULL;
 }
 
+/* ---- take-backs ---- */
+
+/* 0 or -errno */
+static int take_back(int cuse, uint64_t unique, uint64_t kh)
+{
+	struct sr_out o = { .notify_unique = unique, .kh = kh };
+
+	return reply(cuse, 0, SR_NOTIFY_CODE, &o, sizeof(o)) ? -errno : 0;
+}
+
+static int read_all(int fd, void *buf, size_t len, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n;
+
+		if (poll(&p, 1, ms) != 1)
+			return -1;
+		n = read(fd, (char *)buf + got, len - got);
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+/* The next take-back's reply the server copied to fd: its bytes in buf. */
+static ssize_t taken_next(int fd, uint64_t *unique, uint64_t *kh, void *buf, size_t room)
+{
+	struct fuse_in_header in;
+	struct sr_in a;
+
+	if (read_all(fd, &in, sizeof(in), 10000) || in.opcode != FUSE_NOTIFY_REPLY ||
+	    read_all(fd, &a, sizeof(a), 10000) || in.len != sizeof(in) + sizeof(a) + a.size ||
+	    a.size > room || a.padding || read_all(fd, buf, a.size, 10000))
+		return -1;
+	*unique = in.unique;
+	*kh = a.kh;
+	return a.size;
+}
+
+/* Stop the server and wait until it is stopped: it reads nothing more. */
+static void stop_server(pid_t server)
+{
+	double deadline = now_s() + 10;
+
+	kill(server, SIGSTOP);
+	while (task_state(server, server) != 'T')
+		if (now_s() > deadline)
+			fail("the server %d did not stop", server);
+		else
+			usleep(1000);
+}
+
+static const char *attack_tb_invalid(void)
+{
+	struct sr_out o = { .kh = 0 };
+	char big[sizeof(o) + 8] = { 0 };
+	struct dev d, other, dec;
+	struct server_cfg declined = opt_in;
+	uint64_t kh, kh2;
+	const char *why;
+	int fd, fd2, dfd, err;
+
+	dev_start(&d, "tb-invalid", &opt_in);
+	dev_start(&other, "tb-invalid-b", &opt_in);
+	declined.decline = true;
+	dev_start(&dec, "tb-invalid-d", &declined);
+	fd = dev_open(&d, O_RDONLY | O_NONBLOCK, &kh);
+	fd2 = dev_open(&d, O_RDONLY | O_NONBLOCK, &kh2);
+	dfd = dev_open(&dec, O_RDONLY | O_NONBLOCK, NULL);
+	if (fd < 0 || fd2 < 0 || dfd < 0)
+		return FAILED("open: %s", strerror(-(fd < 0 ? fd : fd2 < 0 ? fd2 : dfd)));
+	if ((err = push(d.cuse, kh, "keep", 4)))
+		return FAILED("push: %s", strerror(-err));
+	const uint64_t unknown[] = { 0, kh + 1000, ~0ull, kh2 + 1 };
+	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++)
+		if ((err = take_back(d.cuse, 1, unknown[i])) != -ENOENT)
+			return FAILED("a take-back of kh %llu: %s, expected ENOENT",
+				      (unsigned long long)unknown[i], err ? strerror(-err) : "taken");
+	if ((err = take_back(other.cuse, 1, kh)) != -ENOENT)
+		return FAILED("a take-back on another connection: %s, expected ENOENT",
+			      err ? strerror(-err) : "taken");
+	o.kh = kh;
+	if (reply(d.cuse, 0, SR_NOTIFY_CODE, &o, sizeof(o) - 1) != -1 || errno != EINVAL)
+		return FAILED("a short take-back: not EINVAL");
+	memcpy(big, &o, sizeof(o));
+	if (reply(d.cuse, 0, SR_NOTIFY_CODE, big, sizeof(big)) != -1 || errno != EINVAL)
+		return FAILED("a long take-back: not EINVAL");
+	if ((err = take_back(dec.cuse, 1, 1)) != -EINVAL)
+		return FAILED("a take-back on a declined connection: %s, expected EINVAL",
+			      err ? strerror(-err) : "taken");
+	close(fd2);
+	if ((err = take_back(d.cuse, 1, kh2)) != -ENOENT)
+		return FAILED("a take-back of a released file: %s, expected ENOENT",
+			      err ? strerror(-err) : "taken");
+	if ((why = check_reads(fd, "keep", 4)))
+		return why;
+	close(fd);
+	close(dfd);
+	dev_kill_server(&d);
+	dev_kill_server(&other);
+	dev_kill_server(&dec);
+	close(d.cuse);
+	close(other.cuse);
+	close(dec.cuse);
+	return NULL;
+}
+
+struct tb_reader {
+	int fd;
+	_Atomic int stop;
+	unsigned long counts[256];
+	size_t got;
+	const char *why;
+};
+
+static void *tb_read(void *arg)
+{
+	struct tb_reader *r = arg;
+	size_t room;
+	unsigned char *guarded = guarded_buffer(&room);
+	unsigned char buf[512];
+	unsigned int seed = (unsigned int)r->fd * 7919u;
+
+	for (;;) {
+		bool stop = atomic_load(&r->stop);
+		size_t want = 1 + rand_r(&seed) % sizeof(buf);
+		unsigned char *to = buf;
+		ssize_t n;
+
+		/* a short copy: the last bytes before an unmapped page */
+		if (rand_r(&seed) % 4 == 0 && guarded) {
+			to = guarded + room - 1 - rand_r(&seed) % 8;
+			want = sizeof(buf);
+		}
+		n = read(r->fd, to, want);
+		if (n < 0 && errno != EAGAIN && errno != EFAULT) {
+			r->why = "a read failed";
+			return NULL;
+		}
+		for (ssize_t i = 0; i < n; i++)
+			r->counts[to[i]]++;
+		if (n > 0)
+			r->got += (size_t)n;
+		else if (stop)
+			return NULL;
+		else
+			usleep(100);
+	}
+}
+
+static const char *attack_tb_read_race(void)
+{
+	static unsigned char chunk[SD_MAX], back[SD_MAX];
+	static unsigned long pushed_counts[256];
+	static struct tb_reader r[2];
+	int taken[2], fd, err, rounds = 0;
+	struct server_cfg cfg = opt_in;
+	size_t pushed = 0, taken_back = 0;
+	unsigned int seed = 41;
+	uint64_t kh, unique, tkh;
+	pthread_t t[2];
+	struct dev d;
+	ssize_t n;
+
+	if (pipe(taken))
+		return FAILED("pipe: %s", strerror(errno));
+	cfg.taken_fd = taken[1];
+	dev_start(&d, "tb-race", &cfg);
+	fd = dev_open(&d, O_RDONLY | O_NONBLOCK, &kh);
+	if (fd < 0)
+		return FAILED("open: %s", strerror(-fd));
+	for (int i = 0; i < 2; i++) {
+		r[i] = (struct tb_reader){ .fd = fd };
+		pthread_create(&t[i], NULL, tb_read, &r[i]);
+	}
+	while (pushed < 256 * 1024) {
+		size_t len = 1 + rand_r(&seed) % 512;
+
+		for (size_t i = 0; i < len; i++)
+			chunk[i] = (unsigned char)rand_r(&seed);
+		while ((err = push(d.cuse, kh, chunk, (uint32_t)len))) {
+			if (err != -ENOSPC && err != -EBUSY)
+				return FAILED("push: %s", strerror(-err));
+			usleep(200);
+		}
+		for (size_t i = 0; i < len; i++)
+			pushed_counts[chunk[i]]++;
+		pushed += len;
+		if (rand_r(&seed) % 4 && pushed < 256 * 1024)
+			continue;
+		rounds++;
+		usleep(rand_r(&seed) % 500); /* the readers take some */
+		if ((err = take_back(d.cuse, (uint64_t)rounds, kh)))
+			return FAILED("take-back %d: %s", rounds, strerror(-err));
+		n = taken_next(taken[0], &unique, &tkh, back, sizeof(back));
+		if (n < 0 || unique != (uint64_t)rounds || tkh != kh)
+			return FAILED("take-back %d: no reply or a wrong one", rounds);
+		for (ssize_t i = 0; i < n; i++)
+			pushed_counts[back[i]]--;
+		taken_back += (size_t)n;
+	}
+	for (int i = 0; i < 2; i++) {
+		atomic_store(&r[i].stop, 1);
+		pthread_join(t[i], NULL);
+		if (r[i].why)
+			return FAILED("reader %d: %s", i, r[i].why);
+	}
+	printf("tb-read-race: %zu bytes pushed, %zu and %zu read, %zu taken back in %d take-backs\n",
+	       pushed, r[0].got, r[1].got, taken_back, rounds);
+	if (r[0].got + r[1].got + taken_back != pushed)
+		return FAILED("%zu read and %zu taken back of %zu pushed", r[0].got + r[1].got,
+			      taken_back, pushed);
+	for (int v = 0; v < 256; v++)
+		if (pushed_counts[v] != r[0].counts[v] + r[1].counts[v])
+			return FAILED("byte %d: pushed %lu more than read", v, pushed_counts[v]);
+	close(fd);
+	dev_kill_server(&d);
+	close(d.cuse);
+	close(taken[0]);
+	close(taken[1]);
+	return NULL;
+}
+
+static const char *attack_tb_release(void)
+{
+	int taken[2], fd, err;
+	struct server_cfg cfg = opt_in;
+	uint64_t kh, unique, tkh;
+	char back[16];
+	pthread_t t;
+	struct dev d;
+
+	if (pipe(taken))
+		return FAILED("pipe: %s", strerror(errno));
+	cfg.taken_fd = taken[1];
+	dev_start(&d, "tb-release", &cfg);
+	for (int round = 0; round < 20; round++) {
+		fd = dev_open(&d, O_RDONLY, &kh);
+		if (fd < 0)
+			return FAILED("open: %s", strerror(-fd));
+		if ((err = push(d.cuse, kh, "gone", 4)))
+			return FAILED("push: %s", strerror(-err));
+		stop_server(d.server);
+		if ((err = take_back(d.cuse, 7, kh)))
+			return FAILED("take-back: %s", strerror(-err));
+		pthread_create(&t, NULL, close_fd, &fd);
+		usleep(round * 1000);
+		kill(d.server, SIGCONT);
+		pthread_join(t, NULL);
+		if (taken_next(taken[0], &unique, &tkh, back, sizeof(back)) != 4 ||
+		    memcmp(back, "gone", 4))
+			return FAILED("round %d: the reply did not carry the bytes", round);
+	}
+	dev_kill_server(&d);
+	close(d.cuse);
+	close(taken[0]);
+	close(taken[1]);
+	return NULL;
+}
+
+static const char *attack_tb_many_files(void)
+{
+	static unsigned char in[SD_MAX], out[SD_MAX + 1];
+	enum { FILES = 256 };
+	static int fds[FILES];
+	static uint64_t khs[FILES];
+	struct dev d;
+	int err;
+
+	for (size_t i = 0; i < sizeof(in); i++)
+		in[i] = (unsigned char)(i * 13);
+	dev_start(&d, "tb-many", &opt_in);
+	for (int i = 0; i < FILES; i++) {
+		fds[i] = dev_open(&d, O_RDONLY | O_NONBLOCK, &khs[i]);
+		if (fds[i] < 0)
+			return FAILED("open %d: %s", i, strerror(-fds[i]));
+		if ((err = push(d.cuse, khs[i], in, SD_MAX)))
+			return FAILED("push %d: %s", i, strerror(-err));
+	}
+	stop_server(d.server);
+	for (int i = 0; i < FILES; i++) {
+		if ((err = take_back(d.cuse, (uint64_t)i + 1, khs[i])))
+			return FAILED("take-back %d: %s", i, strerror(-err));
+		if ((err = take_back(d.cuse, (uint64_t)i + 1, khs[i])) != -EBUSY)
+			return FAILED("a second take-back of file %d: %s, expected EBUSY", i,
+				      err ? strerror(-err) : "taken");
+		if ((err = push(d.cuse, khs[i], in, 1)) != -EBUSY)
+			return FAILED("a push with a take-back out, file %d: %s, expected EBUSY", i,
+				      err ? strerror(-err) : "taken");
+	}
+	/* the server dies without reading one reply */
+	close(d.cuse);
+	dev_kill_server(&d);
+	for (int i = 0; i < FILES; i++) {
+		size_t got = 0;
+		ssize_t n;
+
+		while ((n = read(fds[i], out + got, sizeof(out) - got)) > 0)
+			got += (size_t)n;
+		if (got != SD_MAX || memcmp(out, in, SD_MAX))
+			return FAILED("file %d read %zu bytes back after the server died", i, got);
+		if (n != -1 || errno != ENOTCONN)
+			return FAILED("file %d: then %zd (%s), expected ENOTCONN", i, n,
+				      n < 0 ? strerror(errno) : "");
+		close(fds[i]);
+	}
+	return NULL;
+}
+
+struct tb_drain {
+	int fd;
+	_Atomic long replies;
+};
+
+static void *tb_drain(void *arg)
+{
+	struct tb_drain *dr = arg;
+	char buf[BUF_SIZE];
+	uint64_t unique, kh;
+
+	while (taken_next(dr->fd, &unique, &kh, buf, sizeof(buf)) >= 0)
+		atomic_fetch_add(&dr->replies, 1);
+	return NULL;
+}
+
+static const char *attack_tb_flood(void)
+{
+	int taken[2], fd, err;
+	struct server_cfg cfg = opt_in;
+	struct tb_drain dr;
+	long ok = 0, busy = 0;
+	pthread_t t;
+	uint64_t kh;
+	struct dev d;
+
+	if (pipe(taken))
+		return FAILED("pipe: %s", strerror(errno));
+	cfg.taken_fd = taken[1];
+	dev_start(&d, "tb-flood", &cfg);
+	fd = dev_open(&d, O_RDONLY | O_NONBLOCK, &kh);
+	if (fd < 0)
+		return FAILED("open: %s", strerror(-fd));
+	close(taken[1]);
+	dr = (struct tb_drain){ .fd = taken[0] };
+	pthread_create(&t, NULL, tb_drain, &dr);
+	for (int i = 0; i < 20000; i++) {
+		if (i % 16 == 0)
+			push(d.cuse, kh, "flood", 5);
+		err = take_back(d.cuse, (uint64_t)i, kh);
+		if (!err)
+			ok++;
+		else if (err == -EBUSY)
+			busy++;
+		else
+			return FAILED("take-back %d: %s", i, strerror(-err));
+	}
+	/* every reply read before the server goes (10 s at most) */
+	for (int i = 0; i < 1000 && atomic_load(&dr.replies) < ok; i++)
+		usleep(10000);
+	close(fd);
+	close(d.cuse);
+	dev_kill_server(&d);
+	pthread_join(t, NULL);
+	close(taken[0]);
+	printf("tb-flood: %ld taken, %ld EBUSY, %ld replies\n", ok, busy, atomic_load(&dr.replies));
+	if (atomic_load(&dr.replies) != ok)
+		return FAILED("%ld take-backs taken, the server got %ld replies", ok,
+			      atomic_load(&dr.replies));
+	return NULL;
+}
+
 static const struct guest_attack attacks[] = {
 	{ "abort", attack_abort },
 	{ "ring", attack_ring },
@@ -2163,6 +2574,11 @@ static const struct guest_attack attacks[] = {
 	{ "w-zero-forever", attack_w_zero_forever },
 	{ "w-many-full", attack_w_many_full },
 	{ "w-big", attack_w_big },
+	{ "tb-invalid", attack_tb_invalid },
+	{ "tb-read-race", attack_tb_read_race },
+	{ "tb-release", attack_tb_release },
+	{ "tb-many-files", attack_tb_many_files },
+	{ "tb-flood", attack_tb_flood },
 };
 
 int main(int argc, char **argv)
