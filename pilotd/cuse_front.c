@@ -362,7 +362,14 @@ static void pilot_read(fuse_req_t req, size_t size, off_t off, struct fuse_file_
 static void pilot_write(fuse_req_t req, const char *buf, size_t size, off_t off,
 			struct fuse_file_info *fi)
 {
-	port_write(port_of(req), req, fi->fh, buf, size, fi->flags & O_NONBLOCK);
+	const struct cuse_front *fr = fuse_req_userdata(req);
+
+	/* the kernel's drain of a file's write buffer (fuse_wire.h) */
+	if (fr->stream_write && !fr->no_stream_write && (fi->flags & O_ACCMODE) == 0 &&
+	    size <= STREAM_WRITE_MAX)
+		port_write_buffered(port_of(req), req, fi->fh, buf, size);
+	else
+		port_write(port_of(req), req, fi->fh, buf, size, fi->flags & O_NONBLOCK);
 }
 
 static void pilot_poll(fuse_req_t req, struct fuse_file_info *fi, struct fuse_pollhandle *ph)

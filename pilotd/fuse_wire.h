@@ -78,12 +78,18 @@ size_t stream_data_header(void *buf, uint64_t kh, size_t len);
  * write() then copies into a 4096-byte buffer of the file and returns; the
  * kernel hands the bytes on in FUSE_WRITEs of its own, one at a time per
  * file, each answered with how many bytes pilotd took: a blocking write
- * as any other, which pilotd answers once it queued them all.
+ * as any other, which pilotd answers once it queued them all.  A drain's
+ * fuse_write_in.flags is 0, where a write()'s are its file's f_flags,
+ * O_WRONLY or O_RDWR among them (the request's pid is whoever started the
+ * drain: a writer or the kernel's worker); a drain holds at most the
+ * buffer's bytes, and a write() of more goes as its own request, as
+ * without the buffer.
  * cuse_init_offers() reads a CUSE_INIT bit from the request as it came
  * (false for any other request).
  */
 #define CUSE_STREAM_WRITE_FLAG	(1u << 3)
 #define FOPEN_STREAM_WRITE_FLAG (1u << 10)
+#define STREAM_WRITE_MAX	4096u /* FUSE_STREAM_WRITE_MAX: a drain is no longer */
 bool cuse_init_offers(const void *buf, size_t len, uint32_t flag, bool *offered);
 
 #endif

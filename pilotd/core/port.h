@@ -337,6 +337,15 @@ void port_read(struct port *p, void *req, uint64_t fh, size_t size, bool nonbloc
 void port_write(struct port *p, void *req, uint64_t fh, const void *buf, size_t size,
 		bool nonblock);
 /*
+ * A drain of the kernel's write buffer of a file (kernel-patches/
+ * stream-write): bytes a write() already returned for, as those in a tty
+ * driver's buffer.  Queued as a blocking write, but a flush of the output
+ * (TCOFLUSH, TCIOFLUSH) drops what of them still waits for room, as
+ * tty_driver_flush_buffer() drops the driver's, and answers the drain
+ * whole.
+ */
+void port_write_buffered(struct port *p, void *req, uint64_t fh, const void *buf, size_t size);
+/*
  * The events to report; poll_handle (may be NULL) replaces the file's, to
  * be notified once one of wanted (0: not said, any) or a hangup or error
  * appears.

@@ -216,7 +216,7 @@ static size_t queue_output(struct port *p, const uint8_t *in, size_t len)
  * one takes what fits, or gets EAGAIN.  Writes go out in their order.
  */
 static void write_queued(struct port *p, void *req, uint64_t fh, const uint8_t *buf, size_t size,
-			 bool nonblock)
+			 bool nonblock, bool buffered)
 {
 	size_t done = p->writes.head ? 0 : queue_output(p, buf, size), value;
 	struct port_cred who = port_cred_of(p, fh, req);
@@ -232,12 +232,15 @@ static void write_queued(struct port *p, void *req, uint64_t fh, const uint8_t *
 		if (done)
 			due(p, PORT_DUE_TX);
 		e = port_park(p, &p->writes, req, fh, who, buf, size);
-		if (e)
+		if (e) {
 			e->done = done;
+			e->buffered = buffered;
+		}
 	}
 }
 
-void port_write(struct port *p, void *req, uint64_t fh, const void *buf, size_t size, bool nonblock)
+static void write_request(struct port *p, void *req, uint64_t fh, const void *buf, size_t size,
+			  bool nonblock, bool buffered)
 {
 	p->stats.write_requests++;
 	if (port_is_hung_up(p, fh)) {
@@ -248,9 +251,19 @@ void port_write(struct port *p, void *req, uint64_t fh, const void *buf, size_t 
 		reply_written(p, req, size);
 	} else {
 		port_process_echoes(p); /* n_tty_write(): the pending echoes first */
-		write_queued(p, req, fh, buf, size, nonblock);
+		write_queued(p, req, fh, buf, size, nonblock, buffered);
 	}
 	port_run_due_hooks(p);
+}
+
+void port_write(struct port *p, void *req, uint64_t fh, const void *buf, size_t size, bool nonblock)
+{
+	write_request(p, req, fh, buf, size, nonblock, false);
+}
+
+void port_write_buffered(struct port *p, void *req, uint64_t fh, const void *buf, size_t size)
+{
+	write_request(p, req, fh, buf, size, false, true);
 }
 
 /* Queue parked writes in order, with the settings of now, as room comes. */

@@ -30,6 +30,27 @@ void port_flush_output(struct port *p)
 	p->tx_released = min_size(p->tx_released, p->tx_inflight);
 }
 
+/*
+ * The drains of the kernel's write buffers waiting for room hold bytes
+ * whose write() returned: the output's flush drops them as it drops txq
+ * (port.h port_write_buffered()).  A blocking write() parked here is a
+ * writer still in n_tty_write(), whose rest goes on after the flush.
+ */
+static void flush_buffered_writes(struct port *p)
+{
+	struct parked *e = p->writes.head, *next;
+
+	for (; e; e = next) {
+		next = e->next;
+		if (!e->buffered)
+			continue;
+		p->stats.tx_flushed += e->size - e->done;
+		port_unpark(p, &p->writes, e);
+		reply_written(p, e->req, e->size);
+		parked_free(e);
+	}
+}
+
 static void flush_queues(struct port *p, const struct port_file *f, unsigned int which)
 {
 	/* a file of another session has no input here to flush */
@@ -106,6 +127,21 @@ static void inject(struct port *p, const struct port_file *f, uint8_t c)
 }
 
 /*
+ * TIOCOUTQ's count: the kernel adds its write buffer's bytes to the answer
+ * (kernel-patches/stream-write), a drain's until it is answered, so the
+ * part of a drain parked for room that txq already holds is counted there.
+ */
+static size_t tx_queued_apart(const struct port *p)
+{
+	size_t n = port_tx_queued(p);
+
+	for (const struct parked *e = p->writes.head; e; e = e->next)
+		if (e->buffered)
+			n -= e->done;
+	return n;
+}
+
+/*
  * Run one tty ioctl and do what the tty says.  Returns true when req was
  * answered or parked, false when it must wait for the output to drain
  * and the caller keeps it (a parked ioctl being retried).
@@ -124,7 +160,7 @@ static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_i
 		port_start_listening(p, f);
 	ctx = (struct tty_context){
 		.rx_queued = port_rx_avail(p, f),
-		.tx_queued = port_tx_queued(p),
+		.tx_queued = tx_queued_apart(p),
 		.carrier = p->carrier,
 		.drained = output_drained(p),
 		.carrier_changes = p->carrier_changes,
@@ -179,8 +215,10 @@ static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_i
 	else
 		reply_ioctl(p, req, r.out_len ? r.out : NULL, r.out_len);
 	/* writers waiting for room: their transfer's hooks must not run with req in hand */
-	if (r.flush & TTY_FLUSH_OUT)
+	if (r.flush & TTY_FLUSH_OUT) {
+		flush_buffered_writes(p);
 		port_serve_writes(p);
+	}
 	return true;
 }
 

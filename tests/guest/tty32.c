@@ -3,14 +3,24 @@
  * A 32-bit static program asks /dev/pilot for its terminal settings,
  * changes them and reads them back, as legacy i386 sync tools do.  As on
  * the visor tty, the speed stays (usb-serial's tty_termios_copy_hw) and
- * the rest is stored.  Built
- * with -m32 -static; uses only libc and the kernel's ioctl numbers.
+ * the rest is stored.  With the argument "outq" it asks TIOCOUTQ in its
+ * compat form instead: output stopped with TCOOFF, it writes 1 KiB at a
+ * time without blocking until no more fits, and TIOCOUTQ must count every
+ * byte written (as n_tty's write() puts them in the tty driver's buffer):
+ * with the stream-write series (7.3) that is pilotd's answer plus what
+ * waits in the kernel's buffer of the file, which cuse_file_compat_ioctl()
+ * must add as the native path does.  A tcflush(TCOFLUSH) then drops every
+ * byte written (tty_driver_flush_buffer()): TIOCOUTQ 0, with what pilotd
+ * held and what the kernel had sent it alike.  Built with -m32
+ * -static; uses only libc and the kernel's ioctl numbers.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 
 struct k_termios { /* the kernel's struct termios, the same on i386 */
@@ -18,12 +28,73 @@ struct k_termios { /* the kernel's struct termios, the same on i386 */
 	unsigned char c_line, c_cc[19];
 };
 
-int main(void)
+static int outq(int fd)
+{
+	static char chunk[1024];
+	long total = 0;
+	int n = -1, left = -1;
+	ssize_t w;
+
+	memset(chunk, 'q', sizeof(chunk));
+	if (ioctl(fd, TCXONC, TCOOFF) < 0) {
+		fprintf(stderr, "tty32: FAIL: TCOOFF: %s\n", strerror(errno));
+		return 1;
+	}
+	/*
+	 * Until the queues before the handheld are full: a write fails with
+	 * EAGAIN and poll() finds no room within a second.  With the
+	 * stream-write series (7.3) that is pilotd's 512 KiB txq, a drain of
+	 * the kernel's buffer waiting in pilotd for room, and the buffer
+	 * full.  Bounded: 1 MiB is more than all of them.  poll() also
+	 * sleeps: usleep()'s 32-bit time call may be missing in the guest.
+	 */
+	while (total < 1048576) {
+		w = write(fd, chunk, sizeof(chunk));
+		if (w > 0)
+			total += w;
+		else if (w < 0 && errno == EAGAIN &&
+			 poll(&(struct pollfd){ .fd = fd, .events = POLLOUT }, 1, 1000) == 1)
+			continue;
+		else
+			break;
+	}
+	if (total == 0 || total >= 1048576 || errno != EAGAIN) {
+		fprintf(stderr, "tty32: FAIL: %ld bytes written under TCOOFF (%s)\n", total,
+			strerror(errno));
+		return 1;
+	}
+	poll(NULL, 0, 300); /* a loose settle: nothing can leave while output is off */
+	if (ioctl(fd, TIOCOUTQ, &n) < 0 || n != total)
+		fprintf(stderr, "tty32: FAIL: TIOCOUTQ %d (%s) after %ld bytes written\n", n,
+			strerror(errno), total);
+	if (ioctl(fd, TCFLSH, TCOFLUSH) < 0 || ioctl(fd, TIOCOUTQ, &left) < 0 || left != 0)
+		fprintf(stderr, "tty32: FAIL: TIOCOUTQ %d (%s) after tcflush(TCOFLUSH)\n", left,
+			strerror(errno));
+	/*
+	 * Restarted in any case: a close with the output stopped and a drain
+	 * parked in pilotd would wait for it (docs/kernel-data-path.md).
+	 */
+	ioctl(fd, TCXONC, TCOON);
+	if (n != total || left != 0)
+		return 1;
+	printf("tty32: a 32-bit TIOCOUTQ counted all %ld bytes written under TCOOFF, 0 after "
+	       "tcflush\n", total);
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	struct k_termios t, want, back;
 	int fd = open("/dev/pilot", O_RDWR | O_NONBLOCK), lines = 0;
 
 	_Static_assert(sizeof(void *) == 4, "build this with -m32");
+	if (argc > 1 && strcmp(argv[1], "outq") == 0) {
+		if (fd < 0) {
+			fprintf(stderr, "tty32: FAIL: open: %s\n", strerror(errno));
+			return 1;
+		}
+		return outq(fd);
+	}
 	if (fd < 0 || ioctl(fd, TCGETS, &t) < 0) {
 		fprintf(stderr, "tty32: FAIL: open/TCGETS: %s\n", strerror(errno));
 		return 1;

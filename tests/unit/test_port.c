@@ -545,6 +545,51 @@ static void test_flush_ends_drain(void)
 	teardown();
 }
 
+/*
+ * A drain of the kernel's write buffer (kernel-patches/stream-write) holds
+ * bytes whose write() returned, as a tty driver's buffer: tcflush(TCOFLUSH)
+ * drops what of it waits for room and answers it whole, where a blocking
+ * write() parked behind it is a writer still in n_tty_write(), whose bytes
+ * go on after the flush.  Neither the drain's queued part nor its rest
+ * reaches the handheld.
+ */
+static void test_flush_drops_kernel_buffer(void)
+{
+	struct tty_ioctl io = { .cmd = TCFLSH, .arg = TCOFLUSH };
+	char buf[4096];
+	struct port p;
+	void *d, *w, *f;
+	uint64_t fh;
+	size_t n;
+
+	setup(&p);
+	fh = do_open(false);
+	port_carrier_up(&p);
+	for (int i = 0; i < 4096 / 8 - 1; i++)
+		do_write(fh, "abcdefgh", false);
+	d = ph_req(&h);
+	port_write_buffered(&p, d, fh, "kernelbuffer", 12); /* 8 fit, 4 park */
+	w = do_write(fh, "writer", false);		     /* parks behind it */
+	CHECK_EQ(ans(d)->count, 0);
+	CHECK_EQ(ans(w)->count, 0);
+	/* the kernel counts the drain's 12 bytes itself until answered */
+	f = do_ioctl(fh, TIOCOUTQ, NULL, 0, sizeof(int));
+	CHECK(ans(f)->kind == PH_IOCTL && ans(f)->len == sizeof(int) &&
+	      *(int *)ans(f)->data == 4096 - 8);
+	f = new_req();
+	port_ioctl(&p, f, fh, &io);
+	CHECK(ans(f)->kind == PH_IOCTL);
+	CHECK(ans(d)->kind == PH_WRITTEN && ans(d)->len == 12);
+	CHECK(ans(w)->kind == PH_WRITTEN && ans(w)->len == 6);
+	CHECK_EQ(p.stats.tx_flushed, 4096 - 8 + 12);
+	n = ph_handheld_takes_into(&h, buf, sizeof(buf));
+	CHECK(n == 6 && memcmp(buf, "writer", 6) == 0);
+	CHECK_EQ(port_tx_queued(&p), 0);
+	port_release(&p, fh);
+	check_all_answered_once();
+	teardown();
+}
+
 /* Release and shutdown answer what is parked, each request once. */
 static void test_release_and_shutdown(void)
 {
@@ -3666,6 +3711,7 @@ int main(void)
 	test_backpressure_and_drain();
 	test_transfer_before_answer();
 	test_flush_ends_drain();
+	test_flush_drops_kernel_buffer();
 	test_release_and_shutdown();
 	test_poll_notify();
 	test_poll_notify_wanted();
