@@ -1058,7 +1058,7 @@ static size_t echo_out(const struct termios2 *t, uint8_t b)
 /* What ring_count() finds of batch i (step i) */
 struct ring_count {
 	size_t entries; /* VREPRINTs' echoes, WERASE's and KILL's erases */
-	size_t since;	/* those and the data bytes' echoes since its last flushing signal */
+	size_t since;	/* those, the data bytes' and signals' echoes since its last flushing signal */
 	size_t out;	/* bytes their echoes put out at least (echo_out()) since then */
 	bool stops;	/* a STOP in it */
 };
@@ -1127,6 +1127,11 @@ static void ring_count(const struct nd_case *c, int i, struct ring_count *rc)
 				/* a signal's isig(): echo_head = echo_tail = 0 */
 				if (d == NT_SIGNAL && k == i - 1)
 					rc->since = 0, rc->out = 0;
+			}
+			/* n_tty_receive_signal_char(): isig(), then under ECHO its echo_char() */
+			if (d == NT_SIGNAL && k == i - 1 && (t.c_lflag & ECHO)) {
+				rc->since += echo_char_entries(&t, b);
+				rc->out += echo_out(&t, b);
 			}
 		}
 	}
@@ -1319,10 +1324,12 @@ static void nt_flow(const struct nd_case *c, struct nt_flow st[ND_OPS_MAX + 1])
  * multiple of 256 would have sent them, and only add_echo_byte() writing
  * on round the ring loses them.  fuzz_ntty: seed vreprints-nuls-wrap-ring,
  * 10 VREPRINTs and a WERASE (4060 entries counted) and 15 NULs' ^@ after
- * them (4097 with them and the batch's other data bytes; at least 47 bytes
- * out): n_tty sent 5 bytes, pilotd 4095; seed vreprints-nuls-wrap-ring-2
+ * them (4097 with them and the batch's other data bytes; at least 49 bytes
+ * out, with the SUSP's ^Z): n_tty sent 5 bytes, pilotd 4095; seed vreprints-nuls-wrap-ring-2
  * (the suite's fixed-seed run): n_tty sent 31, the NULs' ^@ after the
- * wrap.
+ * wrap.  A signal character's own echo counts too: n_tty_receive_signal_char()
+ * runs isig() (its flush, unless NOFLSH), then echo_char() under ECHO (seed
+ * vreprints-susp-echo-wrap-ring: 4095 entries without the ^Z, 4097 with it).
  */
 static bool ring_lost(const struct nd_case *c, const struct nd_trace *pty, int i)
 {
@@ -1914,6 +1921,101 @@ static bool column_ahead(const struct stream *a, size_t pre_a, const struct stre
 	       memcmp(a->s, b->s, pre_b) == 0 && ns.len >= pre_a && memcmp(a->s, ns.s, pre_a) == 0;
 }
 
+/* Where in batch k (an ND_RX) nt_receive() first finds does; its length if nowhere. */
+static size_t first_does(const struct nd_case *c, int k, enum nt_does does)
+{
+	const struct nd_op *op = &c->ops[k - 1];
+	struct termios2 t = settings_at(c, k);
+	bool lnext = false;
+	size_t at;
+
+	for (at = 0; at < op->len; at++) {
+		enum nt_does d = nt_receive(&t, op->bytes[at], lnext);
+
+		if (d == does)
+			break;
+		lnext = d == NT_LNEXT;
+	}
+	return at;
+}
+
+/*
+ * The echoes pilotd's run without the writes (skipped) holds as step k's
+ * signal character comes (the first byte nt_receive() finds a signal's
+ * there), in hex onto held, squeezed: that run cut just before it, then
+ * output started (probe_case()'s three steps: TCOON, IXON on and off,
+ * whose n_tty_set_termios() runs process_echoes(), as probe_case()
+ * appends them), what it then sends.
+ * False where the case has no room for them.
+ */
+static bool held_at_signal(const struct nd_case *skipped, int k, bool raw, struct stream *held)
+{
+	static struct nd_case cut;
+	static struct nd_trace tr;
+	const struct nd_op *op = &skipped->ops[k - 1];
+	struct termios2 t = settings_at(skipped, k);
+	size_t at = first_does(skipped, k, NT_SIGNAL);
+
+	if (op->kind != ND_RX || k + 3 > ND_OPS_MAX || at == op->len)
+		return false;
+	cut = *skipped;
+	cut.nops = k;
+	cut.ops[k - 1].len = at; /* an empty batch when the signal comes first */
+	cut.ops[cut.nops++] = (struct nd_op){ .kind = ND_XONC, .arg = TCOON };
+	cut.ops[cut.nops++] = (struct nd_op){
+		.kind = ND_SETATTR, .iflag = t.c_iflag | IXON, .oflag = t.c_oflag, .lflag = t.c_lflag
+	};
+	cut.ops[cut.nops++] = (struct nd_op){ .kind = ND_SETATTR,
+					      .iflag = t.c_iflag & ~(uint32_t)IXON,
+					      .oflag = t.c_oflag,
+					      .lflag = t.c_lflag };
+	if (nd_run_port(&cut, &tr) < 0)
+		return false;
+	for (int j = k; j <= cut.nops; j++) {
+		size_t h, x;
+		const char *hex;
+
+		if (!step_parts(&tr, j, &h, &hex, &x))
+			return false;
+		squeeze(held, hex, x, raw);
+	}
+	return true;
+}
+
+/*
+ * flush_cut()'s range the other way round: the writes' room shifted
+ * pilotd's commit_echoes() blocks (n_tty's, core/ldisc.c commit_echoes():
+ * processed only where head - tail passes a multiple of 256), so a block
+ * let go, before a STOP in the range, echoes that its run without the
+ * writes (skipped) still held there and that step k's signal character
+ * then flushed (isig() clears the echo buffer; fuzz_ntty: find
+ * stop-write-tcoon-flood-writes-held, 540 bytes from pilotd at a VREPRINT
+ * just before a STOP, none from its run without the write, whose ring
+ * the SUSP of step 23 emptied).  So pilotd's bytes before step k must be
+ * those of its run without the writes, then a first part of what that run
+ * held at the signal (held_at_signal()), with the writes put in whole;
+ * step k's own bytes the same on both runs.
+ */
+static bool flush_ahead(const struct stream *a, size_t pre_a, const struct stream *b,
+			size_t pre_b, const struct stream w[], int n, bool raw,
+			const struct nd_case *skipped, int k)
+{
+	static char hbuf[ND_TRACE_MAX], tbuf[ND_TRACE_MAX];
+	struct stream held = { hbuf, 0 }, t = { tbuf, 0 };
+	size_t writes = 0;
+
+	for (int i = 0; i < n; i++)
+		writes += w[i].len;
+	if (a->len - pre_a != b->len - pre_b ||
+	    memcmp(a->s + pre_a, b->s + pre_b, a->len - pre_a) != 0 ||
+	    pre_a <= pre_b + writes || !held_at_signal(skipped, k, raw, &held) ||
+	    pre_a - pre_b - writes > held.len)
+		return false;
+	stream_add(&t, b->s, pre_b);
+	stream_add(&t, held.s, pre_a - pre_b - writes);
+	return with_parts(a->s, pre_a, t.s, t.len, w, n);
+}
+
 /*
  * pilotd's own run (port), from the step that sends the writes n_tty
  * refused (they waited in its queue) to step e (excluded: a flush that
@@ -2055,6 +2157,7 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 		if (!with_parts(a.s, a.len, b.s, b.len, w, n) &&
 		    !(carried && st[k].isig_flush &&
 		      (flush_cut(&a, pre_a, &b, pre_b, &rb, w, n, room, raw) ||
+		       flush_ahead(&a, pre_a, &b, pre_b, w, n, raw, skipped, k) ||
 		       column_ahead(&a, pre_a, &b, pre_b, n, raw, pty, sent_at, group, k))))
 			return false;
 	}
@@ -2422,6 +2525,68 @@ static bool flood_after_stop(const struct nd_case *c, const struct nt_flow st[],
 }
 
 /*
+ * A START ends a stop under which n_tty's echo ring wrapped (batch j).
+ * While output is stopped (pty_write_room() is 0) commit_echoes() runs
+ * __process_echoes() only where head - tail passes a multiple of 256
+ * (nr % ECHO_BLOCK > old % ECHO_BLOCK returns), which sends nothing and
+ * discards down to 3807 entries at most (ECHO_DISCARD_WATERMARK);
+ * add_echo_byte() has no room check, so VREPRINTs that add more than the
+ * rest between two such blocks write on round the oldest.  The START's
+ * process_echoes() then walks from echo_tail's place to echo_commit's,
+ * modulo 4096: it sends the newest (head - tail) modulo 4096 entries,
+ * and its discard loop leaves echo_tail 3805 to 3807 entries behind,
+ * so the next processing sends those again, the newest, before the
+ * echoes that come after (Linux 7.3 n_tty.c: add_echo_byte(),
+ * commit_echoes(), __process_echoes(), n_tty_receive_char_flow_ctrl()).
+ * pilotd's ring never wraps (core/ldisc.c echo_room_for() drops its
+ * oldest first): at the START it sends all it held, the newest.  So,
+ * where the batches stopped throughout since the stop and batch j before
+ * its START add 4096 entries or more (ring_entries(), at least): n_tty's
+ * bytes of step j a part of the end of pilotd's, fewer; then, with no
+ * byte between on either side, in the next step that sends n_tty's are a
+ * part of the end of pilotd's step j bytes, no shorter than its own of
+ * step j, and then pilotd's bytes of that step (fuzz_ntty: find
+ * stop-discard-vreprint-flood-start-bytes: at the START n_tty sent 1295
+ * bytes, pilotd 3809; in the next step n_tty 3806 of those again and the
+ * 196 pilotd sent).  From there the flood's rule judges the rest, as
+ * flood_after_stop()'s.
+ */
+static bool held_wraps_at_start(const struct nd_case *c, const struct nt_flow st[],
+				const struct nd_trace *pd, const struct nd_trace *pty, int j)
+{
+	static struct nd_case cut;
+	const struct nd_op *op = &c->ops[j - 1];
+	size_t held = 0, at, ha, hb, xa, xb, xa2, xb2;
+	const char *pa, *pb, *pa2, *pb2;
+	int k;
+
+	if (op->kind != ND_RX || !st[j].stopped_before || st[j].tco_before || st[j].stopped ||
+	    st[j].isig_flush || !step_parts(pd, j, &ha, &pa, &xa) ||
+	    !step_parts(pty, j, &hb, &pb, &xb) || xb == 0 || xb >= xa ||
+	    memcmp(pa + xa - xb, pb, xb) != 0)
+		return false;
+	at = first_does(c, j, NT_START);
+	if (at == op->len)
+		return false;
+	cut = *c;
+	cut.ops[j - 1].len = at;
+	held = ring_entries(&cut, j);
+	for (k = j - 1; k >= 1 && st[k].stopped_before && st[k].stopped && !st[k].ran; k--)
+		held += c->ops[k - 1].kind == ND_RX ? ring_entries(c, k) : 0;
+	if (held < ECHO_RING)
+		return false;
+	for (k = j + 1; k <= c->nops; k++) {
+		if (!step_parts(pd, k, &ha, &pa2, &xa2) || !step_parts(pty, k, &hb, &pb2, &xb2))
+			return false;
+		if (xa2 || xb2)
+			break;
+	}
+	return k <= c->nops && xb2 >= xa2 + xb && xb2 - xa2 <= xa &&
+	       memcmp(pb2 + xb2 - xa2, pa2, xa2) == 0 &&
+	       memcmp(pb2, pa + xa - (xb2 - xa2), xb2 - xa2) == 0;
+}
+
+/*
  * timing_isig_flush's race in a batch that ends stopped: a START let
  * n_tty's held echoes go (start_tty(), process_echoes(): written to the
  * pty), a signal character's flush then raced with the master's worker
@@ -2625,6 +2790,13 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			 * shapes: timing_echo_flood's rule from here on
 			 */
 			if (flood_after_stop(c, st, pd, pty, j, even)) {
+				used(at, USED_FLOOD, j);
+				flood_at = j;
+				break;
+			}
+			/* ... or the START's after a stop under which n_tty's ring wrapped */
+			if (even && loose == LOOSE_NOT && held_wraps_at_start(c, st, pd, pty, j) &&
+			    heads_same(c, pd, pty, j)) {
 				used(at, USED_FLOOD, j);
 				flood_at = j;
 				break;
