@@ -2587,6 +2587,78 @@ static bool held_wraps_at_start(const struct nd_case *c, const struct nt_flow st
 }
 
 /*
+ * What pilotd sends in step j (*hex, *x hex characters) when case c ends
+ * with batch j cut to its first len bytes.
+ */
+static bool sent_cut(const struct nd_case *c, int j, size_t len, const char **hex, size_t *x)
+{
+	static struct nd_case cut;
+	static struct nd_trace tr;
+	size_t h;
+
+	cut = *c;
+	cut.nops = j;
+	cut.ops[j - 1].len = len;
+	return nd_run_port(&cut, &tr) >= 0 && step_parts(&tr, j, &h, hex, x);
+}
+
+/*
+ * flush_races()'s columns at a START: pilotd's flush_echo() there, as
+ * n_tty's process_echoes(), moves the column through what it processes,
+ * but processes only what its queue has room for (ldisc.c process_to();
+ * the rest waits unprocessed in its echo ring), while the pty takes up to
+ * 64 KiB.  Where the held echoes fill pilotd's queue (its run of case c
+ * cut just before the batch's first signal character sends within
+ * LDISC_OUT_MAX of its size in step j, the START before that character),
+ * the signal's isig() then empties pilotd's ring before those echoes moved
+ * its column, while n_tty's moved through all of them before its flush
+ * dropped their bytes (fuzz_ntty: find stop-writes-vreprints-start-intr-
+ * tab-column, 19 VREPRINTs held by a STOP, then a START and an INTR in
+ * one batch: the INTR's echo and a tab after it, 8 spaces from n_tty, 6
+ * from pilotd).
+ */
+static bool start_fills_queue(const struct nd_case *c, int j)
+{
+	const struct nd_op *op = &c->ops[j - 1];
+	size_t at = first_does(c, j, NT_SIGNAL), x;
+	const char *hex;
+
+	if (op->kind != ND_RX || at == op->len || first_does(c, j, NT_START) > at ||
+	    !sent_cut(c, j, at, &hex, &x))
+		return false;
+	return x / 2 + LDISC_OUT_MAX > ph_config_small.txq_size;
+}
+
+/*
+ * The race's split where the columns may differ (loose, from
+ * start_fills_queue() or race_moved): what n_tty sent after its flush is
+ * pilotd's bytes as the column cannot change them, n_tty's escaped echoes
+ * before it (the seed of start_fills_queue(), on the runs where the
+ * master's worker took the START's echoes before the INTR's flush).  The
+ * offset in pb (hex) where the shortest such tail begins; 0 if none, or
+ * where the bytes are compared exactly.
+ */
+static size_t race_tail_loose(const char *pa, size_t xa, const char *pb, size_t xb, int loose)
+{
+	static char abuf[ND_TRACE_MAX], bbuf[ND_TRACE_MAX];
+	struct stream a = { abuf, 0 };
+
+	if (loose == LOOSE_NOT || xa == 0)
+		return 0;
+	stream_add_loose(&a, pa, xa, loose);
+	for (size_t k = xb >= 2 ? xb - 2 : 0; k >= 2; k -= 2) {
+		struct stream b = { bbuf, 0 };
+
+		stream_add_loose(&b, pb + k, xb - k, loose);
+		if (b.len == a.len && memcmp(a.s, b.s, a.len) == 0)
+			return k;
+		if (b.len > a.len + 2)
+			break; /* longer, as the column cannot make it shorter */
+	}
+	return 0;
+}
+
+/*
  * timing_isig_flush's race in a batch that ends stopped: a START let
  * n_tty's held echoes go (start_tty(), process_echoes(): written to the
  * pty), a signal character's flush then raced with the master's worker
@@ -2677,6 +2749,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	bool even, dropped, apart, race_moved, queue_behind = false;
 	bool queue_full = false, flood_dropped;
 	int loose = LOOSE_NOT, level, flood_at = n + 1;
+	size_t from;
 
 	nt_flow(c, st);
 	nt_committed(c, st, pty);
@@ -2767,8 +2840,12 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			used(at, USED_FLOOD, j);
 			level = level > column_level(c, j) ? level : column_level(c, j);
 		}
-		/* race_columns: echoes past n_tty's commit mark moved its column, not pilotd's */
-		if (race_columns && flush_races(c, j, &race_moved) && race_moved &&
+		/*
+		 * race_columns: echoes past n_tty's commit mark moved its column, not
+		 * pilotd's; or a START's that pilotd's full queue left in its ring
+		 */
+		if (race_columns && flush_races(c, j, &race_moved) &&
+		    (race_moved || start_fills_queue(pd == &alt ? &skipped : c, j)) &&
 		    loose < LOOSE_COLUMNS) {
 			used(at, USED_RACE, j);
 			level = level > LOOSE_COLUMNS ? level : LOOSE_COLUMNS;
@@ -2805,10 +2882,12 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			 * A race's: n_tty sent echoes that pilotd's flush dropped,
 			 * then what both sent after it (the signal's echo at least)
 			 */
-			if (!flush_races(c, j, &race_moved) || !even || xa == 0 || xb <= xa ||
-			    memcmp(pb + xb - xa, pa, xa) != 0 ||
-			    !n_tty_sent(&ps, &ns, pb + xb - xa, xa, loose, st[j].stopped, queue_behind,
-					at, j) ||
+			from = xb > xa && memcmp(pb + xb - xa, pa, xa) == 0
+				       ? xb - xa
+				       : race_tail_loose(pa, xa, pb, xb, loose);
+			if (!flush_races(c, j, &race_moved) || !even || xa == 0 || from == 0 ||
+			    !n_tty_sent(&ps, &ns, pb + from, xb - from, loose, st[j].stopped,
+					queue_behind, at, j) ||
 			    ps.len != ns.len)
 				WHY(j, "bytes");
 			used(at, USED_RACE, j);

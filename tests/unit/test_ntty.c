@@ -1084,6 +1084,17 @@ static const char rest_olcuc_seed[] =
 	"rx:d1088700185ffb4e69ff0f3200885a08f9b613 flush:0 outq:0 "
 	"setattr:0x4e5e,0x1f03,0xab9 drain rx:9b rx:a9ffa90800d5f1d51a drain";
 
+/* seed stop-writes-vreprints-start-intr-tab-column (found[] below, start_fill_cases()) */
+static const char start_fill_seed[] =
+	"iflag=0x375e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400030011131a00120f1716005500 "
+	"rx:1c13da20ff56ff0854cc9b5f5f5f5f09090909090909090909090909090909 "
+	"write:0909090909090909090909090909096100000000000000000000000000000000 "
+	"rx:00 rx:00 rx:00 write:00 rx:00 fionread:0 "
+	"rx:5f5f12121212121212bf0909090909090909090909090909090909090909e90a "
+	"rx:0a0a0a0a0a0a0ae69b9b9b rx:9b069b9b9b9b9b9b9b069b9b9b9b9b9b9b069b9b0a0a0a0a0a0a0a0a "
+	"rx:0a0a0a rx:00 rx:e900610000000000000000 rx:00 fionread:0 "
+	"rx:5f5f1212121212121212121212121212121212129c11f97fd009d000d0d0d0d0 rx:00 rx:00";
+
 /* seed stop-discard-vreprint-flood-start-bytes (found[] below, wrap_at_start_cases()) */
 static const char wrap_at_start_seed[] =
 	"iflag=0x375e oflag=0x75eb lflag=0x9a6a cc=031c7f150400030011131abc120f5716000000 "
@@ -1605,6 +1616,16 @@ static const struct {
 	 * in the next step (held_wraps_at_start(), wrap_at_start_cases() below)
 	 */
 	{ "pty_stopped", wrap_at_start_seed },
+	/*
+	 * seed stop-writes-vreprints-start-intr-tab-column (openb's run-long):
+	 * writes n_tty refused under a STOP, VREPRINT floods held, then 19
+	 * more, a START and an INTR in one batch: pilotd's full queue left the
+	 * rest of the held echoes unprocessed in its ring, which the INTR
+	 * emptied, while n_tty's column moved through all of them; a tab after
+	 * the INTR 8 spaces from n_tty, 6 from pilotd (start_fills_queue(),
+	 * start_fill_cases() below)
+	 */
+	{ "pty_stopped", start_fill_seed },
 };
 
 /*
@@ -2707,6 +2728,60 @@ static int wrap_at_start_cases(void)
 	return bad;
 }
 
+/*
+ * start_fills_queue() (seed stop-writes-vreprints-start-intr-tab-column,
+ * found[]) compares the START's batch without what the column decides
+ * only where pilotd's queue filled at the START: an n_tty whose bytes
+ * there have a byte changed (0xf1 for the last 0xf0) must be unexplained;
+ * so must, with one VREPRINT in that batch (pilotd's queue not filled,
+ * both columns moved alike), an n_tty whose tab after the INTR is 2
+ * spaces wider.  Returns how many are not.
+ */
+static int start_fill_cases(void)
+{
+	enum { START = 17 };
+	static struct nd_trace a, b, t;
+	static char hex[ND_TRACE_MAX], one[sizeof(start_fill_seed)];
+	struct nd_case c;
+	const char *name, *r;
+	char *p;
+	int at, bad = 0;
+
+	snprintf(one, sizeof(one), "%s", start_fill_seed);
+	r = strstr(start_fill_seed, "rx:5f5f1212121212121212121212121212121212129c");
+	p = strstr(one, "rx:5f5f1212121212121212121212121212121212129c");
+	if (!r || !p)
+		return 1;
+	snprintf(p, sizeof(one) - (size_t)(p - one), "rx:5f5f12%s", r + strlen("rx:5f5f121212121212121212121212121212121212"));
+	for (int v = 0; v < 2; v++) {
+		if (nd_case_parse(&c, v == 0 ? start_fill_seed : one) < 0 ||
+		    run_both(&c, &a, &b, &name) < -1 || (v == 1 && handheld_hex(&b, START, hex) == 0)) {
+			fprintf(stderr, "start_fill_cases: case %d does not run\n", v);
+			bad++;
+			continue;
+		}
+		handheld_hex(&b, START, hex);
+		if (v == 0 && (p = strrchr(hex, '0')) && p > hex && p[-1] == 'f')
+			*p = '1';
+		else if (v == 1 && (p = strstr(hex, "f9f020")))
+			memmove(p + 8, p + 4, strlen(p + 4) + 1), memcpy(p + 4, "2020", 4);
+		else {
+			fprintf(stderr, "start_fill_cases: case %d: no such bytes\n", v);
+			bad++;
+			continue;
+		}
+		t = b;
+		set_handheld(&t, START, hex);
+		at = nd_compare(&c, &a, &t, &name);
+		if (at < 0 || name) {
+			fprintf(stderr, "start_fill_cases: n_tty tampered with (%d) excused\n", v);
+			report(-360 - v, &c, &a, &t, at, name);
+			bad++;
+		}
+	}
+	return bad;
+}
+
 /* What pilotd sent the handheld in step i of tr, as hex into hex; returns its length. */
 static size_t handheld_hex(const struct nd_trace *tr, int i, char *hex)
 {
@@ -2863,6 +2938,7 @@ int main(int argc, char **argv)
 	check_failures += column_ahead_cases();
 	check_failures += flush_ahead_cases();
 	check_failures += wrap_at_start_cases();
+	check_failures += start_fill_cases();
 	check_failures += kill_held_cases();
 	alarms_every(100);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
