@@ -1084,6 +1084,32 @@ static const char rest_olcuc_seed[] =
 	"rx:d1088700185ffb4e69ff0f3200885a08f9b613 flush:0 outq:0 "
 	"setattr:0x4e5e,0x1f03,0xab9 drain rx:9b rx:a9ffa90800d5f1d51a drain";
 
+/* stop-start-flood-queue-full-then-stop (found[] below, rest_over_flush_cases()) */
+static const char rest_stop_seed[] =
+	"iflag=0x3769 oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400030011131a00120f1716005500 "
+	"rx:1c13da20ff56ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
+	"rx:685f5f5f5f5f5f0d0a0a0a1212121210101010 rx:1010101010101010101010101010121212 "
+	"rx:1212121212121212121212121212121212000f rx:00de555a504f00ff090a80f6695abf0809 "
+	"fionread:0 read:1 poll rx:00120a0a0a0a0a0a0a19195f5f126c1212 "
+	"rx:12121212121212121212121212121212321212 rx:12121212120012120909090909090909090909 "
+	"rx:12121212121212121212 rx:0a0a0a0a0a020a0a0a0a0a rx:0a0a0a0aff61e91919190a "
+	"rx:1212111111111113130000005ac262e913f130 setattr:0x3565,0xf105,0x8a3b fionread:0 "
+	"rx:e9cfd87fc387aa4b890989c838 poll";
+
+/* seed tcoon-flood-rest-over-tcioflush (found[] below, rest_over_flush_cases()) */
+static const char rest_flush_seed[] =
+	"iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f33d500020011131a00120f1704000000 poll "
+	"rx:1c13da205362ff08d5cc9b5f5f095f5f5fe95fe90b0a121212121212121212 "
+	"rx:12121212120a0a0a0a0a0a020a0a0a0a09a231 flush:1 xonc:0 setattr:0x33e8,0x9ca5,0x8a3b "
+	"rx:0a2e0a0a0a0a19c85fe95f rx:5f5f5f5f5f5f5f5f5f rx:5fa9090477f9d56131 read:6 poll "
+	"rx:205362ff08d5cc9b5f5f5f5f5f5f5f0d0a0a0a1212121221121212 "
+	"rx:12121212121212121212121212121212700f02 "
+	"rx:5ae96212121212121212121212121212001212121212127fbf poll xonc:1 "
+	"rx:d1088700185ffb4e69ff0f3200885a08f9b6 fionread:0 flush:2 "
+	"rx:3320010f036cc30000f92fd0452000 rx:0000ff87ff0ab84e3e0d80f909ac8113f1 "
+	"rx:097f0f330d5ac2625f1132e9a900121213 rx:0000005ac2625f1132000000d87fc370aa8dd52f "
+	"setattr:0x5e5e,0x5861,0x965b";
+
 /* seed stop-writes-vreprints-start-intr-tab-column (found[] below, start_fill_cases()) */
 static const char start_fill_seed[] =
 	"iflag=0x375e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400030011131a00120f1716005500 "
@@ -1626,6 +1652,23 @@ static const struct {
 	 * start_fill_cases() below)
 	 */
 	{ "pty_stopped", start_fill_seed },
+	/*
+	 * seed tcoon-flood-rest-over-tcioflush (openb's run-long): a flood after
+	 * a TCOON fills pilotd's queue (4096, n_tty 4131), a TCIOFLUSH, then a
+	 * batch whose commit_echoes() block sends the 35 bytes that waited in
+	 * pilotd's echo ring before its INTR: the flush left the ring alone
+	 * (ring_keeps_rest(), rest_over_flush_cases() below)
+	 */
+	{ "pty_stopped", rest_flush_seed },
+	/*
+	 * stop-start-flood-queue-full-then-stop (the suite's fixed-seed run
+	 * once tcoon-flood-rest-over-tcioflush was a seed): VREPRINTs held by
+	 * a STOP, a START (n_tty sent 5093 bytes, pilotd its queue's 4096), a
+	 * STOP in the same batch: pilotd behind by what waits in its ring
+	 * (ring_keeps_rest()).  Not in corpus/: with it the fixed-seed run
+	 * stops at the open find stop-start-flood-rest-commit-block-before-stop.
+	 */
+	{ "pty_stopped", rest_stop_seed },
 };
 
 /*
@@ -2782,6 +2825,33 @@ static int start_fill_cases(void)
 	return bad;
 }
 
+/*
+ * ring_keeps_rest() (seed tcoon-flood-rest-over-tcioflush, found[]): a
+ * tcflush() of the output leaves the flood's rest in pilotd's echo ring,
+ * so pilotd must send it later: a pilotd that dropped it at the flush
+ * (step 20 without its first 35 bytes, as a flush of the ring would), or
+ * sent a byte of it changed, must be unexplained; and (find
+ * stop-start-flood-queue-full-then-stop) a pilotd whose START step sent 64
+ * bytes less (its queue not full: echoes lost, not waiting) or a byte
+ * changed.  Returns how many are not.
+ */
+static int rest_over_flush_cases(void)
+{
+	static const struct tamper v[] = {
+		{ 20, "0820080820083f715e485e475e405e585f7b6e690820085e4f325e405e487a5e487936", "",
+		  0 },
+		{ 20, "3f715e48", "3f725e48", 0 },
+	};
+
+	static const struct tamper w[] = {
+		{ 15, NULL, NULL, 128 },
+		{ 15, "5e520d0a", "5e520d0d", 0 },
+	};
+
+	return tampered_pilotd(rest_flush_seed, "pty_stopped", v, sizeof(v) / sizeof(v[0]), -370) +
+	       tampered_pilotd(rest_stop_seed, "pty_stopped", w, sizeof(w) / sizeof(w[0]), -372);
+}
+
 /* What pilotd sent the handheld in step i of tr, as hex into hex; returns its length. */
 static size_t handheld_hex(const struct nd_trace *tr, int i, char *hex)
 {
@@ -2939,6 +3009,7 @@ int main(int argc, char **argv)
 	check_failures += flush_ahead_cases();
 	check_failures += wrap_at_start_cases();
 	check_failures += start_fill_cases();
+	check_failures += rest_over_flush_cases();
 	check_failures += kill_held_cases();
 	alarms_every(100);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
