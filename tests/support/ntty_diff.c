@@ -2548,9 +2548,44 @@ static bool flood_after_stop(const struct nd_case *c, const struct nt_flow st[],
  * step j, and then pilotd's bytes of that step (fuzz_ntty: find
  * stop-discard-vreprint-flood-start-bytes: at the START n_tty sent 1295
  * bytes, pilotd 3809; in the next step n_tty 3806 of those again and the
- * 196 pilotd sent).  From there the flood's rule judges the rest, as
+ * 196 pilotd sent).  A batch that stops again after its START holds them
+ * on: where no later step sends, the case's end probe must show them
+ * (find stop-vreprint-flood-start-wraps-then-stop: 740 bytes at the START,
+ * pilotd 3810).  From there the flood's rule judges the rest, as
  * flood_after_stop()'s.
  */
+/*
+ * n_tty's bytes (nb, n hex characters) are the entries its discard loop
+ * left behind, again, then pilotd's (a, na): a part of the end of what
+ * pilotd sent at the START (pa, xa), no shorter than n_tty's own there (xb).
+ */
+static bool sent_again(const char *pa, size_t xa, size_t xb, const char *a, size_t na,
+		       const char *nb, size_t n)
+{
+	return n >= na + xb && n - na <= xa && memcmp(nb + n - na, a, na) == 0 &&
+	       memcmp(nb, pa + xa - (n - na), n - na) == 0;
+}
+
+/*
+ * Where no step after j sends and the case ends stopped: what the end
+ * probe (probe_case(): TCOON, IXON on and off) releases on both sides,
+ * n_tty's the entries sent again and then pilotd's.
+ */
+static bool sent_again_at_end(const struct nd_case *c, const char *pa, size_t xa, size_t xb)
+{
+	static char abuf[ND_TRACE_MAX], bbuf[ND_TRACE_MAX];
+	static struct nd_trace pp, pq;
+	static struct nd_case probe;
+	struct stream a = { abuf, 0 }, b = { bbuf, 0 };
+	int j = c->nops + 1;
+
+	if (probing || !probe_case(c, j, &probe) || nd_run_port(&probe, &pp) < 0 ||
+	    pty_run_least_kept(&probe, &pq) < 0 || !probe_sent(&pp, j, &a, LOOSE_NOT) ||
+	    !probe_sent(&pq, j, &b, LOOSE_NOT))
+		return false;
+	return sent_again(pa, xa, xb, a.s, a.len, b.s, b.len);
+}
+
 static bool held_wraps_at_start(const struct nd_case *c, const struct nt_flow st[],
 				const struct nd_trace *pd, const struct nd_trace *pty, int j)
 {
@@ -2560,10 +2595,10 @@ static bool held_wraps_at_start(const struct nd_case *c, const struct nt_flow st
 	const char *pa, *pb, *pa2, *pb2;
 	int k;
 
-	if (op->kind != ND_RX || !st[j].stopped_before || st[j].tco_before || st[j].stopped ||
-	    st[j].isig_flush || !step_parts(pd, j, &ha, &pa, &xa) ||
-	    !step_parts(pty, j, &hb, &pb, &xb) || xb == 0 || xb >= xa ||
-	    memcmp(pa + xa - xb, pb, xb) != 0)
+	if (op->kind != ND_RX || !st[j].stopped_before || st[j].tco_before ||
+	    (st[j].stopped && !st[j].ran) || st[j].isig_flush ||
+	    !step_parts(pd, j, &ha, &pa, &xa) || !step_parts(pty, j, &hb, &pb, &xb) || xb == 0 ||
+	    xb >= xa || memcmp(pa + xa - xb, pb, xb) != 0)
 		return false;
 	at = first_does(c, j, NT_START);
 	if (at == op->len)
@@ -2578,12 +2613,13 @@ static bool held_wraps_at_start(const struct nd_case *c, const struct nt_flow st
 	for (k = j + 1; k <= c->nops; k++) {
 		if (!step_parts(pd, k, &ha, &pa2, &xa2) || !step_parts(pty, k, &hb, &pb2, &xb2))
 			return false;
+		if (xchar_ahead(c, k, pa2, xa2, pb2, xb2))
+			continue; /* a TCIOFF's or TCION's character alone, ahead of echoes */
 		if (xa2 || xb2)
-			break;
+			return sent_again(pa, xa, xb, pa2, xa2, pb2, xb2);
 	}
-	return k <= c->nops && xb2 >= xa2 + xb && xb2 - xa2 <= xa &&
-	       memcmp(pb2 + xb2 - xa2, pa2, xa2) == 0 &&
-	       memcmp(pb2, pa + xa - (xb2 - xa2), xb2 - xa2) == 0;
+	/* nothing sent after it: held by a STOP to the end (the batch's own, or a later one) */
+	return c->nops <= ND_OPS_MAX && st[c->nops].stopped && sent_again_at_end(c, pa, xa, xb);
 }
 
 /*
