@@ -1058,7 +1058,7 @@ static size_t echo_out(const struct termios2 *t, uint8_t b)
 /* What ring_count() finds of batch i (step i) */
 struct ring_count {
 	size_t entries; /* VREPRINTs' echoes, WERASE's and KILL's erases */
-	size_t since;	/* those and the data bytes' echoes since its last flushing signal */
+	size_t since;	/* those, the data bytes' and signals' echoes since its last flushing signal */
 	size_t out;	/* bytes their echoes put out at least (echo_out()) since then */
 	bool stops;	/* a STOP in it */
 };
@@ -1127,6 +1127,11 @@ static void ring_count(const struct nd_case *c, int i, struct ring_count *rc)
 				/* a signal's isig(): echo_head = echo_tail = 0 */
 				if (d == NT_SIGNAL && k == i - 1)
 					rc->since = 0, rc->out = 0;
+			}
+			/* n_tty_receive_signal_char(): isig(), then under ECHO its echo_char() */
+			if (d == NT_SIGNAL && k == i - 1 && (t.c_lflag & ECHO)) {
+				rc->since += echo_char_entries(&t, b);
+				rc->out += echo_out(&t, b);
 			}
 		}
 	}
@@ -1319,10 +1324,12 @@ static void nt_flow(const struct nd_case *c, struct nt_flow st[ND_OPS_MAX + 1])
  * multiple of 256 would have sent them, and only add_echo_byte() writing
  * on round the ring loses them.  fuzz_ntty: seed vreprints-nuls-wrap-ring,
  * 10 VREPRINTs and a WERASE (4060 entries counted) and 15 NULs' ^@ after
- * them (4097 with them and the batch's other data bytes; at least 47 bytes
- * out): n_tty sent 5 bytes, pilotd 4095; seed vreprints-nuls-wrap-ring-2
+ * them (4097 with them and the batch's other data bytes; at least 49 bytes
+ * out, with the SUSP's ^Z): n_tty sent 5 bytes, pilotd 4095; seed vreprints-nuls-wrap-ring-2
  * (the suite's fixed-seed run): n_tty sent 31, the NULs' ^@ after the
- * wrap.
+ * wrap.  A signal character's own echo counts too: n_tty_receive_signal_char()
+ * runs isig() (its flush, unless NOFLSH), then echo_char() under ECHO (seed
+ * vreprints-susp-echo-wrap-ring: 4095 entries without the ^Z, 4097 with it).
  */
 static bool ring_lost(const struct nd_case *c, const struct nd_trace *pty, int i)
 {
@@ -1914,6 +1921,101 @@ static bool column_ahead(const struct stream *a, size_t pre_a, const struct stre
 	       memcmp(a->s, b->s, pre_b) == 0 && ns.len >= pre_a && memcmp(a->s, ns.s, pre_a) == 0;
 }
 
+/* Where in batch k (an ND_RX) nt_receive() first finds does; its length if nowhere. */
+static size_t first_does(const struct nd_case *c, int k, enum nt_does does)
+{
+	const struct nd_op *op = &c->ops[k - 1];
+	struct termios2 t = settings_at(c, k);
+	bool lnext = false;
+	size_t at;
+
+	for (at = 0; at < op->len; at++) {
+		enum nt_does d = nt_receive(&t, op->bytes[at], lnext);
+
+		if (d == does)
+			break;
+		lnext = d == NT_LNEXT;
+	}
+	return at;
+}
+
+/*
+ * The echoes pilotd's run without the writes (skipped) holds as step k's
+ * signal character comes (the first byte nt_receive() finds a signal's
+ * there), in hex onto held, squeezed: that run cut just before it, then
+ * output started (probe_case()'s three steps: TCOON, IXON on and off,
+ * whose n_tty_set_termios() runs process_echoes(), as probe_case()
+ * appends them), what it then sends.
+ * False where the case has no room for them.
+ */
+static bool held_at_signal(const struct nd_case *skipped, int k, bool raw, struct stream *held)
+{
+	static struct nd_case cut;
+	static struct nd_trace tr;
+	const struct nd_op *op = &skipped->ops[k - 1];
+	struct termios2 t = settings_at(skipped, k);
+	size_t at = first_does(skipped, k, NT_SIGNAL);
+
+	if (op->kind != ND_RX || k + 3 > ND_OPS_MAX || at == op->len)
+		return false;
+	cut = *skipped;
+	cut.nops = k;
+	cut.ops[k - 1].len = at; /* an empty batch when the signal comes first */
+	cut.ops[cut.nops++] = (struct nd_op){ .kind = ND_XONC, .arg = TCOON };
+	cut.ops[cut.nops++] = (struct nd_op){
+		.kind = ND_SETATTR, .iflag = t.c_iflag | IXON, .oflag = t.c_oflag, .lflag = t.c_lflag
+	};
+	cut.ops[cut.nops++] = (struct nd_op){ .kind = ND_SETATTR,
+					      .iflag = t.c_iflag & ~(uint32_t)IXON,
+					      .oflag = t.c_oflag,
+					      .lflag = t.c_lflag };
+	if (nd_run_port(&cut, &tr) < 0)
+		return false;
+	for (int j = k; j <= cut.nops; j++) {
+		size_t h, x;
+		const char *hex;
+
+		if (!step_parts(&tr, j, &h, &hex, &x))
+			return false;
+		squeeze(held, hex, x, raw);
+	}
+	return true;
+}
+
+/*
+ * flush_cut()'s range the other way round: the writes' room shifted
+ * pilotd's commit_echoes() blocks (n_tty's, core/ldisc.c commit_echoes():
+ * processed only where head - tail passes a multiple of 256), so a block
+ * let go, before a STOP in the range, echoes that its run without the
+ * writes (skipped) still held there and that step k's signal character
+ * then flushed (isig() clears the echo buffer; fuzz_ntty: find
+ * stop-write-tcoon-flood-writes-held, 540 bytes from pilotd at a VREPRINT
+ * just before a STOP, none from its run without the write, whose ring
+ * the SUSP of step 23 emptied).  So pilotd's bytes before step k must be
+ * those of its run without the writes, then a first part of what that run
+ * held at the signal (held_at_signal()), with the writes put in whole;
+ * step k's own bytes the same on both runs.
+ */
+static bool flush_ahead(const struct stream *a, size_t pre_a, const struct stream *b,
+			size_t pre_b, const struct stream w[], int n, bool raw,
+			const struct nd_case *skipped, int k)
+{
+	static char hbuf[ND_TRACE_MAX], tbuf[ND_TRACE_MAX];
+	struct stream held = { hbuf, 0 }, t = { tbuf, 0 };
+	size_t writes = 0;
+
+	for (int i = 0; i < n; i++)
+		writes += w[i].len;
+	if (a->len - pre_a != b->len - pre_b ||
+	    memcmp(a->s + pre_a, b->s + pre_b, a->len - pre_a) != 0 ||
+	    pre_a <= pre_b + writes || !held_at_signal(skipped, k, raw, &held) ||
+	    pre_a - pre_b - writes > held.len)
+		return false;
+	stream_add(&t, b->s, pre_b);
+	stream_add(&t, held.s, pre_a - pre_b - writes);
+	return with_parts(a->s, pre_a, t.s, t.len, w, n);
+}
+
 /*
  * pilotd's own run (port), from the step that sends the writes n_tty
  * refused (they waited in its queue) to step e (excluded: a flush that
@@ -2055,6 +2157,7 @@ static bool writes_sent(const struct nd_case *c, const struct nd_case *skipped,
 		if (!with_parts(a.s, a.len, b.s, b.len, w, n) &&
 		    !(carried && st[k].isig_flush &&
 		      (flush_cut(&a, pre_a, &b, pre_b, &rb, w, n, room, raw) ||
+		       flush_ahead(&a, pre_a, &b, pre_b, w, n, raw, skipped, k) ||
 		       column_ahead(&a, pre_a, &b, pre_b, n, raw, pty, sent_at, group, k))))
 			return false;
 	}
@@ -2422,6 +2525,176 @@ static bool flood_after_stop(const struct nd_case *c, const struct nt_flow st[],
 }
 
 /*
+ * A START ends a stop under which n_tty's echo ring wrapped (batch j).
+ * While output is stopped (pty_write_room() is 0) commit_echoes() runs
+ * __process_echoes() only where head - tail passes a multiple of 256
+ * (nr % ECHO_BLOCK > old % ECHO_BLOCK returns), which sends nothing and
+ * discards down to 3807 entries at most (ECHO_DISCARD_WATERMARK);
+ * add_echo_byte() has no room check, so VREPRINTs that add more than the
+ * rest between two such blocks write on round the oldest.  The START's
+ * process_echoes() then walks from echo_tail's place to echo_commit's,
+ * modulo 4096: it sends the newest (head - tail) modulo 4096 entries,
+ * and its discard loop leaves echo_tail 3805 to 3807 entries behind,
+ * so the next processing sends those again, the newest, before the
+ * echoes that come after (Linux 7.3 n_tty.c: add_echo_byte(),
+ * commit_echoes(), __process_echoes(), n_tty_receive_char_flow_ctrl()).
+ * pilotd's ring never wraps (core/ldisc.c echo_room_for() drops its
+ * oldest first): at the START it sends all it held, the newest.  So,
+ * where the batches stopped throughout since the stop and batch j before
+ * its START add 4096 entries or more (ring_entries(), at least): n_tty's
+ * bytes of step j a part of the end of pilotd's, fewer; then, with no
+ * byte between on either side, in the next step that sends n_tty's are a
+ * part of the end of pilotd's step j bytes, no shorter than its own of
+ * step j, and then pilotd's bytes of that step (fuzz_ntty: find
+ * stop-discard-vreprint-flood-start-bytes: at the START n_tty sent 1295
+ * bytes, pilotd 3809; in the next step n_tty 3806 of those again and the
+ * 196 pilotd sent).  A batch that stops again after its START holds them
+ * on: where no later step sends, the case's end probe must show them
+ * (find stop-vreprint-flood-start-wraps-then-stop: 740 bytes at the START,
+ * pilotd 3810).  From there the flood's rule judges the rest, as
+ * flood_after_stop()'s.
+ */
+/*
+ * n_tty's bytes (nb, n hex characters) are the entries its discard loop
+ * left behind, again, then pilotd's (a, na): a part of the end of what
+ * pilotd sent at the START (pa, xa), no shorter than n_tty's own there (xb).
+ */
+static bool sent_again(const char *pa, size_t xa, size_t xb, const char *a, size_t na,
+		       const char *nb, size_t n)
+{
+	return n >= na + xb && n - na <= xa && memcmp(nb + n - na, a, na) == 0 &&
+	       memcmp(nb, pa + xa - (n - na), n - na) == 0;
+}
+
+/*
+ * Where no step after j sends and the case ends stopped: what the end
+ * probe (probe_case(): TCOON, IXON on and off) releases on both sides,
+ * n_tty's the entries sent again and then pilotd's.
+ */
+static bool sent_again_at_end(const struct nd_case *c, const char *pa, size_t xa, size_t xb)
+{
+	static char abuf[ND_TRACE_MAX], bbuf[ND_TRACE_MAX];
+	static struct nd_trace pp, pq;
+	static struct nd_case probe;
+	struct stream a = { abuf, 0 }, b = { bbuf, 0 };
+	int j = c->nops + 1;
+
+	if (probing || !probe_case(c, j, &probe) || nd_run_port(&probe, &pp) < 0 ||
+	    pty_run_least_kept(&probe, &pq) < 0 || !probe_sent(&pp, j, &a, LOOSE_NOT) ||
+	    !probe_sent(&pq, j, &b, LOOSE_NOT))
+		return false;
+	return sent_again(pa, xa, xb, a.s, a.len, b.s, b.len);
+}
+
+static bool held_wraps_at_start(const struct nd_case *c, const struct nt_flow st[],
+				const struct nd_trace *pd, const struct nd_trace *pty, int j)
+{
+	static struct nd_case cut;
+	const struct nd_op *op = &c->ops[j - 1];
+	size_t held = 0, at, ha, hb, xa, xb, xa2, xb2;
+	const char *pa, *pb, *pa2, *pb2;
+	int k;
+
+	if (op->kind != ND_RX || !st[j].stopped_before || st[j].tco_before ||
+	    (st[j].stopped && !st[j].ran) || st[j].isig_flush ||
+	    !step_parts(pd, j, &ha, &pa, &xa) || !step_parts(pty, j, &hb, &pb, &xb) || xb == 0 ||
+	    xb >= xa || memcmp(pa + xa - xb, pb, xb) != 0)
+		return false;
+	at = first_does(c, j, NT_START);
+	if (at == op->len)
+		return false;
+	cut = *c;
+	cut.ops[j - 1].len = at;
+	held = ring_entries(&cut, j);
+	for (k = j - 1; k >= 1 && st[k].stopped_before && st[k].stopped && !st[k].ran; k--)
+		held += c->ops[k - 1].kind == ND_RX ? ring_entries(c, k) : 0;
+	if (held < ECHO_RING)
+		return false;
+	for (k = j + 1; k <= c->nops; k++) {
+		if (!step_parts(pd, k, &ha, &pa2, &xa2) || !step_parts(pty, k, &hb, &pb2, &xb2))
+			return false;
+		if (xchar_ahead(c, k, pa2, xa2, pb2, xb2))
+			continue; /* a TCIOFF's or TCION's character alone, ahead of echoes */
+		if (xa2 || xb2)
+			return sent_again(pa, xa, xb, pa2, xa2, pb2, xb2);
+	}
+	/* nothing sent after it: held by a STOP to the end (the batch's own, or a later one) */
+	return c->nops <= ND_OPS_MAX && st[c->nops].stopped && sent_again_at_end(c, pa, xa, xb);
+}
+
+/*
+ * What pilotd sends in step j (*hex, *x hex characters) when case c ends
+ * with batch j cut to its first len bytes.
+ */
+static bool sent_cut(const struct nd_case *c, int j, size_t len, const char **hex, size_t *x)
+{
+	static struct nd_case cut;
+	static struct nd_trace tr;
+	size_t h;
+
+	cut = *c;
+	cut.nops = j;
+	cut.ops[j - 1].len = len;
+	return nd_run_port(&cut, &tr) >= 0 && step_parts(&tr, j, &h, hex, x);
+}
+
+/*
+ * flush_races()'s columns at a START: pilotd's flush_echo() there, as
+ * n_tty's process_echoes(), moves the column through what it processes,
+ * but processes only what its queue has room for (ldisc.c process_to();
+ * the rest waits unprocessed in its echo ring), while the pty takes up to
+ * 64 KiB.  Where the held echoes fill pilotd's queue (its run of case c
+ * cut just before the batch's first signal character sends within
+ * LDISC_OUT_MAX of its size in step j, the START before that character),
+ * the signal's isig() then empties pilotd's ring before those echoes moved
+ * its column, while n_tty's moved through all of them before its flush
+ * dropped their bytes (fuzz_ntty: find stop-writes-vreprints-start-intr-
+ * tab-column, 19 VREPRINTs held by a STOP, then a START and an INTR in
+ * one batch: the INTR's echo and a tab after it, 8 spaces from n_tty, 6
+ * from pilotd).
+ */
+static bool start_fills_queue(const struct nd_case *c, int j)
+{
+	const struct nd_op *op = &c->ops[j - 1];
+	size_t at = first_does(c, j, NT_SIGNAL), x;
+	const char *hex;
+
+	if (op->kind != ND_RX || at == op->len || first_does(c, j, NT_START) > at ||
+	    !sent_cut(c, j, at, &hex, &x))
+		return false;
+	return x / 2 + LDISC_OUT_MAX > ph_config_small.txq_size;
+}
+
+/*
+ * The race's split where the columns may differ (loose, from
+ * start_fills_queue() or race_moved): what n_tty sent after its flush is
+ * pilotd's bytes as the column cannot change them, n_tty's escaped echoes
+ * before it (the seed of start_fills_queue(), on the runs where the
+ * master's worker took the START's echoes before the INTR's flush).  The
+ * offset in pb (hex) where the shortest such tail begins; 0 if none, or
+ * where the bytes are compared exactly.
+ */
+static size_t race_tail_loose(const char *pa, size_t xa, const char *pb, size_t xb, int loose)
+{
+	static char abuf[ND_TRACE_MAX], bbuf[ND_TRACE_MAX];
+	struct stream a = { abuf, 0 };
+
+	if (loose == LOOSE_NOT || xa == 0)
+		return 0;
+	stream_add_loose(&a, pa, xa, loose);
+	for (size_t k = xb >= 2 ? xb - 2 : 0; k >= 2; k -= 2) {
+		struct stream b = { bbuf, 0 };
+
+		stream_add_loose(&b, pb + k, xb - k, loose);
+		if (b.len == a.len && memcmp(a.s, b.s, a.len) == 0)
+			return k;
+		if (b.len > a.len + 2)
+			break; /* longer, as the column cannot make it shorter */
+	}
+	return 0;
+}
+
+/*
  * timing_isig_flush's race in a batch that ends stopped: a START let
  * n_tty's held echoes go (start_tty(), process_echoes(): written to the
  * pty), a signal character's flush then raced with the master's worker
@@ -2479,6 +2752,26 @@ static bool queue_still_behind(bool behind, size_t xa)
 }
 
 /*
+ * A tcflush() of the output where pilotd is behind by the rest of a flood
+ * that waits in its echo ring (behind: n_tty sent more than pilotd's queue
+ * holds; full: pilotd filled its queue): the flush drops none of it.
+ * __tty_perform_flush(TCOFLUSH) runs tty_driver_flush_buffer() alone and
+ * leaves n_tty's echo_buf as it is; pilotd's port_flush_output() empties
+ * its queue, not its ldisc's echo ring.  So the rest goes later, where
+ * pilotd next processes its echoes, and the streams are not made even
+ * there (fuzz_ntty: find tcoon-flood-rest-over-tcioflush: 35 bytes of a
+ * flood's rest over a TCIOFLUSH, sent at the next batch's commit_echoes()
+ * block, before its INTR).  Nor is pilotd's queue's room all that waited
+ * at a START in a batch that then stops again: the rest waits in its ring
+ * for the next processing (find stop-start-flood-queue-full-then-stop:
+ * n_tty sent 5093 bytes at the START, pilotd 4096, then a STOP).
+ */
+static bool ring_keeps_rest(bool behind, bool full)
+{
+	return behind && full;
+}
+
+/*
  * The rest of a flood that waits in pilotd's echo ring (behind: pilotd
  * filled its queue, n_tty sent more, its pty had room) goes out through the
  * c_oflag (and IUTF8's columns) of when pilotd sends it, after a tcsetattr()
@@ -2512,6 +2805,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	bool even, dropped, apart, race_moved, queue_behind = false;
 	bool queue_full = false, flood_dropped;
 	int loose = LOOSE_NOT, level, flood_at = n + 1;
+	size_t from;
 
 	nt_flow(c, st);
 	nt_committed(c, st, pty);
@@ -2566,7 +2860,8 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		 * sent them and moved its own (timing_echo_flood)
 		 */
 		flood_dropped = st[j].isig_flush && queue_behind && queue_full && ns.len > ps.len;
-		if (st[j].isig_flush || (st[j].out_flush && ns.len > ps.len)) {
+		if (st[j].isig_flush ||
+		    (st[j].out_flush && ns.len > ps.len && !ring_keeps_rest(queue_behind, queue_full))) {
 			if (stream_even(&ps, &ns))
 				used(at, flood_dropped ? USED_FLOOD : USED_STOP, j);
 		}
@@ -2602,8 +2897,12 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			used(at, USED_FLOOD, j);
 			level = level > column_level(c, j) ? level : column_level(c, j);
 		}
-		/* race_columns: echoes past n_tty's commit mark moved its column, not pilotd's */
-		if (race_columns && flush_races(c, j, &race_moved) && race_moved &&
+		/*
+		 * race_columns: echoes past n_tty's commit mark moved its column, not
+		 * pilotd's; or a START's that pilotd's full queue left in its ring
+		 */
+		if (race_columns && flush_races(c, j, &race_moved) &&
+		    (race_moved || start_fills_queue(pd == &alt ? &skipped : c, j)) &&
 		    loose < LOOSE_COLUMNS) {
 			used(at, USED_RACE, j);
 			level = level > LOOSE_COLUMNS ? level : LOOSE_COLUMNS;
@@ -2629,14 +2928,23 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 				flood_at = j;
 				break;
 			}
+			/* ... or the START's after a stop under which n_tty's ring wrapped */
+			if (even && loose == LOOSE_NOT && held_wraps_at_start(c, st, pd, pty, j) &&
+			    heads_same(c, pd, pty, j)) {
+				used(at, USED_FLOOD, j);
+				flood_at = j;
+				break;
+			}
 			/*
 			 * A race's: n_tty sent echoes that pilotd's flush dropped,
 			 * then what both sent after it (the signal's echo at least)
 			 */
-			if (!flush_races(c, j, &race_moved) || !even || xa == 0 || xb <= xa ||
-			    memcmp(pb + xb - xa, pa, xa) != 0 ||
-			    !n_tty_sent(&ps, &ns, pb + xb - xa, xa, loose, st[j].stopped, queue_behind,
-					at, j) ||
+			from = xb > xa && memcmp(pb + xb - xa, pa, xa) == 0
+				       ? xb - xa
+				       : race_tail_loose(pa, xa, pb, xb, loose);
+			if (!flush_races(c, j, &race_moved) || !even || xa == 0 || from == 0 ||
+			    !n_tty_sent(&ps, &ns, pb + from, xb - from, loose, st[j].stopped,
+					queue_behind, at, j) ||
 			    ps.len != ns.len)
 				WHY(j, "bytes");
 			used(at, USED_RACE, j);
@@ -2645,7 +2953,8 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		if (op && st[j].stopped && xa > 0 && ps.len > ns.len)
 			WHY(j, "pilotd ahead while stopped");
 		/* ... and pilotd too sent all that waited there: never behind after it */
-		if (op && st[j].stopped && st[j].ran && ps.len < ns.len) {
+		if (op && st[j].stopped && st[j].ran && ps.len < ns.len &&
+		    !ring_keeps_rest(queue_behind, queue_full)) {
 			/* ... but for echoes a signal's flush dropped that escaped n_tty's */
 			if (!even || xa != 0 || loose != LOOSE_NOT ||
 			    !flush_races(c, j, &race_moved) ||
