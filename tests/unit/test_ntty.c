@@ -1084,6 +1084,32 @@ static const char rest_olcuc_seed[] =
 	"rx:d1088700185ffb4e69ff0f3200885a08f9b613 flush:0 outq:0 "
 	"setattr:0x4e5e,0x1f03,0xab9 drain rx:9b rx:a9ffa90800d5f1d51a drain";
 
+/* seed stop-writes-flood-step-bytes (found[] below, start_flood_cases()) */
+static const char start_flood_seed[] =
+	"iflag=0x375e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400030011131a00120f1716005500 "
+	"rx:1c13da20ff56ff0854cc9b5f5f5f5f09090909090909090909090909090909 "
+	"write:0909090909090909090909090909090909090909090909090909090909090909 "
+	"write:090909090000000000000000000061f9f9f9f9f900f9f9f9f9f9f9f900f9f9f9 fionread:0 "
+	"rx:9b9b069b9b0a0a0a0a0a0a0a0a020a0a0a0061000000610000000000 rx:00 rx:61 fionread:0 "
+	"rx:5f5f5f1212121212121212121212121212121212121212121212121212121212 "
+	"rx:121212129c11f97fd009d000d0d0d0d0d0d012 rx:1212121212921212120a0080005b00147f0401 "
+	"rx:ef1217000d000000000000f9c3033c540031 rx:000000 rx:00 rx:00 rx:00 rx:00 rx:00 rx:00";
+
+/* seed tcooff-tcoon-write-sends-held-queue-full (found[] below, write_cut_cases()) */
+static const char write_cut_seed[] =
+	"iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f33d500020011131a00120f1704000000 poll "
+	"rx:1c13da121212121212121212121212120a0a0a0a0a0a0a0a0a0a0a0a320093 drain xonc:0 "
+	"setattr:0x33e8,0x9ca5,0x8a3b rx:0a2e0a0a0a0a19c85f5f5f rx:5f5f5f5f5f5f5f5f5f "
+	"rx:5fa9090477f9d56131 read:6 poll "
+	"rx:2053620008d5cc9b5f5f5f5f5f5f5f0d0a0a0a1212121221121212 "
+	"rx:12121212121212121212121212121212700f0f "
+	"rx:203a121212121212f512121212121212001212121212127fbf poll xonc:1 "
+	"write:5e0f2013a27f530ade621c000a62e6f40d93617f61d50833130f42 outq:0 "
+	"setattr:0x4476,0x3905,0x461c rx:c33240189ba9040a5f14e9cff600b99b7f3180e91300611348db1e "
+	"rx:16d000a7d0d709 rx:7a4400ffa91604f35d09ff047f110020720fe9cff6 "
+	"write:b99b7fd5d6f4a5ff0061a9a1000d131a poll "
+	"rx:a5ff0061203ac33240189ba9040a5f14e9cff600b9";
+
 static const struct {
 	const char *name, *text;
 } found[] = {
@@ -1562,6 +1588,23 @@ static const struct {
 	 */
 	{ "pty_stopped", rest_opost_seed },
 	{ "pty_stopped", rest_olcuc_seed },
+	/*
+	 * seed stop-writes-flood-step-bytes: writes n_tty refused under a STOP,
+	 * a VREPRINT flood held, then a START and an INTR in one batch: the
+	 * START let 6933 bytes of echoes go on n_tty's side, 4096 on pilotd's
+	 * (its queue full, the rest in its echo ring), the INTR's flush dropped
+	 * all, but n_tty's column moved over all of them: a tab after the
+	 * INTR's echo 5 spaces wide, 6 on pilotd's (start_flood_flushed(),
+	 * start_flood_cases() below)
+	 */
+	{ "pty_stopped", start_flood_seed },
+	/*
+	 * seed tcooff-tcoon-write-sends-held-queue-full: echoes held over a
+	 * TCOON go at a write's process_echoes(), 4086 bytes, and fill
+	 * pilotd's queue: the write takes 9 of its 27 bytes, n_tty's all
+	 * (write_room_taken(), write_cut_cases() below)
+	 */
+	{ "pty_stopped", write_cut_seed },
 };
 
 /*
@@ -2675,6 +2718,150 @@ static int kill_held_cases(void)
 #undef LETTERS
 }
 
+/* The first from in s made to (s has room for it); false if there is none. */
+static bool replace_once(char *s, const char *from, const char *to)
+{
+	char *f = strstr(s, from);
+
+	if (!f)
+		return false;
+	memmove(f + strlen(to), f + strlen(from), strlen(f + strlen(from)) + 1);
+	memcpy(f, to, strlen(to));
+	return true;
+}
+
+/*
+ * start_flood_flushed() (seed stop-writes-flood-step-bytes, found[]) lets
+ * the columns part only where the START's echoes, flushed in the same
+ * batch, outgrew pilotd's queue on n_tty's side.  pilotd's step 10 is
+ * judged by its run without the writes n_tty refused (held_back()), so
+ * n_tty's bytes are tampered with there: the tab after the INTR's echo
+ * gone, a letter after it changed, must be unexplained; and in the case
+ * without the held VREPRINT flood (step 9 three '_' only: n_tty's START
+ * sends less than pilotd's queue holds, both columns move alike, that tab
+ * 5 spaces wide on both sides) n_tty's tab 6 spaces wide, as pilotd's is
+ * in the seed.  And pilotd's own step 10 with a byte more after the
+ * INTR's echo.  Returns how many checks failed.
+ */
+static int start_flood_cases(void)
+{
+	static const char flood[] = "rx:5f5f5f1212121212121212121212121212121212121212121212121212"
+				    "121212 ";
+	static const struct {
+		bool unflooded;
+		const char *from, *to;
+	} v[] = {
+		{ false, "f9f02020202020f05e40", "f9f0f05e40" },
+		{ false, "f9f02020202020f05e40", "f9f02020202020f15e40" },
+		{ true, "f9f02020202020f05e40", "f9f0202020202020f05e40" },
+	};
+	static const struct tamper own[] = {
+		{ 10, "f9f0", "f941f0", 0 },
+	};
+	static struct nd_trace a, b, t;
+	static char text[4096], hex[ND_TRACE_MAX];
+	const char *p = strstr(start_flood_seed, flood), *name;
+	struct nd_case c;
+	int at, bad;
+
+	if (!p) {
+		fprintf(stderr, "start_flood_cases: no VREPRINT flood in the seed\n");
+		return 1;
+	}
+	bad = tampered_pilotd(start_flood_seed, "pty_stopped", own, 1, -340);
+	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+		if (v[k].unflooded)
+			snprintf(text, sizeof(text), "%.*srx:5f5f5f %s",
+				 (int)(p - start_flood_seed), start_flood_seed, p + strlen(flood));
+		else
+			snprintf(text, sizeof(text), "%s", start_flood_seed);
+		if (nd_case_parse(&c, text) < 0 || run_both(&c, &a, &b, &name) < 0 || !name ||
+		    strcmp(name, "pty_stopped") || !handheld_of(&b, 10, hex, sizeof(hex) - 8) ||
+		    !replace_once(hex, v[k].from, v[k].to)) {
+			fprintf(stderr, "start_flood_cases: case %zu is not as it was\n", k);
+			bad++;
+			continue;
+		}
+		t = b;
+		set_handheld(&t, 10, hex);
+		at = nd_compare(&c, &a, &t, &name);
+		if (at < 0 || name) {
+			fprintf(stderr, "start_flood_cases: n_tty tampered with (%zu) excused\n",
+				k);
+			report(-341 - (int)k, &c, &a, &t, at, name);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/*
+ * write_room_taken() (seed tcooff-tcoon-write-sends-held-queue-full,
+ * found[]) lets pilotd's write take less than n_tty's only where the
+ * echoes before it filled pilotd's queue, and its bytes are n_tty's up to
+ * there.  pilotd's step 16 ("write 9": 4086 bytes of echoes, the write's
+ * first 9 bytes as OPOST makes them) tampered with must be unexplained:
+ * the count one less with the same bytes; the write's last byte changed;
+ * "write 2" with the bytes cut to its 2 (4088 bytes: room left, the queue
+ * not full); the first echo's byte changed; a letter changed in step 21,
+ * which the looser comparison after the cut write still sees; and the
+ * write's 9th byte changed on both sides (n_tty's bytes no longer end with
+ * the write).  Returns how many are not.
+ */
+static int write_cut_cases(void)
+{
+	static const struct {
+		int step;
+		const char *from, *to;
+		int cut;
+		bool both;
+	} v[] = {
+		{ 16, "write 9 H:", "write 8 H:", 0, false },
+		{ 16, "530d0ade\n", "530d0adf\n", 0, false },
+		{ 16, "write 9 H:", "write 2 H:", 16, false },
+		{ 16, " H:5e4d", " H:5e4e", 0, false },
+		{ 21, "7a44", "7a45", 0, false },
+		{ 16, "530d0ade\n", "530d0adf\n", 0, true },
+	};
+	static struct nd_trace a, b, t, u;
+	static char l[ND_TRACE_MAX];
+	const char *name, *p;
+	struct nd_case c;
+	int at, bad = 0;
+
+	if (nd_case_parse(&c, write_cut_seed) < 0 || run_both(&c, &a, &b, &name) < 0 || !name ||
+	    strcmp(name, "pty_stopped")) {
+		fprintf(stderr, "write_cut_cases: the seed is not named pty_stopped\n");
+		return 1;
+	}
+	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+		size_t n;
+
+		p = a.text;
+		for (int i = 0; i < v[k].step; i++)
+			p = strchr(p, '\n') + 1;
+		n = strcspn(p, "\n");
+		snprintf(l, sizeof(l), "%.*s\n", (int)(n - (size_t)v[k].cut), p);
+		t = a;
+		u = b; /* the same length: the trace's len stays */
+		if (!replace_once(l, v[k].from, v[k].to) ||
+		    (v[k].both && !replace_once(u.text, "530d0ade621c", "530d0adf621c"))) {
+			fprintf(stderr, "write_cut_cases: case %zu is not as it was\n", k);
+			bad++;
+			continue;
+		}
+		l[strcspn(l, "\n")] = 0;
+		set_line(&t, v[k].step, l);
+		at = nd_compare(&c, &t, &u, &name);
+		if (at < 0 || name) {
+			fprintf(stderr, "write_cut_cases: pilotd tampered with (%zu) excused\n", k);
+			report(-350 - (int)k, &c, &t, &u, at, name);
+			bad++;
+		}
+	}
+	return bad;
+}
+
 static int found_cases(void)
 {
 	int bad = 0;
@@ -2753,6 +2940,8 @@ int main(int argc, char **argv)
 	check_failures += xchar_ahead_cases();
 	check_failures += column_ahead_cases();
 	check_failures += kill_held_cases();
+	check_failures += start_flood_cases();
+	check_failures += write_cut_cases();
 	alarms_every(100);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < cases; i++) {
