@@ -2512,6 +2512,24 @@ static int flood_rest_level(const struct nd_case *c, int j, bool behind, const s
 }
 
 /*
+ * As a step begins, pilotd is behind n_tty by nothing but the rest of a
+ * flood that waits in its echo ring (queue_behind, from n_tty's side: it
+ * sent more than pilotd's queue holds; queue_full: pilotd filled it; the
+ * streams one, n_tty_sent() saw to it).  No stop made that lag, so a batch
+ * that then passes n_tty's echo ring is the flood's as from level streams
+ * (flood_after_stop()): its add_echo_byte() writes on round what waits and
+ * flush_echoes() sends the newest, pilotd's ring keeps its oldest rest and
+ * drops (fuzz_ntty: seed tcooff-tcoon-flood-rest-ring-wraps, 4133 bytes
+ * from n_tty after a TCOON, 4095 from pilotd, then VREPRINTs past the
+ * ring: n_tty 504 bytes, pilotd 4089).
+ */
+static bool flood_rest_behind(bool queue_behind, bool queue_full, const struct stream *ps,
+			      const struct stream *ns)
+{
+	return queue_behind && queue_full && ps->len < ns->len;
+}
+
+/*
  * timing_echo_flood's room in a write's step j: n_tty_write() runs
  * process_echoes() first, whose __process_echoes() sends what waits up to
  * tty_write_room() and renders it there (do_output_char()), then writes as
@@ -2611,7 +2629,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	struct nt_flow st[ND_OPS_MAX + 1];
 	const struct nd_trace *pd = port;
 	int at[USED_KINDS] = { -1, -1, -1 }, n = c->nops < ND_OPS_MAX ? c->nops : ND_OPS_MAX;
-	bool even, dropped, apart, race_moved, queue_behind = false;
+	bool even, dropped, apart, race_moved, queue_behind = false, rest_behind;
 	bool queue_full = false, flood_dropped;
 	int loose = LOOSE_NOT, level, flood_at = n + 1;
 	size_t cut;
@@ -2729,6 +2747,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			stream_loosen(&ns, loose);
 		}
 		even = ps.len == ns.len;
+		rest_behind = flood_rest_behind(queue_behind, queue_full, &ps, &ns);
 		stream_add_loose(&ps, pa, xa, loose);
 		/* from n_tty's side: it sent more than pilotd's queue holds */
 		queue_behind = xb / 2 > ph_config_small.txq_size || queue_still_behind(queue_behind, xa);
@@ -2744,7 +2763,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			 * An echo flood in a step that n_tty's stop no longer
 			 * shapes: timing_echo_flood's rule from here on
 			 */
-			if (flood_after_stop(c, st, pd, pty, j, even)) {
+			if (flood_after_stop(c, st, pd, pty, j, even || rest_behind)) {
 				used(at, USED_FLOOD, j);
 				flood_at = j;
 				break;
