@@ -2563,14 +2563,19 @@ static bool flood_rest_behind(bool queue_behind, bool queue_full, const struct s
  * to where its queue filled (the same echoes, the same column; within an
  * output of a byte of full) and end with its count of the write, and
  * n_tty's rest must be the rest of the write, both as OPOST makes them
- * from one column (write_output()); nothing waits in pilotd's echo ring.
- * *tail: the characters of n_tty's hex pilotd lacks.  The desktop's write
- * leaves pilotd's column elsewhere from then on (held_back() compares
- * without what it decides, column_level()).
+ * from one column (write_output()); or, where the echoes alone outgrew
+ * pilotd's queue and it refused the write (EAGAIN), n_tty's rest the rest
+ * of the echoes (*rest characters of hex: they wait in pilotd's echo ring,
+ * queue_behind, and go at its next process_echoes(); fuzz_ntty: seed
+ * tcooff-tcoon-write-refused-held-rest, 29 bytes, sent with the next
+ * write) and then the whole write.  *tail: the characters of n_tty's hex
+ * of the write that pilotd never sends.  The desktop's write leaves
+ * pilotd's column elsewhere from then on (held_back() compares without
+ * what it decides, column_level()).
  */
 static bool write_room_taken(const struct nd_case *c, const struct nt_flow st[], int j,
 			     const char *la, size_t ha, const char *pa, size_t xa, const char *lb,
-			     size_t hb, const char *pb, size_t xb, size_t *tail)
+			     size_t hb, const char *pb, size_t xb, size_t *tail, size_t *rest)
 {
 	static char pbuf[2 * ND_BYTES_MAX * LDISC_OUT_MAX + 1], wbuf[sizeof(pbuf)];
 	const struct nd_op *op = j ? &c->ops[j - 1] : NULL;
@@ -2590,10 +2595,13 @@ static bool write_room_taken(const struct nd_case *c, const struct nt_flow st[],
 		write_output(c, j, (size_t)v, &col, &part);
 		col = col0;
 		write_output(c, j, op->len, &col, &whole);
+		size_t w = whole.len - part.len;
+
 		if (part.len <= xa && memcmp(pa + xa - part.len, part.s, part.len) == 0 &&
-		    whole.len - part.len == xb - xa &&
-		    memcmp(pb + xa, whole.s + part.len, xb - xa) == 0) {
-			*tail = xb - xa;
+		    w <= xb - xa && (v == 0 || w == xb - xa) &&
+		    memcmp(pb + xb - w, whole.s + part.len, w) == 0) {
+			*tail = w;
+			*rest = xb - xa - w;
 			return true;
 		}
 	}
@@ -2650,7 +2658,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	bool even, dropped, apart, race_moved, queue_behind = false, rest_behind;
 	bool queue_full = false, flood_dropped;
 	int loose = LOOSE_NOT, level, flood_at = n + 1;
-	size_t cut;
+	size_t cut, rest;
 
 	nt_flow(c, st);
 	nt_committed(c, st, pty);
@@ -2670,7 +2678,7 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		if (!st[j].stopped && (port->queued[j] || pd->queued[j]))
 			WHY(j, "queued");
 		/* a write's count that echoes filling pilotd's queue cut (timing_echo_flood) */
-		if (!write_room_taken(c, st, j, la, ha, pa, xa, lb, hb, pb, xb, &cut))
+		if (!write_room_taken(c, st, j, la, ha, pa, xa, lb, hb, pb, xb, &cut, &rest))
 			cut = 0;
 		if (!cut && (ha != hb || memcmp(la, lb, ha) != 0)) {
 			if (!st[j].stopped_before || !stopped_head(la, ha, lb, hb))
@@ -2772,12 +2780,13 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		queue_behind = xb / 2 > ph_config_small.txq_size || queue_still_behind(queue_behind, xa);
 		if (xb / 2 > ph_config_small.txq_size)
 			queue_full = xa / 2 + LDISC_OUT_MAX > ph_config_small.txq_size;
-		/* the write's rest n_tty took: never sent by pilotd, nothing waits in its ring */
-		if (cut) {
-			stream_add_loose(&ps, pb + xb - cut, cut, loose);
-			queue_behind = queue_full = false;
-		}
-		if (!n_tty_sent(&ps, &ns, pb, xb, loose, st[j].stopped, queue_behind, at, j)) {
+		/*
+		 * the write's rest n_tty took: never sent by pilotd; what waits in
+		 * its ring is the echoes' rest, if any
+		 */
+		if (cut)
+			queue_behind = queue_full = rest > 0;
+		if (!n_tty_sent(&ps, &ns, pb, xb - cut, loose, st[j].stopped, queue_behind, at, j)) {
 			/*
 			 * An echo flood in a step that n_tty's stop no longer
 			 * shapes: timing_echo_flood's rule from here on

@@ -1136,6 +1136,20 @@ static const char rest_flush_seed[] =
 	"rx:121211111111111111111112126d00007f26ac xonc:1 flush:1 write:f97ef5e411 outq:0 "
 	"xonc:2 rx:090df53cd100f7000000c3023c540031623a5cb012041c55206c6100 rx:00 rx:00";
 
+/* seed tcooff-tcoon-write-refused-held-rest (found[] below, write_rest_cases()) */
+static const char write_rest_seed[] =
+	"iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f33d500020011131a00120f1704000000 "
+	"poll rx:1c13da121212121212121212121212120a0a0a0a0a0a0a0a0a0a0a0a320093 drain xonc:0 "
+	"setattr:0x33e8,0x9ca5,0x8a3b rx:0a2e0a0a0a0a19c85f5f5f rx:5f5f5f5f5f5f5f5f5f "
+	"rx:a909310477f9d56131 read:6 poll "
+	"rx:2053620008d5cc9b5f5f5f5f5f5f5f0d0a0a0a1212121221121212 "
+	"rx:1212121212121212121212de12121212700f0f "
+	"rx:203a121212121212f512121212121212001212121212127fbf poll xonc:1 "
+	"write:5e0f2013a27f530ade621c000a62e6f4621212121212121217a90d "
+	"write:5e0f2013a27f530ade621c000a62e6f40d93617f61d50833130f42 outq:0 "
+	"setattr:0x4476,0x3905,0x461c "
+	"rx:c33240f431623a00d89da9a90d1c6f0013a3055f001a6100000000 rx:00 rx:00 rx:00 rx:00";
+
 static const struct {
 	const char *name, *text;
 } found[] = {
@@ -1648,6 +1662,14 @@ static const struct {
 	 * (flush_keeps_flood_rest(), rest_flush_cases() below)
 	 */
 	{ "pty_stopped", rest_flush_seed },
+	/*
+	 * seed tcooff-tcoon-write-refused-held-rest (opena's third 10-minute
+	 * run): echoes held over a TCOON outgrow pilotd's queue at a write's
+	 * process_echoes(): pilotd refuses the write (EAGAIN), 29 bytes of
+	 * echoes wait in its ring and go with the next write; n_tty took both
+	 * writes whole (write_room_taken()'s rest, write_rest_cases() below)
+	 */
+	{ "pty_stopped", write_rest_seed },
 };
 
 /*
@@ -2847,9 +2869,10 @@ static int start_flood_cases(void)
  * the count one less with the same bytes; the write's last byte changed;
  * "write 2" with the bytes cut to its 2 (4088 bytes: room left, the queue
  * not full); the first echo's byte changed; a letter changed in step 21,
- * which the looser comparison after the cut write still sees; and the
+ * which the looser comparison after the cut write still sees; the
  * write's 9th byte changed on both sides (n_tty's bytes no longer end with
- * the write).  Returns how many are not.
+ * the write); and step 21's 78 bytes lost (nothing waits in pilotd's ring
+ * after the cut write to keep it behind).  Returns how many are not.
  */
 static int write_cut_cases(void)
 {
@@ -2865,6 +2888,7 @@ static int write_cut_cases(void)
 		{ 16, " H:5e4d", " H:5e4e", 0, false },
 		{ 21, "7a44", "7a45", 0, false },
 		{ 16, "530d0ade\n", "530d0adf\n", 0, true },
+		{ 21, " H:", " H:", 2 * 78, false },
 	};
 	static struct nd_trace a, b, t, u;
 	static char l[ND_TRACE_MAX];
@@ -2958,6 +2982,45 @@ static int rest_flush_cases(void)
 	return bad;
 }
 
+/*
+ * write_room_taken()'s rest (seed tcooff-tcoon-write-refused-held-rest,
+ * found[]): pilotd refused the write of step 16 with its queue full of
+ * echoes, and sends their rest (29 bytes) before the write of step 17.  A
+ * pilotd that lost that rest (step 17 only the write's 29 bytes), or sent
+ * 64 bytes less in step 16 (its queue not full), must be unexplained.
+ * Returns how many are not.
+ */
+static int write_rest_cases(void)
+{
+	static struct nd_trace a, b, t;
+	static char hex[ND_TRACE_MAX];
+	const char *name;
+	struct nd_case c;
+	int at, bad = 0;
+	size_t n;
+
+	if (nd_case_parse(&c, write_rest_seed) < 0 || run_both(&c, &a, &b, &name) < 0 || !name ||
+	    strcmp(name, "pty_stopped") || handheld_hex(&a, 17, hex) != 2 * (29 + 29)) {
+		fprintf(stderr, "write_rest_cases: the seed is not as it was\n");
+		return 1;
+	}
+	for (int v = 0; v < 2; v++) {
+		n = handheld_hex(&a, v == 0 ? 17 : 16, hex);
+		t = a;
+		if (v == 0)
+			set_handheld(&t, 17, hex + n - 2 * 29);
+		else
+			hex[n - 128] = 0, set_handheld(&t, 16, hex);
+		at = nd_compare(&c, &t, &b, &name);
+		if (at < 0 || name) {
+			fprintf(stderr, "write_rest_cases: pilotd tampered with (%d) excused\n", v);
+			report(-380 - v, &c, &t, &b, at, name);
+			bad++;
+		}
+	}
+	return bad;
+}
+
 static int found_cases(void)
 {
 	int bad = 0;
@@ -3040,6 +3103,7 @@ int main(int argc, char **argv)
 	check_failures += write_cut_cases();
 	check_failures += rest_ring_cases();
 	check_failures += rest_flush_cases();
+	check_failures += write_rest_cases();
 	alarms_every(100);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < cases; i++) {
