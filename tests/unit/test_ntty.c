@@ -3021,6 +3021,68 @@ static int write_rest_cases(void)
 	return bad;
 }
 
+/*
+ * race_tail() (ntty_diff.c): in fuzz-ntty's fixed-seed run a mutation of
+ * seed stop-writes-flood-step-bytes (VDISCARD 0xf1) raced now and then on
+ * a loaded host: n_tty's master took 4095 bytes of the START's echoes
+ * before the INTR's flush, then sent the INTR's echo and a tab 5 spaces
+ * wide, pilotd's 6 (start_flood_flushed()).  That run's bytes (the first
+ * 4095 of what the START lets go, from the case cut before the INTR, then
+ * n_tty's own step) put in n_tty's trace must be named; with a letter
+ * after the tab changed, or the tab's spaces gone, unexplained.  Returns
+ * how many checks failed.
+ */
+static int race_flood_cases(void)
+{
+	static char text[4096];
+	static struct nd_trace a, b, t, cut;
+	static char hex[ND_TRACE_MAX], own[ND_TRACE_MAX];
+	struct nd_case c, cc;
+	const char *name;
+	int at, bad = 0;
+
+	const char *vd = strstr(start_flood_seed, "00120f1716005500");
+
+	/* the seed with VDISCARD 0xf1 (VEOL2 and the unused cc 0), as the run mutated it */
+	snprintf(text, sizeof(text), "%.*s0012f11716000000%s", (int)(vd - start_flood_seed),
+		 start_flood_seed, vd + 16);
+	if (nd_case_parse(&c, text) < 0 || (at = run_both(&c, &a, &b, &name)) < -1 ||
+	    (at >= 0 && !name)) {
+		fprintf(stderr, "race_flood_cases: the case is not as it was\n");
+		return 1;
+	}
+	cc = c;
+	cc.nops = 10;
+	cc.ops[9].len = 6; /* up to the INTR */
+	if (nd_run_pty(&cc, &cut) < 0 || handheld_hex(&cut, 10, hex) < 2 * 4095 ||
+	    handheld_hex(&b, 10, own) < 20 || !strstr(own, "f9f02020202020f05e40")) {
+		fprintf(stderr, "race_flood_cases: the START's echoes are not as they were\n");
+		return 1;
+	}
+	for (int v = 0; v < 3; v++) {
+		char *f;
+
+		/* from the INTR's echo on (b's run may have raced too) */
+		handheld_hex(&b, 10, own);
+		f = strstr(own, "f9f02020202020f05e40");
+		memmove(own, f, strlen(f) + 1);
+		if (v == 1)
+			own[15] = '1'; /* the 0xf0 after the tab: 0xf1 */
+		else if (v == 2)
+			memmove(own + 4, own + 14, strlen(own + 14) + 1);
+		memcpy(hex + 2 * 4095, own, strlen(own) + 1); /* own: a step's, < 4096 bytes */
+		t = b;
+		set_handheld(&t, 10, hex);
+		at = nd_compare(&c, &a, &t, &name);
+		if (v == 0 ? at >= 0 && !name : at < 0 || name) {
+			fprintf(stderr, "race_flood_cases: n_tty's raced run (%d) judged wrongly\n", v);
+			report(-390 - v, &c, &a, &t, at, name);
+			bad++;
+		}
+	}
+	return bad;
+}
+
 static int found_cases(void)
 {
 	int bad = 0;
@@ -3104,6 +3166,7 @@ int main(int argc, char **argv)
 	check_failures += rest_ring_cases();
 	check_failures += rest_flush_cases();
 	check_failures += write_rest_cases();
+	check_failures += race_flood_cases();
 	alarms_every(100);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < cases; i++) {
