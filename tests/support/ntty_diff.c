@@ -2596,26 +2596,43 @@ static bool flood_rest_behind(bool queue_behind, bool queue_full, const struct s
  * of the echoes (*rest characters of hex: they wait in pilotd's echo ring,
  * queue_behind, and go at its next process_echoes(); fuzz_ntty: seed
  * tcooff-tcoon-write-refused-held-rest, 29 bytes, sent with the next
- * write) and then the whole write.  *tail: the characters of n_tty's hex
- * of the write that pilotd never sends.  The desktop's write leaves
+ * write) and then the whole write; also where pilotd's queue had room for
+ * a byte of the write but not for the next echo (seed tcooff-tcoon-write-
+ * part-held-rest: 1 byte, then 24 of echoes with the next write), its part
+ * of the write going before that rest (each rendered from its own column).
+ * *echoes: the hex characters of the echoes both sent first; *rest: those
+ * of the rest; *tail: those of n_tty's write that pilotd never sends.  The desktop's write leaves
  * pilotd's column elsewhere from then on (held_back() compares without
  * what it decides, column_level()).
  */
 static bool write_room_taken(const struct nd_case *c, const struct nt_flow st[], int j,
 			     const char *la, size_t ha, const char *pa, size_t xa, const char *lb,
-			     size_t hb, const char *pb, size_t xb, size_t *tail, size_t *rest)
+			     size_t hb, const char *pb, size_t xb, size_t *tail, size_t *echoes,
+			     size_t *rest)
 {
 	static char pbuf[2 * ND_BYTES_MAX * LDISC_OUT_MAX + 1], wbuf[sizeof(pbuf)];
 	const struct nd_op *op = j ? &c->ops[j - 1] : NULL;
+	size_t e = SIZE_MAX;
 	long v = 0, vb;
 
 	if (!op || op->kind != ND_WRITE || op->skip || st[j].stopped_before ||
 	    !head_count(lb, hb, "write ", &vb) || vb != (long)op->len ||
 	    (!head_is(la, ha, "write EAGAIN") && !head_count(la, ha, "write ", &v)) || v < 0 ||
 	    xb / 2 <= ph_config_small.txq_size ||
-	    xa / 2 + LDISC_OUT_MAX <= ph_config_small.txq_size || xa > xb ||
-	    memcmp(pa, pb, xa) != 0)
+	    xa / 2 + LDISC_OUT_MAX <= ph_config_small.txq_size || xa > xb)
 		return false;
+	/* pilotd's: its echoes (n_tty's first ones), then its count of the write */
+	for (unsigned int col0 = 0; col0 <= 8 + op->len && e == SIZE_MAX; col0++) {
+		struct stream part = { pbuf, 0 };
+		unsigned int col = col0;
+
+		write_output(c, j, (size_t)v, &col, &part);
+		if (part.len <= xa && memcmp(pa + xa - part.len, part.s, part.len) == 0)
+			e = xa - part.len;
+	}
+	if (e == SIZE_MAX || memcmp(pa, pb, e) != 0)
+		return false;
+	/* n_tty's: the same echoes, the rest of them, the whole write */
 	for (unsigned int col0 = 0; col0 <= 8 + op->len; col0++) {
 		struct stream part = { pbuf, 0 }, whole = { wbuf, 0 };
 		unsigned int col = col0;
@@ -2623,13 +2640,11 @@ static bool write_room_taken(const struct nd_case *c, const struct nt_flow st[],
 		write_output(c, j, (size_t)v, &col, &part);
 		col = col0;
 		write_output(c, j, op->len, &col, &whole);
-		size_t w = whole.len - part.len;
-
-		if (part.len <= xa && memcmp(pa + xa - part.len, part.s, part.len) == 0 &&
-		    w <= xb - xa && (v == 0 || w == xb - xa) &&
-		    memcmp(pb + xb - w, whole.s + part.len, w) == 0) {
-			*tail = w;
-			*rest = xb - xa - w;
+		if (whole.len <= xb - e && whole.len > part.len &&
+		    memcmp(pb + xb - whole.len, whole.s, whole.len) == 0) {
+			*tail = whole.len - part.len;
+			*echoes = e;
+			*rest = xb - whole.len - e;
 			return true;
 		}
 	}
@@ -2686,7 +2701,8 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	bool even, dropped, apart, race_moved, queue_behind = false, rest_behind;
 	bool queue_full = false, flood_dropped;
 	int loose = LOOSE_NOT, level, flood_at = n + 1;
-	size_t cut, rest;
+	size_t cut, rest, echoes;
+	static char nb[ND_TRACE_MAX];
 
 	nt_flow(c, st);
 	nt_committed(c, st, pty);
@@ -2706,7 +2722,8 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		if (!st[j].stopped && (port->queued[j] || pd->queued[j]))
 			WHY(j, "queued");
 		/* a write's count that echoes filling pilotd's queue cut (timing_echo_flood) */
-		if (!write_room_taken(c, st, j, la, ha, pa, xa, lb, hb, pb, xb, &cut, &rest))
+		if (!write_room_taken(c, st, j, la, ha, pa, xa, lb, hb, pb, xb, &cut, &echoes,
+				      &rest))
 			cut = 0;
 		if (!cut && (ha != hb || memcmp(la, lb, ha) != 0)) {
 			if (!st[j].stopped_before || !stopped_head(la, ha, lb, hb))
@@ -2812,9 +2829,15 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		 * the write's rest n_tty took: never sent by pilotd; what waits in
 		 * its ring is the echoes' rest, if any
 		 */
-		if (cut)
+		if (cut) {
+			/* n_tty's bytes in pilotd's order: echoes, its part of the write, the rest */
+			memcpy(nb, pb, echoes);
+			memcpy(nb + echoes, pa + echoes, xa - echoes);
+			memcpy(nb + xa, pb + echoes, rest);
 			queue_behind = queue_full = rest > 0;
-		if (!n_tty_sent(&ps, &ns, pb, xb - cut, loose, st[j].stopped, queue_behind, at, j)) {
+		}
+		if (!n_tty_sent(&ps, &ns, cut ? nb : pb, cut ? xa + rest : xb, loose, st[j].stopped,
+				queue_behind, at, j)) {
 			/*
 			 * An echo flood in a step that n_tty's stop no longer
 			 * shapes: timing_echo_flood's rule from here on
