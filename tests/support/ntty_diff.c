@@ -2695,6 +2695,36 @@ static size_t race_tail_loose(const char *pa, size_t xa, const char *pb, size_t 
 }
 
 /*
+ * The case c up to batch j, cut just before its first signal character
+ * that flushes (ISIG without NOFLSH) after a START (IXON; ISTRIP applied),
+ * as flush_races() finds it: false if there is none.
+ */
+static bool cut_at_signal_after_start(const struct nd_case *c, int j, struct nd_case *cut)
+{
+	const struct nd_op *op = j >= 1 ? &c->ops[j - 1] : NULL;
+	struct termios2 t = settings_at(c, j);
+	bool started = false;
+	size_t k;
+
+	if (!op || op->kind != ND_RX || !(t.c_lflag & ISIG) || (t.c_lflag & NOFLSH))
+		return false;
+	for (k = 0; k < op->len; k++) {
+		uint8_t b = (t.c_iflag & ISTRIP) ? op->bytes[k] & 0x7f : op->bytes[k];
+
+		if (started && b &&
+		    (b == t.c_cc[VINTR] || b == t.c_cc[VQUIT] || b == t.c_cc[VSUSP]))
+			break;
+		started |= (t.c_iflag & IXON) && b && b == t.c_cc[VSTART];
+	}
+	if (k == op->len)
+		return false;
+	*cut = *c;
+	cut->nops = j;
+	cut->ops[j - 1].len = k;
+	return true;
+}
+
+/*
  * timing_isig_flush's race in a batch that ends stopped: a START let
  * n_tty's held echoes go (start_tty(), process_echoes(): written to the
  * pty), a signal character's flush then raced with the master's worker
@@ -2713,28 +2743,11 @@ static bool escaped_at_start(const struct nd_case *c, int j, const char *hex, si
 {
 	static struct nd_case cut;
 	static struct nd_trace tr;
-	const struct nd_op *op = &c->ops[j - 1];
-	struct termios2 t = settings_at(c, j);
-	bool started = false;
-	size_t k, h, x;
+	size_t h, x;
 	const char *px;
 
-	if (len == 0 || op->kind != ND_RX || !(t.c_lflag & ISIG) || (t.c_lflag & NOFLSH))
-		return false;
-	for (k = 0; k < op->len; k++) {
-		uint8_t b = (t.c_iflag & ISTRIP) ? op->bytes[k] & 0x7f : op->bytes[k];
-
-		if (started && b &&
-		    (b == t.c_cc[VINTR] || b == t.c_cc[VQUIT] || b == t.c_cc[VSUSP]))
-			break;
-		started |= (t.c_iflag & IXON) && b && b == t.c_cc[VSTART];
-	}
-	if (k == op->len)
-		return false;
-	cut = *c;
-	cut.nops = j;
-	cut.ops[j - 1].len = k;
-	if (nd_run_port(&cut, &tr) < 0 || !step_parts(&tr, j, &h, &px, &x))
+	if (len == 0 || !cut_at_signal_after_start(c, j, &cut) || nd_run_port(&cut, &tr) < 0 ||
+	    !step_parts(&tr, j, &h, &px, &x))
 		return false;
 	return len <= x && memcmp(hex, px, len) == 0;
 }
@@ -2791,6 +2804,136 @@ static int flood_rest_level(const struct nd_case *c, int j, bool behind, const s
 	return (op->iflag ^ settings_at(c, j).c_iflag) & IUTF8 ? LOOSE_COLUMNS : LOOSE_NOT;
 }
 
+/*
+ * As a step begins, pilotd is behind n_tty by nothing but the rest of a
+ * flood that waits in its echo ring (queue_behind, from n_tty's side: it
+ * sent more than pilotd's queue holds; queue_full: pilotd filled it; the
+ * streams one, n_tty_sent() saw to it).  No stop made that lag, so a batch
+ * that then passes n_tty's echo ring is the flood's as from level streams
+ * (flood_after_stop()): its add_echo_byte() writes on round what waits and
+ * flush_echoes() sends the newest, pilotd's ring keeps its oldest rest and
+ * drops (fuzz_ntty: seed tcooff-tcoon-flood-rest-ring-wraps, 4133 bytes
+ * from n_tty after a TCOON, 4095 from pilotd, then VREPRINTs past the
+ * ring: n_tty 504 bytes, pilotd 4089).
+ */
+static bool flood_rest_behind(bool queue_behind, bool queue_full, const struct stream *ps,
+			      const struct stream *ns)
+{
+	return queue_behind && queue_full && ps->len < ns->len;
+}
+
+/*
+ * timing_echo_flood's room in a write's step j: n_tty_write() runs
+ * process_echoes() first, whose __process_echoes() sends what waits up to
+ * tty_write_room() and renders it there (do_output_char()), then writes as
+ * much of the buffer as the room left takes and answers that count
+ * (non-blocking; drivers/tty/n_tty.c n_tty_write()).  pilotd does the same
+ * with its queue's room (4096 bytes in the harness), a pty's master takes
+ * up to 64 KiB: where the echoes fill pilotd's queue (echoes held over a
+ * TCOON, which a write's process_echoes() sends: fuzz_ntty's find
+ * tcooff-tcoon-write-sends-held-queue-full, 4086 bytes, then 9 of the
+ * write's 27) the write takes less than n_tty's.  Decided from n_tty's
+ * side: its output ran (it took the whole write), and it sent more in the
+ * step than pilotd's queue holds.  Then pilotd's bytes must be n_tty's up
+ * to where its queue filled (the same echoes, the same column; within an
+ * output of a byte of full) and end with its count of the write, and
+ * n_tty's rest must be the rest of the write, both as OPOST makes them
+ * from one column (write_output()); or, where the echoes alone outgrew
+ * pilotd's queue and it refused the write (EAGAIN), n_tty's rest the rest
+ * of the echoes (*rest characters of hex: they wait in pilotd's echo ring,
+ * queue_behind, and go at its next process_echoes(); fuzz_ntty: seed
+ * tcooff-tcoon-write-refused-held-rest, 29 bytes, sent with the next
+ * write) and then the whole write; also where pilotd's queue had room for
+ * a byte of the write but not for the next echo (seed tcooff-tcoon-write-
+ * part-held-rest: 1 byte, then 24 of echoes with the next write), its part
+ * of the write going before that rest (each rendered from its own column).
+ * *echoes: the hex characters of the echoes both sent first; *rest: those
+ * of the rest; *tail: those of n_tty's write that pilotd never sends.  The desktop's write leaves
+ * pilotd's column elsewhere from then on (held_back() compares without
+ * what it decides, column_level()).
+ */
+static bool write_room_taken(const struct nd_case *c, const struct nt_flow st[], int j,
+			     const char *la, size_t ha, const char *pa, size_t xa, const char *lb,
+			     size_t hb, const char *pb, size_t xb, size_t *tail, size_t *echoes,
+			     size_t *rest)
+{
+	static char pbuf[2 * ND_BYTES_MAX * LDISC_OUT_MAX + 1], wbuf[sizeof(pbuf)];
+	const struct nd_op *op = j ? &c->ops[j - 1] : NULL;
+	size_t e = SIZE_MAX;
+	long v = 0, vb;
+
+	if (!op || op->kind != ND_WRITE || op->skip || st[j].stopped_before ||
+	    !head_count(lb, hb, "write ", &vb) || vb != (long)op->len ||
+	    (!head_is(la, ha, "write EAGAIN") && !head_count(la, ha, "write ", &v)) || v < 0 ||
+	    xb / 2 <= ph_config_small.txq_size ||
+	    xa / 2 + LDISC_OUT_MAX <= ph_config_small.txq_size || xa > xb)
+		return false;
+	/* pilotd's: its echoes (n_tty's first ones), then its count of the write */
+	for (unsigned int col0 = 0; col0 <= 8 + op->len && e == SIZE_MAX; col0++) {
+		struct stream part = { pbuf, 0 };
+		unsigned int col = col0;
+
+		write_output(c, j, (size_t)v, &col, &part);
+		if (part.len <= xa && memcmp(pa + xa - part.len, part.s, part.len) == 0)
+			e = xa - part.len;
+	}
+	if (e == SIZE_MAX || memcmp(pa, pb, e) != 0)
+		return false;
+	/* n_tty's: the same echoes, the rest of them, the whole write */
+	for (unsigned int col0 = 0; col0 <= 8 + op->len; col0++) {
+		struct stream part = { pbuf, 0 }, whole = { wbuf, 0 };
+		unsigned int col = col0;
+
+		write_output(c, j, (size_t)v, &col, &part);
+		col = col0;
+		write_output(c, j, op->len, &col, &whole);
+		if (whole.len <= xb - e && whole.len > part.len &&
+		    memcmp(pb + xb - whole.len, whole.s, whole.len) == 0) {
+			*tail = whole.len - part.len;
+			*echoes = e;
+			*rest = xb - whole.len - e;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * timing_echo_flood's room where the flood never shows: in batch j a START
+ * lets echoes go (n_tty_receive_char_flow_ctrl(): start_tty(), then
+ * process_echoes()), more than pilotd's queue holds, and a signal
+ * character after it flushes them on both sides (isig(): echo_head =
+ * echo_tail = 0, tty_driver_flush_buffer(); pilotd's signal_char() drops
+ * its queue and echo ring), so neither sends them.  But __process_echoes()
+ * moved n_tty's column (do_output_char()) over all it wrote to the pty
+ * (up to 64 KiB of room), pilotd's only over what its queue took: the rest
+ * waited in its echo ring, and the flush dropped it unrendered, as n_tty's
+ * own drops what found no room (fuzz_ntty's find
+ * stop-writes-flood-step-bytes: 6933 bytes from n_tty at the START, 4092
+ * from pilotd; a tab after the INTR's echo 5 spaces wide on n_tty's side,
+ * 6 on pilotd's).  Decided from n_tty's side: the case (pc, as pilotd's
+ * trace ran it) cut just before the first such signal character after a
+ * START (IXON; ISTRIP applied), run on the pty, sends more in step j than
+ * pilotd's queue holds; and pilotd, run on it, filled its queue (within an
+ * output of a byte of full) with what n_tty sent first.  From step j on
+ * held_back() then compares without what the column decides.
+ */
+static bool start_flood_flushed(const struct nd_case *pc, const struct nt_flow st[], int j)
+{
+	static struct nd_case cut;
+	static struct nd_trace pt, nt;
+	size_t hp, hn, xp, xn;
+	const char *pp, *pn;
+
+	if (!st[j].isig_flush || !cut_at_signal_after_start(pc, j, &cut) ||
+	    nd_run_pty(&cut, &nt) < 0 || nd_run_port(&cut, &pt) < 0 ||
+	    !step_parts(&nt, j, &hn, &pn, &xn) || !step_parts(&pt, j, &hp, &pp, &xp))
+		return false;
+	return xn / 2 > ph_config_small.txq_size &&
+	       xp / 2 + LDISC_OUT_MAX > ph_config_small.txq_size && xp <= xn &&
+	       memcmp(pp, pn, xp) == 0;
+}
+
 static const char *held_back(const struct nd_case *c, const struct nd_trace *port,
 			     const struct nd_trace *pty, bool race_columns)
 {
@@ -2802,10 +2945,12 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 	struct nt_flow st[ND_OPS_MAX + 1];
 	const struct nd_trace *pd = port;
 	int at[USED_KINDS] = { -1, -1, -1 }, n = c->nops < ND_OPS_MAX ? c->nops : ND_OPS_MAX;
-	bool even, dropped, apart, race_moved, queue_behind = false;
+	bool even, dropped, apart, race_moved, queue_behind = false, rest_behind;
 	bool queue_full = false, flood_dropped;
 	int loose = LOOSE_NOT, level, flood_at = n + 1;
 	size_t from;
+	size_t cut, rest, echoes;
+	static char nb[ND_TRACE_MAX];
 
 	nt_flow(c, st);
 	nt_committed(c, st, pty);
@@ -2824,7 +2969,11 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 		/* pilotd's output must run where n_tty's does: nothing may wait then */
 		if (!st[j].stopped && (port->queued[j] || pd->queued[j]))
 			WHY(j, "queued");
-		if (ha != hb || memcmp(la, lb, ha) != 0) {
+		/* a write's count that echoes filling pilotd's queue cut (timing_echo_flood) */
+		if (!write_room_taken(c, st, j, la, ha, pa, xa, lb, hb, pb, xb, &cut, &echoes,
+				      &rest))
+			cut = 0;
+		if (!cut && (ha != hb || memcmp(la, lb, ha) != 0)) {
 			if (!st[j].stopped_before || !stopped_head(la, ha, lb, hb))
 				WHY(j, "head");
 			used(at, USED_STOP, j);
@@ -2897,6 +3046,15 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			used(at, USED_FLOOD, j);
 			level = level > column_level(c, j) ? level : column_level(c, j);
 		}
+		if (cut) {
+			used(at, USED_FLOOD, j);
+			level = level > column_level(c, j) ? level : column_level(c, j);
+		}
+		if (column_level(c, j) > level && column_level(c, j) > loose &&
+		    start_flood_flushed(pd == &alt ? &skipped : c, st, j)) {
+			used(at, USED_FLOOD, j);
+			level = column_level(c, j);
+		}
 		/*
 		 * race_columns: echoes past n_tty's commit mark moved its column, not
 		 * pilotd's; or a START's that pilotd's full queue left in its ring
@@ -2913,17 +3071,30 @@ static const char *held_back(const struct nd_case *c, const struct nd_trace *por
 			stream_loosen(&ns, loose);
 		}
 		even = ps.len == ns.len;
+		rest_behind = flood_rest_behind(queue_behind, queue_full, &ps, &ns);
 		stream_add_loose(&ps, pa, xa, loose);
 		/* from n_tty's side: it sent more than pilotd's queue holds */
 		queue_behind = xb / 2 > ph_config_small.txq_size || queue_still_behind(queue_behind, xa);
 		if (xb / 2 > ph_config_small.txq_size)
 			queue_full = xa / 2 + LDISC_OUT_MAX > ph_config_small.txq_size;
-		if (!n_tty_sent(&ps, &ns, pb, xb, loose, st[j].stopped, queue_behind, at, j)) {
+		/*
+		 * the write's rest n_tty took: never sent by pilotd; what waits in
+		 * its ring is the echoes' rest, if any
+		 */
+		if (cut) {
+			/* n_tty's bytes in pilotd's order: echoes, its part of the write, the rest */
+			memcpy(nb, pb, echoes);
+			memcpy(nb + echoes, pa + echoes, xa - echoes);
+			memcpy(nb + xa, pb + echoes, rest);
+			queue_behind = queue_full = rest > 0;
+		}
+		if (!n_tty_sent(&ps, &ns, cut ? nb : pb, cut ? xa + rest : xb, loose, st[j].stopped,
+				queue_behind, at, j)) {
 			/*
 			 * An echo flood in a step that n_tty's stop no longer
 			 * shapes: timing_echo_flood's rule from here on
 			 */
-			if (flood_after_stop(c, st, pd, pty, j, even)) {
+			if (flood_after_stop(c, st, pd, pty, j, even || rest_behind)) {
 				used(at, USED_FLOOD, j);
 				flood_at = j;
 				break;

@@ -1160,6 +1160,85 @@ static const char writes_held_seed[] =
 	"rx:7fe91a79547f040111ef1217006d00000000000000c3023c540031623a5cb0 "
 	"rx:041c55206c6100000000000000000000000000";
 
+/* seed stop-writes-flood-step-bytes (found[] below, start_flood_cases()) */
+static const char start_flood_seed[] =
+	"iflag=0x375e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400030011131a00120f1716005500 "
+	"rx:1c13da20ff56ff0854cc9b5f5f5f5f09090909090909090909090909090909 "
+	"write:0909090909090909090909090909090909090909090909090909090909090909 "
+	"write:090909090000000000000000000061f9f9f9f9f900f9f9f9f9f9f9f900f9f9f9 fionread:0 "
+	"rx:9b9b069b9b0a0a0a0a0a0a0a0a020a0a0a0061000000610000000000 rx:00 rx:61 fionread:0 "
+	"rx:5f5f5f1212121212121212121212121212121212121212121212121212121212 "
+	"rx:121212129c11f97fd009d000d0d0d0d0d0d012 rx:1212121212921212120a0080005b00147f0401 "
+	"rx:ef1217000d000000000000f9c3033c540031 rx:000000 rx:00 rx:00 rx:00 rx:00 rx:00 rx:00";
+
+/* seed tcooff-tcoon-write-sends-held-queue-full (found[] below, write_cut_cases()) */
+static const char write_cut_seed[] =
+	"iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f33d500020011131a00120f1704000000 poll "
+	"rx:1c13da121212121212121212121212120a0a0a0a0a0a0a0a0a0a0a0a320093 drain xonc:0 "
+	"setattr:0x33e8,0x9ca5,0x8a3b rx:0a2e0a0a0a0a19c85f5f5f rx:5f5f5f5f5f5f5f5f5f "
+	"rx:5fa9090477f9d56131 read:6 poll "
+	"rx:2053620008d5cc9b5f5f5f5f5f5f5f0d0a0a0a1212121221121212 "
+	"rx:12121212121212121212121212121212700f0f "
+	"rx:203a121212121212f512121212121212001212121212127fbf poll xonc:1 "
+	"write:5e0f2013a27f530ade621c000a62e6f40d93617f61d50833130f42 outq:0 "
+	"setattr:0x4476,0x3905,0x461c rx:c33240189ba9040a5f14e9cff600b99b7f3180e91300611348db1e "
+	"rx:16d000a7d0d709 rx:7a4400ffa91604f35d09ff047f110020720fe9cff6 "
+	"write:b99b7fd5d6f4a5ff0061a9a1000d131a poll "
+	"rx:a5ff0061203ac33240189ba9040a5f14e9cff600b9";
+
+/* seed tcooff-tcoon-flood-rest-ring-wraps (found[] below, rest_ring_cases()) */
+static const char rest_ring_seed[] =
+	"iflag=0x4e5e oflag=0x9cad lflag=0x8a3b cc=f91c7f33d500020011131a00120f1704000000 "
+	"poll rx:1c13da205362ff08d5cc9b5f5f095f5f5fe95fe90b0a121212121212121212 "
+	"rx:12121212120a0a0a0a0a0a020a0a0a0a09a231 flush:1 xonc:0 "
+	"setattr:0x33e8,0x9cad,0x8a3b rx:0a2e0a0a0a0a0a0a0a0a02 rx:0a0a0a09a23102611161e9 "
+	"rx:0a0a0ae94a0a2e0a0a0a0a rx:c85f5f5f5f5f5f5f5f5f5f5f5f5f5f0d155a44df0d80f909ac81 "
+	"poll rx:80da008c9b20c8385afface9cfd87fc387aa4b890989c8385a xonc:1 "
+	"rx:e984ff17e9a90012120a19195f rx:c85f5f5f5f5f5f5f5f rx:5f5f5f5f31a15504f9 "
+	"rx:02611161e90a0a0a0ae94a0a2e0a0a0a0a19c85fe95f5f5f5f5f5f5f5f5f12 "
+	"rx:12121212121212121212121212121212700f02 "
+	"rx:5ae96212121212121212121212121212001212121212127fbf poll xonc:1 "
+	"rx:d1088700185ffb4e69ff0f3200885a08f9b613 flush:0 outq:0";
+
+/* seed stop-start-flood-rest-over-tcoflush (found[] below, rest_flush_cases()) */
+static const char tcoflush_rest_seed[] =
+	"iflag=0x3769 oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400020011131a00120f1704000000 "
+	"poll rx:1c13da20ff56ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
+	"rx:685f5f5f5f5f5f0d0a0a0a1212121210101010 rx:1010101010101010101010101010121212 "
+	"rx:1212121212121212121212121212121212000f rx:00de005a504f00ff090a80f6695abf0809 "
+	"fionread:0 read:1 poll rx:00120a0a0a0a0a0a0a19195f5f126c1212 "
+	"rx:12121212121212121212121212121212321212 rx:12121212120012120909090909090909090909 "
+	"rx:12121212121212121212 rx:0a0a0a0a0a020a0a0a0a0a rx:0a0a0a0aff61e91919190a "
+	"rx:121211111111111111111112126d00007f26ac xonc:1 flush:1 write:f97ef5e411 outq:0 "
+	"xonc:2 rx:090df53cd100f7000000c3023c540031623a5cb012041c55206c6100 rx:00 rx:00";
+
+/* seed tcooff-tcoon-write-refused-held-rest (found[] below, write_rest_cases()) */
+static const char write_rest_seed[] =
+	"iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f33d500020011131a00120f1704000000 "
+	"poll rx:1c13da121212121212121212121212120a0a0a0a0a0a0a0a0a0a0a0a320093 drain xonc:0 "
+	"setattr:0x33e8,0x9ca5,0x8a3b rx:0a2e0a0a0a0a19c85f5f5f rx:5f5f5f5f5f5f5f5f5f "
+	"rx:a909310477f9d56131 read:6 poll "
+	"rx:2053620008d5cc9b5f5f5f5f5f5f5f0d0a0a0a1212121221121212 "
+	"rx:1212121212121212121212de12121212700f0f "
+	"rx:203a121212121212f512121212121212001212121212127fbf poll xonc:1 "
+	"write:5e0f2013a27f530ade621c000a62e6f4621212121212121217a90d "
+	"write:5e0f2013a27f530ade621c000a62e6f40d93617f61d50833130f42 outq:0 "
+	"setattr:0x4476,0x3905,0x461c "
+	"rx:c33240f431623a00d89da9a90d1c6f0013a3055f001a6100000000 rx:00 rx:00 rx:00 rx:00";
+
+/* seed stop-start-flood-rest-then-stop (found[] below, rest_stop_cases()) */
+static const char start_rest_stop_seed[] =
+	"iflag=0x3769 oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400020011131a00120f1704000000 "
+	"poll rx:1c13da20ff56ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
+	"rx:685f5f5f5f5f5f0d0a0a0a1212121210101010 rx:1010101010101010101010101010121212 "
+	"rx:1212121212121212121212121212121212000f rx:00de005a504f00ff090a80f6695abf0809 "
+	"fionread:0 read:1 poll rx:00120a0a0a0a0a0a0a19195f5f126c1212 "
+	"rx:12121212121212121212121212121212321212 rx:12121212120012120909090909090909090909 "
+	"rx:12121212121212121212 rx:0a0a0a0a0a020a54000a63 drain read:13 rx:f8187c "
+	"rx:61191919021212127a1111111111111111001200170080ff091309d39b080061 "
+	"setattr:0x4ec7,0x9ca5,0xd54c rx:00f7000000c3023c540031623a5cb012041c "
+	"rx:206c6100000000000000000000000000000000000000 rx:00 rx:00 rx:00";
+
 static const struct {
 	const char *name, *text;
 } found[] = {
@@ -1690,6 +1769,56 @@ static const struct {
 	 * stops at the open find stop-start-flood-rest-commit-block-before-stop.
 	 */
 	{ "pty_stopped", rest_stop_seed },
+	/*
+	 * seed stop-writes-flood-step-bytes: writes n_tty refused under a STOP,
+	 * a VREPRINT flood held, then a START and an INTR in one batch: the
+	 * START let 6933 bytes of echoes go on n_tty's side, 4096 on pilotd's
+	 * (its queue full, the rest in its echo ring), the INTR's flush dropped
+	 * all, but n_tty's column moved over all of them: a tab after the
+	 * INTR's echo 5 spaces wide, 6 on pilotd's (start_flood_flushed(),
+	 * start_flood_cases() below)
+	 */
+	{ "pty_stopped", start_flood_seed },
+	/*
+	 * seed tcooff-tcoon-write-sends-held-queue-full: echoes held over a
+	 * TCOON go at a write's process_echoes(), 4086 bytes, and fill
+	 * pilotd's queue: the write takes 9 of its 27 bytes, n_tty's all
+	 * (write_room_taken(), write_cut_cases() below)
+	 */
+	{ "pty_stopped", write_cut_seed },
+	/*
+	 * seed tcooff-tcoon-flood-rest-ring-wraps (opena's 10-minute run):
+	 * after a TCOON a flood leaves pilotd behind by 38 bytes of its rest
+	 * (4095 bytes, n_tty 4133), then VREPRINTs pass n_tty's ring (n_tty 504
+	 * bytes, pilotd 4089): the flood's rule from there, as from level
+	 * streams (flood_rest_behind(), rest_ring_cases() below)
+	 */
+	{ "pty_stopped", rest_ring_seed },
+	/*
+	 * seed stop-start-flood-rest-over-tcoflush (opena's second 10-minute
+	 * run): a START lets held echoes go, 5515 bytes from n_tty, 4096 from
+	 * pilotd (the rest, 1419, in its echo ring), a TCOON, a TCOFLUSH that
+	 * leaves the ring alone on both sides, then a write whose
+	 * process_echoes() sends the rest before its 5 bytes
+	 * (ring_keeps_rest(), rest_flush_cases() below)
+	 */
+	{ "pty_stopped", tcoflush_rest_seed },
+	/*
+	 * seed tcooff-tcoon-write-refused-held-rest (opena's third 10-minute
+	 * run): echoes held over a TCOON outgrow pilotd's queue at a write's
+	 * process_echoes(): pilotd refuses the write (EAGAIN), 29 bytes of
+	 * echoes wait in its ring and go with the next write; n_tty took both
+	 * writes whole (write_room_taken()'s rest, write_rest_cases() below)
+	 */
+	{ "pty_stopped", write_rest_seed },
+	/*
+	 * seed stop-start-flood-rest-then-stop (opena's fifth 10-minute run):
+	 * a START lets held echoes go, 5126 bytes from n_tty, 4095 from
+	 * pilotd, and a STOP later in the batch holds the rest (1031) in
+	 * pilotd's ring until the next batch (ring_keeps_rest(),
+	 * rest_stop_cases() below)
+	 */
+	{ "pty_stopped", start_rest_stop_seed },
 };
 
 /*
@@ -2960,6 +3089,361 @@ static int kill_held_cases(void)
 #undef LETTERS
 }
 
+/* The first from in s made to (s has room for it); false if there is none. */
+static bool replace_once(char *s, const char *from, const char *to)
+{
+	char *f = strstr(s, from);
+
+	if (!f)
+		return false;
+	memmove(f + strlen(to), f + strlen(from), strlen(f + strlen(from)) + 1);
+	memcpy(f, to, strlen(to));
+	return true;
+}
+
+/*
+ * start_flood_flushed() (seed stop-writes-flood-step-bytes, found[]) lets
+ * the columns part only where the START's echoes, flushed in the same
+ * batch, outgrew pilotd's queue on n_tty's side.  pilotd's step 10 is
+ * judged by its run without the writes n_tty refused (held_back()), so
+ * n_tty's bytes are tampered with there: the tab after the INTR's echo
+ * gone, a letter after it changed, must be unexplained; and in the case
+ * without the held VREPRINT flood (step 9 three '_' only: n_tty's START
+ * sends less than pilotd's queue holds, both columns move alike, that tab
+ * 5 spaces wide on both sides) n_tty's tab 6 spaces wide, as pilotd's is
+ * in the seed.  And pilotd's own step 10 with a byte more after the
+ * INTR's echo.  Returns how many checks failed.
+ */
+static int start_flood_cases(void)
+{
+	static const char flood[] = "rx:5f5f5f1212121212121212121212121212121212121212121212121212"
+				    "121212 ";
+	static const struct {
+		bool unflooded;
+		const char *from, *to;
+	} v[] = {
+		{ false, "f9f02020202020f05e40", "f9f0f05e40" },
+		{ false, "f9f02020202020f05e40", "f9f02020202020f15e40" },
+		{ true, "f9f02020202020f05e40", "f9f0202020202020f05e40" },
+	};
+	static const struct tamper own[] = {
+		{ 10, "f9f0", "f941f0", 0 },
+	};
+	static struct nd_trace a, b, t;
+	static char text[4096], hex[ND_TRACE_MAX];
+	const char *p = strstr(start_flood_seed, flood), *name;
+	struct nd_case c;
+	int at, bad;
+
+	if (!p) {
+		fprintf(stderr, "start_flood_cases: no VREPRINT flood in the seed\n");
+		return 1;
+	}
+	bad = tampered_pilotd(start_flood_seed, "pty_stopped", own, 1, -340);
+	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+		if (v[k].unflooded)
+			snprintf(text, sizeof(text), "%.*srx:5f5f5f %s",
+				 (int)(p - start_flood_seed), start_flood_seed, p + strlen(flood));
+		else
+			snprintf(text, sizeof(text), "%s", start_flood_seed);
+		if (nd_case_parse(&c, text) < 0 || run_both(&c, &a, &b, &name) < 0 || !name ||
+		    strcmp(name, "pty_stopped") || !handheld_of(&b, 10, hex, sizeof(hex) - 8) ||
+		    !replace_once(hex, v[k].from, v[k].to)) {
+			fprintf(stderr, "start_flood_cases: case %zu is not as it was\n", k);
+			bad++;
+			continue;
+		}
+		t = b;
+		set_handheld(&t, 10, hex);
+		at = nd_compare(&c, &a, &t, &name);
+		if (at < 0 || name) {
+			fprintf(stderr, "start_flood_cases: n_tty tampered with (%zu) excused\n",
+				k);
+			report(-341 - (int)k, &c, &a, &t, at, name);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/*
+ * write_room_taken() (seed tcooff-tcoon-write-sends-held-queue-full,
+ * found[]) lets pilotd's write take less than n_tty's only where the
+ * echoes before it filled pilotd's queue, and its bytes are n_tty's up to
+ * there.  pilotd's step 16 ("write 9": 4086 bytes of echoes, the write's
+ * first 9 bytes as OPOST makes them) tampered with must be unexplained:
+ * the count one less with the same bytes; the write's last byte changed;
+ * "write 2" with the bytes cut to its 2 (4088 bytes: room left, the queue
+ * not full); the first echo's byte changed; a letter changed in step 21,
+ * which the looser comparison after the cut write still sees; the
+ * write's 9th byte changed on both sides (n_tty's bytes no longer end with
+ * the write); and step 21's 78 bytes lost (nothing waits in pilotd's ring
+ * after the cut write to keep it behind).  Returns how many are not.
+ */
+static int write_cut_cases(void)
+{
+	static const struct {
+		int step;
+		const char *from, *to;
+		int cut;
+		bool both;
+	} v[] = {
+		{ 16, "write 9 H:", "write 8 H:", 0, false },
+		{ 16, "530d0ade\n", "530d0adf\n", 0, false },
+		{ 16, "write 9 H:", "write 2 H:", 16, false },
+		{ 16, " H:5e4d", " H:5e4e", 0, false },
+		{ 21, "7a44", "7a45", 0, false },
+		{ 16, "530d0ade\n", "530d0adf\n", 0, true },
+		{ 21, " H:", " H:", 2 * 78, false },
+	};
+	static struct nd_trace a, b, t, u;
+	static char l[ND_TRACE_MAX];
+	const char *name, *p;
+	struct nd_case c;
+	int at, bad = 0;
+
+	if (nd_case_parse(&c, write_cut_seed) < 0 || run_both(&c, &a, &b, &name) < 0 || !name ||
+	    strcmp(name, "pty_stopped")) {
+		fprintf(stderr, "write_cut_cases: the seed is not named pty_stopped\n");
+		return 1;
+	}
+	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+		size_t n;
+
+		p = a.text;
+		for (int i = 0; i < v[k].step; i++)
+			p = strchr(p, '\n') + 1;
+		n = strcspn(p, "\n");
+		snprintf(l, sizeof(l), "%.*s\n", (int)(n - (size_t)v[k].cut), p);
+		t = a;
+		u = b; /* the same length: the trace's len stays */
+		if (!replace_once(l, v[k].from, v[k].to) ||
+		    (v[k].both && !replace_once(u.text, "530d0ade621c", "530d0adf621c"))) {
+			fprintf(stderr, "write_cut_cases: case %zu is not as it was\n", k);
+			bad++;
+			continue;
+		}
+		l[strcspn(l, "\n")] = 0;
+		set_line(&t, v[k].step, l);
+		at = nd_compare(&c, &t, &u, &name);
+		if (at < 0 || name) {
+			fprintf(stderr, "write_cut_cases: pilotd tampered with (%zu) excused\n", k);
+			report(-350 - (int)k, &c, &t, &u, at, name);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/*
+ * flood_rest_behind() (seed tcooff-tcoon-flood-rest-ring-wraps, found[])
+ * lets the flood's rule take a batch that passes n_tty's ring with pilotd
+ * behind only by a flood's rest: a pilotd that sent 64 bytes less in the
+ * flood before it (step 18: its queue not full, echoes lost, not waiting)
+ * must be unexplained.  (Another byte in step 18 is the flood's own rule's:
+ * from level streams it compares none.)  Returns how many are not.
+ */
+static int rest_ring_cases(void)
+{
+	static const struct tamper v[] = {
+		{ 18, NULL, NULL, 128 },
+	};
+
+	return tampered_pilotd(rest_ring_seed, "pty_stopped", v, sizeof(v) / sizeof(v[0]), -360);
+}
+
+/*
+ * ring_keeps_rest() (seed stop-start-flood-rest-over-tcoflush,
+ * found[]): the TCOFLUSH of step 18 drops none of the flood's rest that
+ * waits in pilotd's echo ring; the write of step 19 sends it first.  A
+ * pilotd whose flush dropped it (step 19 only the write's 5 bytes: the
+ * old model evened the streams at the flush and let that through), or
+ * that lost its first byte, must be unexplained.  Returns how many are
+ * not.
+ */
+static int rest_flush_cases(void)
+{
+	static struct nd_trace a, b, t;
+	static char hex[ND_TRACE_MAX];
+	const char *name;
+	struct nd_case c;
+	int at, bad = 0;
+	size_t n;
+
+	if (nd_case_parse(&c, tcoflush_rest_seed) < 0 || run_both(&c, &a, &b, &name) < 0 || !name ||
+	    strcmp(name, "pty_stopped") || (n = handheld_hex(&a, 19, hex)) != 2 * (1419 + 5)) {
+		fprintf(stderr, "rest_flush_cases: the seed is not as it was\n");
+		return 1;
+	}
+	for (int v = 0; v < 2; v++) {
+		t = a;
+		set_handheld(&t, 19, v == 0 ? hex + n - 10 : hex + 2);
+		at = nd_compare(&c, &t, &b, &name);
+		if (at < 0 || name) {
+			fprintf(stderr, "rest_flush_cases: pilotd tampered with (%d) excused\n", v);
+			report(-370 - v, &c, &t, &b, at, name);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/*
+ * write_room_taken()'s rest (seed tcooff-tcoon-write-refused-held-rest,
+ * found[]): pilotd refused the write of step 16 with its queue full of
+ * echoes, and sends their rest (29 bytes) before the write of step 17.  A
+ * pilotd that lost that rest (step 17 only the write's 29 bytes), or sent
+ * 64 bytes less in step 16 (its queue not full), must be unexplained.
+ * Returns how many are not.
+ */
+static int write_rest_cases(void)
+{
+	static struct nd_trace a, b, t;
+	static char hex[ND_TRACE_MAX];
+	const char *name;
+	struct nd_case c;
+	int at, bad = 0;
+	size_t n;
+
+	if (nd_case_parse(&c, write_rest_seed) < 0 || run_both(&c, &a, &b, &name) < 0 || !name ||
+	    strcmp(name, "pty_stopped") || handheld_hex(&a, 17, hex) != 2 * (29 + 29)) {
+		fprintf(stderr, "write_rest_cases: the seed is not as it was\n");
+		return 1;
+	}
+	for (int v = 0; v < 2; v++) {
+		n = handheld_hex(&a, v == 0 ? 17 : 16, hex);
+		t = a;
+		if (v == 0)
+			set_handheld(&t, 17, hex + n - 2 * 29);
+		else
+			hex[n - 128] = 0, set_handheld(&t, 16, hex);
+		at = nd_compare(&c, &t, &b, &name);
+		if (at < 0 || name) {
+			fprintf(stderr, "write_rest_cases: pilotd tampered with (%d) excused\n", v);
+			report(-380 - v, &c, &t, &b, at, name);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/*
+ * race_tail_loose() (ntty_diff.c): in fuzz-ntty's fixed-seed run a mutation of
+ * seed stop-writes-flood-step-bytes (VDISCARD 0xf1) raced now and then on
+ * a loaded host: n_tty's master took 4095 bytes of the START's echoes
+ * before the INTR's flush, then sent the INTR's echo and a tab 5 spaces
+ * wide, pilotd's 6 (start_flood_flushed()).  That run's bytes (the first
+ * 4095 of what the START lets go, from the case cut before the INTR, then
+ * n_tty's own step) put in n_tty's trace must be named; with a letter
+ * after the tab changed, or the tab's spaces gone, unexplained.  Returns
+ * how many checks failed.
+ */
+static int race_flood_cases(void)
+{
+	static char text[4096];
+	static struct nd_trace a, b, t, cut;
+	static char hex[ND_TRACE_MAX], own[ND_TRACE_MAX];
+	struct nd_case c, cc;
+	const char *name;
+	int at, bad = 0;
+
+	const char *vd = strstr(start_flood_seed, "00120f1716005500");
+
+	/* the seed with VDISCARD 0xf1 (VEOL2 and the unused cc 0), as the run mutated it */
+	snprintf(text, sizeof(text), "%.*s0012f11716000000%s", (int)(vd - start_flood_seed),
+		 start_flood_seed, vd + 16);
+	if (nd_case_parse(&c, text) < 0 || (at = run_both(&c, &a, &b, &name)) < -1 ||
+	    (at >= 0 && !name)) {
+		fprintf(stderr, "race_flood_cases: the case is not as it was\n");
+		return 1;
+	}
+	cc = c;
+	cc.nops = 10;
+	cc.ops[9].len = 6; /* up to the INTR */
+	if (nd_run_pty(&cc, &cut) < 0 || handheld_hex(&cut, 10, hex) < 2 * 4095 ||
+	    handheld_hex(&b, 10, own) < 20 || !strstr(own, "f9f02020202020f05e40")) {
+		fprintf(stderr, "race_flood_cases: the START's echoes are not as they were\n");
+		return 1;
+	}
+	for (int v = 0; v < 3; v++) {
+		char *f;
+
+		/* from the INTR's echo on (b's run may have raced too) */
+		handheld_hex(&b, 10, own);
+		f = strstr(own, "f9f02020202020f05e40");
+		memmove(own, f, strlen(f) + 1);
+		if (v == 1)
+			own[15] = '1'; /* the 0xf0 after the tab: 0xf1 */
+		else if (v == 2)
+			memmove(own + 4, own + 14, strlen(own + 14) + 1);
+		memcpy(hex + 2 * 4095, own, strlen(own) + 1); /* own: a step's, < 4096 bytes */
+		t = b;
+		set_handheld(&t, 10, hex);
+		at = nd_compare(&c, &a, &t, &name);
+		if (v == 0 ? at >= 0 && !name : at < 0 || name) {
+			fprintf(stderr, "race_flood_cases: n_tty's raced run (%d) judged wrongly\n", v);
+			report(-390 - v, &c, &a, &t, at, name);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/*
+ * write_room_taken() with pilotd's part of the write before the echoes'
+ * rest (seed tcooff-tcoon-write-part-held-rest, opena's fourth 10-minute
+ * run: write_rest_seed with a 'b' for the last VREPRINT of step 12, found
+ * by libFuzzer as such): pilotd's queue had room for one byte of the write
+ * but not for the next echo, so the write takes 1 byte and the echoes'
+ * rest (24 bytes) goes with the next write, as n_tty with that room does.
+ * The case must be named pty_stopped; a pilotd that lost that rest (step
+ * 17 only the write's 29 bytes) must be unexplained.  Returns how many
+ * checks failed.
+ */
+static int write_part_cases(void)
+{
+	static struct nd_trace a, b, t;
+	static char text[4096], hex[ND_TRACE_MAX];
+	const char *p = strstr(write_rest_seed, "1221121212 "), *name;
+	struct nd_case c;
+	int at;
+	size_t n;
+
+	snprintf(text, sizeof(text), "%.*s1221121262 %s", (int)(p - write_rest_seed),
+		 write_rest_seed, p + 11);
+	if (nd_case_parse(&c, text) < 0 || run_both(&c, &a, &b, &name) < 0 || !name ||
+	    strcmp(name, "pty_stopped") || !strstr(a.text, "\nwrite 1 H:") ||
+	    (n = handheld_hex(&a, 17, hex)) != 2 * (24 + 29)) {
+		fprintf(stderr, "write_part_cases: the case is not as it was\n");
+		return 1;
+	}
+	t = a;
+	set_handheld(&t, 17, hex + n - 2 * 29);
+	at = nd_compare(&c, &t, &b, &name);
+	if (at < 0 || name) {
+		fprintf(stderr, "write_part_cases: pilotd without the rest excused\n");
+		report(-395, &c, &t, &b, at, name);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * ring_keeps_rest() (seed stop-start-flood-rest-then-stop,
+ * found[]): pilotd may be behind after a START in a batch that ends
+ * stopped only by a flood's rest: a pilotd that sent 64 bytes less there
+ * (step 18: its queue not full) must be unexplained.  Returns how many
+ * are not.
+ */
+static int rest_stop_cases(void)
+{
+	static const struct tamper v[] = {
+		{ 18, NULL, NULL, 128 },
+	};
+
+	return tampered_pilotd(start_rest_stop_seed, "pty_stopped", v, 1, -396);
+}
+
 static int found_cases(void)
 {
 	int bad = 0;
@@ -3042,6 +3526,14 @@ int main(int argc, char **argv)
 	check_failures += start_fill_cases();
 	check_failures += rest_over_flush_cases();
 	check_failures += kill_held_cases();
+	check_failures += start_flood_cases();
+	check_failures += write_cut_cases();
+	check_failures += rest_ring_cases();
+	check_failures += rest_flush_cases();
+	check_failures += write_rest_cases();
+	check_failures += race_flood_cases();
+	check_failures += write_part_cases();
+	check_failures += rest_stop_cases();
 	alarms_every(100);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < cases; i++) {
