@@ -210,15 +210,20 @@ static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_i
 	}
 	if (r.inject)
 		inject(p, f, r.inject_byte);
+	/*
+	 * The kernel's drains dropped before the flush is answered: the
+	 * kernel counts a drain's bytes in TIOCOUTQ until its answer, so a
+	 * TIOCOUTQ right after tcflush() returned would count them.
+	 */
+	if (r.flush & TTY_FLUSH_OUT)
+		flush_buffered_writes(p);
 	if (r.err)
 		reply_err(p, req, r.err);
 	else
 		reply_ioctl(p, req, r.out_len ? r.out : NULL, r.out_len);
 	/* writers waiting for room: their transfer's hooks must not run with req in hand */
-	if (r.flush & TTY_FLUSH_OUT) {
-		flush_buffered_writes(p);
+	if (r.flush & TTY_FLUSH_OUT)
 		port_serve_writes(p);
-	}
 	return true;
 }
 
