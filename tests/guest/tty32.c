@@ -28,6 +28,27 @@ struct k_termios { /* the kernel's struct termios, the same on i386 */
 	unsigned char c_line, c_cc[19];
 };
 
+/*
+ * The handheld attached (the carrier line): before it, pilotd drops what
+ * is written (no device on the line) and its arrival starts output anew,
+ * TCOOFF's stop gone with the line's earlier state.  The guest's program
+ * may open /dev/pilot while palm-sim is still being set up.
+ */
+static int wait_attached(int fd)
+{
+	int lines = 0;
+
+	for (int tries = 0; tries < 300; tries++) {
+		if (ioctl(fd, TIOCMGET, &lines) < 0)
+			break;
+		if (lines & TIOCM_CAR)
+			return 0;
+		poll(NULL, 0, 100);
+	}
+	fprintf(stderr, "tty32: FAIL: no handheld attached within 30 s (%s)\n", strerror(errno));
+	return -1;
+}
+
 static int outq(int fd)
 {
 	static char chunk[1024];
@@ -36,6 +57,8 @@ static int outq(int fd)
 	ssize_t w;
 
 	memset(chunk, 'q', sizeof(chunk));
+	if (wait_attached(fd) < 0)
+		return 1;
 	if (ioctl(fd, TCXONC, TCOOFF) < 0) {
 		fprintf(stderr, "tty32: FAIL: TCOOFF: %s\n", strerror(errno));
 		return 1;
