@@ -530,6 +530,7 @@ static bool port_queued(void *ctx)
 int nd_run_port(const struct nd_case *c, struct nd_trace *tr)
 {
 	static struct port_side ps;
+	static uint8_t handheld[STEP_SENT_MAX];
 	const struct side s = { &ps,	      port_rx_op, port_write_op,  port_read_op,
 				port_poll_op, port_query, port_ioctl_arg, port_setattr,
 				port_handheld, port_queued };
@@ -540,16 +541,12 @@ int nd_run_port(const struct nd_case *c, struct nd_trace *tr)
 
 	cfg.txq_size = nd_txq_size;
 	err = ph_init(&ps.h, &ps.p, &cfg, ND_OPS_MAX * (DRAIN_READS + 1) + 16);
-	if (!err) { /* a step's bytes, whole (STEP_SENT_MAX) */
-		uint8_t *hh = realloc(ps.h.handheld, STEP_SENT_MAX);
-
-		if (!hh) {
-			ph_free(&ps.h);
-			return -ENOMEM;
-		}
-		ps.h.handheld = hh;
-		ps.h.handheld_size = STEP_SENT_MAX;
-	}
+	if (err)
+		return err;
+	/* a step's bytes, whole (STEP_SENT_MAX), in a buffer kept for every run */
+	free(ps.h.handheld);
+	ps.h.handheld = handheld;
+	ps.h.handheld_size = sizeof(handheld);
 
 	if (err)
 		return err;
@@ -558,6 +555,7 @@ int nd_run_port(const struct nd_case *c, struct nd_trace *tr)
 	ps.fh = ph_open(&ps.h, 1000, true, true);
 	run(c, tr, &s);
 	err = ph_unanswered_or_twice(&ps.h) ? -EPROTO : 0;
+	ps.h.handheld = NULL; /* not ph_free()'s */
 	ph_free(&ps.h);
 	return err;
 }
