@@ -1122,6 +1122,24 @@ static const char start_fill_seed[] =
 	"rx:0a0a0a rx:00 rx:e900610000000000000000 rx:00 fionread:0 "
 	"rx:5f5f1212121212121212121212121212121212129c11f97fd009d000d0d0d0d0 rx:00 rx:00";
 
+/*
+ * seed stop-vreprints-start-wraps-split-control (nq's run-long on the
+ * shipped queue): VREPRINT floods held by a STOP pass n_tty's echo ring;
+ * at the START its old tail falls between ECHO_OP_START and a control
+ * character, sent raw (0x1d) where pilotd sends "^]" (split_control(),
+ * split_control_cases())
+ */
+static const char split_control_seed[] =
+	"iflag=0x375e oflag=0x75eb lflag=0x9a6a cc=031c7f150400030011131abc120f5716000000 "
+	"rx:5b1d1a03443100111111111111 rx:111111111111111111111111111111111111 "
+	"rx:111111111111111111111111116111111111 rx:1111111c7f000013000f160080008000d580 poll "
+	"rx:00c30809e808 rx:0f0f0f0f0f0f0f0f2d0f0f0f0f0f0f0f0f0f0f "
+	"rx:0f0f0f0f0f0f0f0f0f0f0f0f12121612 rx:60121212121212121212121212121212121212 "
+	"rx:1212120f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f rx:0f0f0f0f0f0f0f0f0f0f0f0f0f0f1212 "
+	"rx:121260121212121212121212121212c2625f11 rx:e9a9001203a2e9b35a7f5708ff00967ff920ce "
+	"outq:0 flush:0 rx:12c5bc122f030fcb1a625415130f4211000d00d0 "
+	"rx:9500000000000000000000000000000000 rx:00 rx:00 rx:00";
+
 /* seed stop-discard-vreprint-flood-start-bytes (found[] below, wrap_at_start_cases()) */
 static const char wrap_at_start_seed[] =
 	"iflag=0x375e oflag=0x75eb lflag=0x9a6a cc=031c7f150400030011131abc120f5716000000 "
@@ -1763,6 +1781,7 @@ static const struct {
 	{ "pty_stopped", start_fill_seed, 0 },
 	/* ... and on the shipped queue the pty's room (8192) fills first (start_fills_pty()) */
 	{ "pty_stopped", start_fill_seed, SHIPPED_TXQ },
+	{ "pty_stopped", split_control_seed, SHIPPED_TXQ },
 	/*
 	 * seed tcoon-flood-rest-over-tcioflush (openb's run-long): a flood after
 	 * a TCOON fills pilotd's queue (4096, n_tty 4131), a TCIOFLUSH, then a
@@ -3547,6 +3566,44 @@ static int rest_stop_cases(void)
 	return tampered_pilotd(start_rest_stop_seed, "pty_stopped", v, 1, -396);
 }
 
+/*
+ * split_control() (seed stop-vreprints-start-wraps-split-control, found[]):
+ * n_tty's START bytes may begin with the raw control character whose
+ * "^" pilotd sent just before them, no other: an n_tty whose raw byte
+ * there is another control character (0x1c for 0x1d), or whose second
+ * byte is changed, must be unexplained.  Returns how many are not.
+ */
+static int split_control_cases(void)
+{
+	enum { START = 12 };
+	static struct nd_trace a, b, t;
+	static char hex[ND_TRACE_MAX];
+	struct nd_case c;
+	const char *name;
+	int at, bad = 0;
+
+	nd_txq_size = SHIPPED_TXQ;
+	for (int v = 0; v < 2; v++) {
+		if (nd_case_parse(&c, split_control_seed) < 0 || run_both(&c, &a, &b, &name) < -1 ||
+		    handheld_hex(&b, START, hex) < 4 || strncmp(hex, "1d", 2) != 0) {
+			fprintf(stderr, "split_control_cases: case %d does not run\n", v);
+			bad++;
+			continue;
+		}
+		hex[v == 0 ? 1 : 3] ^= 1; /* 1d -> 1c; or the next byte's low nibble */
+		t = b;
+		set_handheld(&t, START, hex);
+		at = nd_compare(&c, &a, &t, &name);
+		if (at < 0 || name) {
+			fprintf(stderr, "split_control_cases: n_tty tampered with (%d) excused\n", v);
+			report(-370 - v, &c, &a, &t, at, name);
+			bad++;
+		}
+	}
+	nd_txq_size = ph_config_small.txq_size;
+	return bad;
+}
+
 static int found_cases(void)
 {
 	int bad = 0;
@@ -3641,6 +3698,7 @@ int main(int argc, char **argv)
 	check_failures += race_flood_cases();
 	check_failures += write_part_cases();
 	check_failures += rest_stop_cases();
+	check_failures += split_control_cases();
 	/*
 	 * The random cases on the queue pilotd ships (larger than the pty's
 	 * room, as fuzz_ntty's; tests/fuzz/README, "pilotd's queue"); the
