@@ -15,9 +15,11 @@
 
 #include "coverage_keep.h"
 #include "ntty_diff.h"
+#include "port_harness.h"
 
 static char listed[ND_LISTED_MAX][64];
 static int nlisted;
+static const char *text_case; /* NTTY_TEXT: a case as nd_case_print() wrote it, for any input */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -49,6 +51,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		*argc = n;
 		*argv = args;
 	}
+	nd_txq_size = ph_config_pilotd.txq_size;
+	if (getenv("NTTY_TXQ"))
+		nd_txq_size = strtoul(getenv("NTTY_TXQ"), NULL, 0);
+	text_case = getenv("NTTY_TEXT");
 	nlisted = nd_read_listed(NTTY_DOC, listed, ND_LISTED_MAX);
 	if (nlisted < 0) {
 		perror("fuzz_ntty: " NTTY_DOC);
@@ -81,7 +87,8 @@ __attribute__((no_sanitize("coverage"))) int LLVMFuzzerTestOneInput(const uint8_
 	const char *name;
 	int at, err, runs;
 
-	nd_case_from_bytes(&c, data, size);
+	if (!text_case || nd_case_parse(&c, text_case) < 0)
+		nd_case_from_bytes(&c, data, size);
 	if (nd_run_port(&c, &port) < 0) {
 		fprintf(stderr, "fuzz_ntty: a request answered other than once\n");
 		abort();
@@ -94,6 +101,11 @@ __attribute__((no_sanitize("coverage"))) int LLVMFuzzerTestOneInput(const uint8_
 		fprintf(stderr, "fuzz_ntty: the pty side failed %d times (%s): %s\n", runs,
 			strerror(-err), text);
 		abort();
+	}
+	if (getenv("NTTY_FULL")) {
+		nd_case_print(&c, text, sizeof(text));
+		fprintf(stderr, "fuzz_ntty: step %d (%s): %s\n--- pilotd:\n%s--- n_tty:\n%s", at,
+			at < 0 ? "same" : name ? name : "unexplained", text, port.text, pty.text);
 	}
 	if (at >= 0 && !is_listed(name)) {
 		nd_case_print(&c, text, sizeof(text));

@@ -43,7 +43,12 @@
 #define ND_OPS_RANDOM 24		  /* steps of a case from bytes, at most */
 #define ND_OPS_MAX    (ND_OPS_RANDOM + 3) /* and ntty_diff.c's probe's 3 after any of them */
 #define ND_BYTES_MAX 32
-#define ND_TRACE_MAX (1 << 17)
+/*
+ * A trace's text: hex of every byte a step sends, up to STEP_SENT_MAX a
+ * step (ntty_diff.c), with room for a case's floods on pilotd's queue of
+ * 512 KiB and a pty's 64 KiB, twice each
+ */
+#define ND_TRACE_MAX (1 << 21)
 
 enum nd_kind {
 	ND_RX,	     /* the handheld sends bytes (one batch) */
@@ -81,6 +86,8 @@ struct nd_trace {
 	int lines;
 	bool flood[ND_OPS_MAX + 2];  /* step i's echo near n_tty's echo buffer's size */
 	bool queued[ND_OPS_MAX + 2]; /* pilotd: bytes for the handheld still queued after step i */
+	size_t sent[ND_OPS_MAX + 2]; /* bytes the handheld got in step i */
+	bool full; /* the text lost some: ND_TRACE_MAX (nd_compare() judges no such case) */
 };
 
 /* A case from any bytes (a fuzzer's input, or a seeded generator's). */
@@ -90,6 +97,8 @@ void nd_case_print(const struct nd_case *c, char *out, size_t size);
 /* ... and back: 0, or -EINVAL on a line nd_case_print() does not write. */
 int nd_case_parse(struct nd_case *c, const char *line);
 
+/* pilotd's queue towards the handheld in nd_run_port() (bytes; 4096 unless set) */
+extern size_t nd_txq_size;
 int nd_run_port(const struct nd_case *c, struct nd_trace *tr);
 /*
  * Returns -errno when no pty could be made or the harness failed (a write to

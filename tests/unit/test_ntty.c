@@ -30,6 +30,7 @@
 
 #include "check.h"
 #include "ntty_diff.h"
+#include "port_harness.h"
 
 static uint64_t rng;
 
@@ -1121,6 +1122,24 @@ static const char start_fill_seed[] =
 	"rx:0a0a0a rx:00 rx:e900610000000000000000 rx:00 fionread:0 "
 	"rx:5f5f1212121212121212121212121212121212129c11f97fd009d000d0d0d0d0 rx:00 rx:00";
 
+/*
+ * seed stop-vreprints-start-wraps-split-control (nq's run-long on the
+ * shipped queue): VREPRINT floods held by a STOP pass n_tty's echo ring;
+ * at the START its old tail falls between ECHO_OP_START and a control
+ * character, sent raw (0x1d) where pilotd sends "^]" (split_control(),
+ * split_control_cases())
+ */
+static const char split_control_seed[] =
+	"iflag=0x375e oflag=0x75eb lflag=0x9a6a cc=031c7f150400030011131abc120f5716000000 "
+	"rx:5b1d1a03443100111111111111 rx:111111111111111111111111111111111111 "
+	"rx:111111111111111111111111116111111111 rx:1111111c7f000013000f160080008000d580 poll "
+	"rx:00c30809e808 rx:0f0f0f0f0f0f0f0f2d0f0f0f0f0f0f0f0f0f0f "
+	"rx:0f0f0f0f0f0f0f0f0f0f0f0f12121612 rx:60121212121212121212121212121212121212 "
+	"rx:1212120f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f rx:0f0f0f0f0f0f0f0f0f0f0f0f0f0f1212 "
+	"rx:121260121212121212121212121212c2625f11 rx:e9a9001203a2e9b35a7f5708ff00967ff920ce "
+	"outq:0 flush:0 rx:12c5bc122f030fcb1a625415130f4211000d00d0 "
+	"rx:9500000000000000000000000000000000 rx:00 rx:00 rx:00";
+
 /* seed stop-discard-vreprint-flood-start-bytes (found[] below, wrap_at_start_cases()) */
 static const char wrap_at_start_seed[] =
 	"iflag=0x375e oflag=0x75eb lflag=0x9a6a cc=031c7f150400030011131abc120f5716000000 "
@@ -1239,20 +1258,28 @@ static const char start_rest_stop_seed[] =
 	"setattr:0x4ec7,0x9ca5,0xd54c rx:00f7000000c3023c540031623a5cb012041c "
 	"rx:206c6100000000000000000000000000000000000000 rx:00 rx:00 rx:00";
 
+/*
+ * Each runs on pilotd's test queue of txq bytes (0: the hand-made cases'
+ * 4096, ph_config_small); the finds of a 4096-byte queue that the shipped
+ * 512 KiB one (ph_config_pilotd, fuzz_ntty's and the random cases') passes
+ * run there.
+ */
+#define SHIPPED_TXQ (512u * 1024)
 static const struct {
 	const char *name, *text;
+	size_t txq;
 } found[] = {
 	{ "echo_replay", /* seed echo-replay-after-stop */
 	  "iflag=0x6bbf oflag=0x5 lflag=0x9ddf cc=fa057f150400000062131abf7e96171600ffff "
 	  "rx:16006cff0db84e3e0d80fa09ff7e3880da7f96 setattr:0x5c8,0x5,0x11c4 drain "
 	  "rx:a90574047e5a82 rx:133180fafa96 poll rx:1aeaac1a0080bf04f1da00fae9 "
-	  "rx:154b8962e5cbfe5a00ebc415 rx:0096f09e05ff00934800e4" },
+	  "rx:154b8962e5cbfe5a00ebc415 rx:0096f09e05ff00934800e4", 0 },
 	{ "echo_replay", /* seed stop-write-echo-replay-zeros-at-start */
 	  "iflag=0x6bbf oflag=0x5 lflag=0x9ddf cc=fa057f150400000062131abf7e96171600ffff "
 	  "rx:16006cff0db84e3e0d80fa09ff7e3880da7f96 setattr:0x5c8,0x5,0x11c4 drain "
 	  "rx:a90574047e5a82 rx:133080121600 write:ff7a5a62c42961207ec3150009 "
 	  "rx:09090909090909090909 rx:09090909090909090909 "
-	  "rx:1afad15f62056904c3bf05efffff0204203a9c1a1a67610dff201517d1" },
+	  "rx:1afad15f62056904c3bf05efffff0204203a9c1a1a67610dff201517d1", 0 },
 	{ "pty_stopped", /* seed stop-vreprint-flood-held-at-end */
 	  "iflag=0x375e oflag=0x9ca5 lflag=0x8a3b "
 	  "cc=f91c7f155400030011131a00120f1716005500 "
@@ -1265,7 +1292,7 @@ static const struct {
 	  "rx:0a0a0a0a1919e90a0a0a0a rx:dd0a0a0a0a0a0a0a19c85f5f5f5f5f5f5f "
 	  "rx:5f5f5f5f5f5f5fa909 write:77f954613115f95f0aeae9a9a1006212 "
 	  "rx:12121212121212121212121212121212121212 rx:12121212121212121212121212 "
-	  "rx:12121212121212921212120a0080005b00147f rx:0111ef1217" },
+	  "rx:12121212121212921212120a0080005b00147f rx:0111ef1217", 0 },
 	{ "pty_stopped", /* seed stop-write-vreprint-flood-start-in-batch */
 	  "iflag=0x375e oflag=0x9ca5 lflag=0x8a3b "
 	  "cc=f91c7f155400030011131a00120f1716005500 "
@@ -1279,7 +1306,7 @@ static const struct {
 	  "rx:5f5f5f5f5f5f5fa909 write:77f954613115f90d0aeae9a9a1006212 "
 	  "rx:12121212111212121212121212121212121212 "
 	  "rx:12121212121212121212121212121212121212 "
-	  "rx:921212120a0080005b00147f040111ef121700 rx:00000000000000c3033c54003162" },
+	  "rx:921212120a0080005b00147f040111ef121700 rx:00000000000000c3033c54003162", 0 },
 	{ "pty_stopped", /* seed stop-write-vreprint-flood-then-quit: a QUIT after */
 	  "iflag=0x375e oflag=0x9ca5 lflag=0x8a3b "
 	  "cc=f91c7f155400030011131a00120f1716005500 "
@@ -1294,7 +1321,7 @@ static const struct {
 	  "rx:12121212111212121212121212121212121212 "
 	  "rx:12121212121212121212121212121212121212 "
 	  "rx:921212120a1c4a1104c39b0d80da7f0f150d08 "
-	  "rx:0ab84e00000000c3033c540031623a5cb012161c55206c610000000000000000" },
+	  "rx:0ab84e00000000c3033c540031623a5cb012161c55206c610000000000000000", 0 },
 	{ "timing_echo_flood", /* seed vreprint-ring-wrap */
 	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400030011131a00120f1716005500 "
 	  "rx:1c13da205362ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
@@ -1306,7 +1333,7 @@ static const struct {
 	  "rx:5f5f5f31a15516f9de xonc:2 outq:0 read:6 poll "
 	  "rx:205362ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a1212121212121212 "
 	  "rx:12121212121212121212121212121212121212 "
-	  "rx:12121212121212121212121212121212121212" },
+	  "rx:12121212121212121212121212121212121212", 0 },
 	{ "timing_echo_flood", /* seed vreprint-ring-wrap-parmrk-ff: each 0xff kept twice */
 	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b "
 	  "cc=f91c7f155400030011131a00120f1716005500 "
@@ -1319,7 +1346,7 @@ static const struct {
 	  "rx:5f5f5f31a15516f9de xonc:2 outq:0 read:6 poll "
 	  "rx:205362ff0854cc9b5f5f5f5f5f5f5f0d0a650a0a12121212121212 "
 	  "rx:12121212121212121212121212125212121212 "
-	  "rx:12121212121212121212121212121212121212" },
+	  "rx:12121212121212121212121212121212121212", 0 },
 	{ "timing_echo_flood", /* seed vreprint-ring-wrap-after-setattr: the line kept */
 	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b "
 	  "cc=f91c7f155400030011131a00120f1716005500 "
@@ -1333,7 +1360,7 @@ static const struct {
 	  "poll rx:205362ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a1212121212121212 "
 	  "rx:12121212121212121212121212121212000f30 "
 	  "rx:481212121212121212121212121212121212 "
-	  "rx:12121212120a0a0a0a0a0a0a0ac85f5f7f0f61 fionread:0" },
+	  "rx:12121212120a0a0a0a0a0a0a0ac85f5f7f0f61 fionread:0", 0 },
 	{ "timing_echo_flood", /* seed vreprint-ring-wrap-werase: a word erased, not the line */
 	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b "
 	  "cc=f91c7f155400030011131a00120f1716005500 "
@@ -1348,7 +1375,7 @@ static const struct {
 	  "rx:12121212121212121212121212121212121212 "
 	  "rx:12121212121212121212121212121212121212 "
 	  "rx:121212121212921212120a0a0a0a0a0a020a0a rx:0a0a0a4a0a0a0a00000000 "
-	  "rx:0a0a20861c1cc85f5f5f5f5f5f5f5f5f5f5f5f5f5f5fa95f5f5f" },
+	  "rx:0a0a20861c1cc85f5f5f5f5f5f5f5f5f5f5f5f5f5f5fa95f5f5f", 0 },
 	{ "timing_echo_flood", /* seed vreprint-ring-wrap-noflsh-signal: the line kept */
 	  "iflag=0x4e5e oflag=0x9ca5 lflag=0xdfff cc=ffffff155200010033d51a00120f1716000000 "
 	  "setattr:0x4e5e,0xee87,0xdfff poll "
@@ -1361,7 +1388,7 @@ static const struct {
 	  "rx:121212122525252525252525254e6962a53200 "
 	  "rx:c308121212121212121212121212121012700f0f "
 	  "rx:203a1212121212121212121212121212121212121212121212 rx:0a0a0a6100000000000000 "
-	  "rx:00 rx:00 rx:00 rx:00 rx:00 rx:00 rx:00 rx:00 rx:00 rx:00" },
+	  "rx:00 rx:00 rx:00 rx:00 rx:00 rx:00 rx:00 rx:00 rx:00 rx:00", 0 },
 	{ "pty_stopped", /* seed tcooff-vreprint-flood-held: the newest echoes kept, TCOOFF */
 	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400030011131a00120f1716005500 "
 	  "rx:1c68da205362ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
@@ -1372,7 +1399,7 @@ static const struct {
 	  "rx:205362ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212203a "
 	  "rx:12121212121212121212121212121212121212 rx:12120a0a0a0a0a0a020a5f5f5f7e6161805515 "
 	  "poll outq:0 fionread:0 write:014a "
-	  "rx:9da9150d1c731c1c5466ac61e90a0a0a0a0a0a19c85f5f5f5f" },
+	  "rx:9da9150d1c731c1c5466ac61e90a0a0a0a0a0a19c85f5f5f5f", 0 },
 	{ "pty_stopped", /* seed stop-vreprint-flood-write: a STOP's, a write, START */
 	  "iflag=0x375e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400030011131a00120f1716005500 "
 	  "rx:1c13da20ff56ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
@@ -1383,7 +1410,7 @@ static const struct {
 	  "rx:0a0a0a0a1919e90a0a0a0a rx:dd0a0a0a0a0a0a0a19c85f5f5f5f5f5f5f "
 	  "rx:5f5f5f5f5f5f5fa909 write:77f954613115f90d0aeae9a9a1006212 "
 	  "rx:12121212121212121212121212121212121212 rx:12121212121212121212121212121212121212 "
-	  "rx:921212120a0080005b00147f040111ef121700 rx:00000000000000c3033c54003162" },
+	  "rx:921212120a0080005b00147f040111ef121700 rx:00000000000000c3033c54003162", 0 },
 	{ "pty_stopped", /* seed tcooff-lnext-slash-held: both hold the LNEXT's '/' */
 	  "iflag=0x6bbf oflag=0x5 lflag=0x9ddf cc=03057f150400000062131abf7e961716000000 "
 	  "rx:1216006cff61090100df7fff31ff056204 "
@@ -1392,7 +1419,7 @@ static const struct {
 	  "rx:16006cffbc21001637c331175f00312ada7f96 setattr:0x5c8,0x5c19,0x11f55 drain "
 	  "rx:610000000000 rx:32 rx:32323232320000007fff31ff05620400bae940 outq:0 "
 	  "rx:16006cffbc93001609c331175f00312ada7f96 setattr:0x5c8,0x1217,0x1557 "
-	  "fionread:0 write:612030c3042900760048f904e5cb0000000000000000 rx:00 rx:00" },
+	  "fionread:0 write:612030c3042900760048f904e5cb0000000000000000 rx:00 rx:00", 0 },
 	{ "", /* seed tcooff-lnext-slash-held-then-write: the '/' past echo_mark on both sides */
 	  "iflag=0x6bbf oflag=0x5 lflag=0x9ddf cc=03057f150400000062131abf7e961716000000 "
 	  "rx:1216006cff61090100df7fff31ff056204 "
@@ -1401,7 +1428,7 @@ static const struct {
 	  "rx:16006cffbc21001637c331175f00312ada7f96 setattr:0x5c8,0x5c19,0x11f55 drain "
 	  "rx:6100000000a2 rx:b35a7f1708ff00967ff920cee905a959ff006271130d5ae596 drain xonc:1 "
 	  "write:0b10823b0093dc166216e5cb9d1b5e577f0817132127a84acc616161 "
-	  "poll poll poll poll poll" },
+	  "poll poll poll poll poll", 0 },
 	{ "pty_stopped", /* seed tcoon-lag-isig-ocrnl-onocr: a CR's echo that the column decides */
 	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=031c7f150400020011131a00120f1716000000 "
 	  "setattr:0x6d54,0xebb,0x455b xonc:0 rx:9b9ba909d312c500 xonc:0 "
@@ -1413,7 +1440,7 @@ static const struct {
 	  "rx:e9e9e9e9094f51661604e19b0ded5a0800e91a0a0b drain xonc:1 outq:0 "
 	  "rx:121a0db30ee985a51a1a1a1a1a1a1a1a1a1a1a1a0412ef5f setattr:0x61cd,0x1d2c,0x146a "
 	  "flush:0 drain rx:e9e9e95fe9dc5c8f1a1a1a1a16fdff62171c610000 "
-	  "write:7ff9150fde005a504f00ff" },
+	  "write:7ff9150fde005a504f00ff", 0 },
 	/* seed stop-write-vreprint-flood-start-intr: the INTR drops what the write displaced */
 	{ "pty_stopped",
 	  "iflag=0x375e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400030011131a00120f1716005500 "
@@ -1425,7 +1452,7 @@ static const struct {
 	  "rx:0a0a0a0a191980ffe90a0a rx:dd0a0a0a0a0a0a0a19c85f5f5f5f5f5f5f "
 	  "rx:5f5f5f5f5f5f5fa909 write:77f954613115f90d0aeae9a9a1006212 "
 	  "rx:12121212121212121212121212121212121212 rx:12121212121212121212121212121212121212 "
-	  "rx:921212120a0080005b00147f040111ef121700 rx:000000000000f9c3033c54003162" },
+	  "rx:921212120a0080005b00147f040111ef121700 rx:000000000000f9c3033c54003162", 0 },
 	/* seed tcooff-tcoon-lag-held-echoes-discarded: held over a TCOON, then TCOOFF, more */
 	{ "pty_stopped",
 	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f33d500020011131a00120f1704000000 "
@@ -1438,7 +1465,7 @@ static const struct {
 	  "rx:e9e912121270120f6c300048121212121212121261 fionread:0 fionread:0 fionread:0 "
 	  "fionread:0 xonc:1 xonc:0 fionread:0 xonc:3 xonc:2 "
 	  "rx:4e3e0d80f909ac8113f130097f0f330d5ac2625f1132e9a900 "
-	  "rx:1213130000005ac262e913f130097f0f330d5ac2625f1132e9" },
+	  "rx:1213130000005ac262e913f130097f0f330d5ac2625f1132e9", 0 },
 	/* seed tcooff-tcoon-lag-held-echoes-discarded-2: the same, TCION and TCIOFF between */
 	{ "pty_stopped",
 	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f33d500020011131a00120f1704000000 "
@@ -1450,7 +1477,7 @@ static const struct {
 	  "rx:1010101010101010101010101010121212 rx:10101010121212121212121212121212126161 "
 	  "fionread:0 fionread:0 xonc:1 xonc:0 fionread:0 xonc:3 xonc:2 "
 	  "rx:006f000f78203a12121212121212ff61615aff rx:ff0ab84e3e0d80f9 "
-	  "rx:ac8113f130097f0f330d5ac2625f1132e9a900121213" },
+	  "rx:ac8113f130097f0f330d5ac2625f1132e9a900121213", 0 },
 	/* seed tcooff-tcoon-lag-held-echoes-discarded-3: VREPRINTs past the ring after the TCOON */
 	{ "pty_stopped",
 	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=25cc7f33d500020011131a00120f1704000000 "
@@ -1465,7 +1492,7 @@ static const struct {
 	  "write:0b10823b0093dc041104e5cb9d1b5e577f5f2c335ae50f1100110402 "
 	  "rx:6c5a139e62121212121212 rx:12121212121212121212121212120a0a0a0a19 "
 	  "rx:5f5f5f5f5f5f5f5f315f5f5f5f5f5f5f5f5f0d0a650a12121212 "
-	  "rx:12121212121212121212121212120012120a0a rx:0a0a0a5f5f5f5f5f5f5f5f" },
+	  "rx:12121212121212121212121212120012120a0a rx:0a0a0a5f5f5f5f5f5f5f5f", 0 },
 	/* seed tcooff-tcoon-held-echoes-kill-wraps-ring: a KILL on echoes held over a TCOON */
 	{ "pty_stopped",
 	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f33d500020011131a00120f1704000000 "
@@ -1478,7 +1505,7 @@ static const struct {
 	  "rx:203a1212121212121212121212121212001212121212127fbf poll xonc:1 "
 	  "rx:d1088700185faf315a3320010f030000d5a8f0 drain "
 	  "rx:1709002062120a0a0a0a0a0a0a0ac85f5f7f0f61610081f43162014a xonc:3 fionread:0 drain "
-	  "poll fionread:0" },
+	  "poll fionread:0", 0 },
 	/* seed tcooff-tcoon-lag-held-echoes-discarded-4: held over a TCOON, kept by both, discarded alike */
 	{ "pty_stopped",
 	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=f91ce81504000300ff131a00120f1716000055 "
@@ -1488,7 +1515,7 @@ static const struct {
 	  "rx:1212121212121212121212121212121212120f rx:0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f "
 	  "rx:0f0f0f0f0f0f0f0f0f0f0f0f12121212 rx:60121212121212121212551212121212121212 "
 	  "rx:1212121212121212120f0f0f0f0f0f0f0f0f0f rx:0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f "
-	  "rx:0f0f0f12121212121255121212121212 rx:12121212c2625fff32e9a95512f9a2e9b35ae8" },
+	  "rx:0f0f0f12121212121255121212121212 rx:12121212c2625fff32e9a95512f9a2e9b35ae8", 0 },
 	/* seed stop-vreprint-flood-held-at-end-2: echoes a flood left waiting go at IXON off */
 	{ "timing_echo_flood",
 	  "iflag=0x375e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400030011131a00120f1716005500 "
@@ -1501,7 +1528,7 @@ static const struct {
 	  "rx:c30809e80a0a0a30dd0a0a0a0a0a0a0a19195f5f "
 	  "rx:12121212121212121212121212121212121212 rx:12121212121212121212121209090909090909 "
 	  "rx:09090912121212121212 rx:12120a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a "
-	  "rx:61e91919190a1212121111111111111111111212121212121212121212121212" },
+	  "rx:61e91919190a1212121111111111111111111212121212121212121212121212", 0 },
 	/*
 	 * seed tcooff-tcoon-flood-room-tab-column: its start, then a batch after
 	 * the TCOON that fills pilotd's queue (4095 bytes; 39 wait in its echo
@@ -1509,14 +1536,14 @@ static const struct {
 	 * those echoes never moved pilotd's column, a later tab is 6 spaces wide
 	 * on pilotd's side, 3 on n_tty's (flood_room_cases() below)
 	 */
-	{ "pty_stopped", flood_room_seed },
+	{ "pty_stopped", flood_room_seed, 0 },
 	/*
 	 * seed tcoon-vreprints-kill-wraps-ring: the -3 seed's start, then 13
 	 * VREPRINTs and a KILL in one batch: with the KILL's erases n_tty's
 	 * ring wraps (516 bytes sent, pilotd 4096); ring_overflows() counts
 	 * a KILL's and a WERASE's erases as a VREPRINT's echo
 	 */
-	{ "pty_stopped", kill_ring_seed },
+	{ "pty_stopped", kill_ring_seed, 0 },
 	/*
 	 * seeds tcooff-tcoon-held-echoes-kill-wraps-ring-2 and tcooff-tcoon-
 	 * vreprint-flood-kill-echoes: VREPRINT floods held under TCOOFF, the
@@ -1525,7 +1552,7 @@ static const struct {
 	 * newest entries, pilotd the held ones and the erases); held_overflows()
 	 * counts what the stop held (kill_held_cases() below)
 	 */
-	{ "pty_stopped", kill_held_seed },
+	{ "pty_stopped", kill_held_seed, 0 },
 	/*
 	 * seed tcooff-tcoon-held-echoes-kill-wraps-ring-3 (hunt's run-long):
 	 * kill-wraps-ring-2's family, n_tty sent 138 bytes of the KILL's
@@ -1545,7 +1572,7 @@ static const struct {
 	  "rx:205362ff08d5cc9b5f5f095f5f5fe95fe90b0a1212121212121212 "
 	  "rx:1212121212120a0a0a0a0a0a020a0a0a0a09a2 outq:0 "
 	  "rx:c30809e80a0a0a30dd0a0a0a0a0a0a0a19195f5f rx:5f5f5f5f5f5f5f5f5f "
-	  "rx:5f5f5f31a15504f9de" },
+	  "rx:5f5f5f31a15504f9de", 0 },
 	/*
 	 * seed start-kill-erases-commit-block-then-stop (kill's run): a START,
 	 * "rh^H" and a KILL's 252 entries of erases make a commit_echoes()
@@ -1565,7 +1592,7 @@ static const struct {
 	  "rx:1d1d1d1d1d1d1d1d1d1d1d1d1d1d1da231026111f2e80833130008a65f08 "
 	  "rx:5fab952c04090f read:13 fionread:0 rx:0017c308c3619b1133130f42330f0d0d0d1d12 "
 	  "rx:a2310461111212123100 rx:c308c3619b66aeff08a65fab952c9b61f9f9be74 read:6 poll "
-	  "rx:205362ff08d5cc9b5f5f095f5f5fe95fe90b5f5fc85f5f5f0a0a00 rx:00" },
+	  "rx:205362ff08d5cc9b5f5f095f5f5fe95fe90b5f5fc85f5f5f0a0a00 rx:00", 0 },
 	{ "pty_stopped",
 	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f33d500020011131a00120f1704000000 poll "
 	  "rx:1c13da205362ff08d5cc9b5f5f095f5f5fe95fe90b0a121212121212121212 "
@@ -1575,22 +1602,22 @@ static const struct {
 	  "rx:12121212121212121212121212121212700f0f "
 	  "rx:203a1212121212121212126161616161611212121212001212 "
 	  "rx:1212127fbff911329b000f5bd25f13120acf0a rx:1f84ff172f0061bb17 xonc:1 outq:0 "
-	  "poll drain fionread:0 read:3 rx:0a0a0a0a0a0a0a020a5f5f5f7e616180553308 fionread:0" },
+	  "poll drain fionread:0 read:3 rx:0a0a0a0a0a0a0a020a5f5f5f7e616180553308 fionread:0", 0 },
 	/*
 	 * seed stop-lnext-slash-owed-write-tab3-column: the LNEXT's '/' past
 	 * echo_mark before a write whose tab (TAB3) pilotd made 3 spaces wide,
 	 * n_tty 4: pilotd sent the '/' first; now its echo ring keeps echo_mark
 	 */
-	{ "", slash_column_seed },
+	{ "", slash_column_seed, 0 },
 	/*
 	 * slash_owed_cases()' '/' past echo_mark after the write, then a batch
 	 * under ECHONL alone: n_tty's raw path (no ICRNL) runs no flush_echoes()
 	 * and the '/' waits; with ICRNL its flush_echoes() sends it
 	 */
 	{ "", "iflag=0x500 oflag=0 lflag=0x840a cc=031c7f150400000011131a00120f1716000000 "
-	      "xonc:0 rx:615a7f16 xonc:1 write:57 setattr:0x0,0x0,0x40 rx:78 drain" },
+	      "xonc:0 rx:615a7f16 xonc:1 write:57 setattr:0x0,0x0,0x40 rx:78 drain", 0 },
 	{ "", "iflag=0x500 oflag=0 lflag=0x840a cc=031c7f150400000011131a00120f1716000000 "
-	      "xonc:0 rx:615a7f16 xonc:1 write:57 setattr:0x100,0x0,0x40 rx:78 drain" },
+	      "xonc:0 rx:615a7f16 xonc:1 write:57 setattr:0x100,0x0,0x40 rx:78 drain", 0 },
 	/*
 	 * seed tcoon-write-slash-past-mark: TCOOFF, an LNEXT's '/' past echo_mark,
 	 * TCOON, a write: n_tty's process_echoes() stops before the '/', and the
@@ -1606,7 +1633,7 @@ static const struct {
 	  "rx:6100000000a2 rx:b35a7f1708ff00967ff920cee905a959ff006271130d5ae596 drain xonc:1 "
 	  "write:0b10823b0093dc166216e5cb9d1b5e577f0817132127a84a9b616109 drain "
 	  "rx:089f7e00130100df7fff fionread:0 read:16 "
-	  "write:3176010055c35cb01216006cff61090100df7fff31ff0562041a00bae940c3" },
+	  "write:3176010055c35cb01216006cff61090100df7fff31ff0562041a00bae940c3", 0 },
 	/* seed tcooff-tcoon-held-echoes-erase-commit-no-echo: an ERASE without ECHO commits the held echoes */
 	{ "pty_stopped",
 	  "iflag=0x4e5e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f33d500020011131a00120f1704000000 "
@@ -1617,7 +1644,7 @@ static const struct {
 	  "rx:12121212121212121212121212121212121270 write:0f78203a12121212ff5e0f2013 rx:310261 "
 	  "setattr:0x7233,0x1212,0x8e17 xonc:0 rx:110033 xonc:1 "
 	  "rx:12121212121212700f0f78203a12121212ff5e fionread:0 drain "
-	  "setattr:0x932,0x93fd,0x930b" },
+	  "setattr:0x932,0x93fd,0x930b", 0 },
 	/*
 	 * seed start-kill-commit-block-then-stop: a START, then a KILL whose
 	 * erases, with the echoes around them, make 256 entries, then a STOP in
@@ -1629,7 +1656,7 @@ static const struct {
 	      "rx:121212121212120a0a0a0a0a0a020a0a0a0a0a rx:4a0a0a0a61611919190a0a rx:3a "
 	      "rx:0a0a0ae90a0a0a210a0a0a rx:0ac70f4211001500a11346 rx:46464646464646 "
 	      "rx:46469b9b9b5a09 rx:8113f130097f9b9be99b9b9b8c drain setattr:0x66e6,0xe6e6,0xc6e6 "
-	      "rx:0a0a0a0a055a00 rx:00 rx:00 rx:00 rx:00 rx:00 rx:00" },
+	      "rx:0a0a0a0a055a00 rx:00 rx:00 rx:00 rx:00 rx:00 rx:00", 0 },
 	/*
 	 * seed stop-intr-restart-commit-block: output stopped (STOP), an INTR
 	 * under IXON and NOFLSH restarts it, its echo (ECHO) commits a block of
@@ -1646,7 +1673,7 @@ static const struct {
 	  "rx:f9a2e9b35a7f1708ff00967ff920cee9050959ff026271130d drain "
 	  "rx:627180110b103513a9a176e90a0a9b61001d000d1a0ae500a11ada poll outq:0 fionread:0 "
 	  "write:3a00 rx:9da9150d1c6f0013a3055f00b909ff3176010055c35c40c370 "
-	  "write:5b1a1712619b66acff08a65fab3c1ca113" },
+	  "write:5b1a1712619b66acff08a65fab3c1ca113", 0 },
 	/*
 	 * seed vreprints-werase-echoprt-wraps-ring: 13 VREPRINTs of a line of
 	 * control characters and 4 WERASEs under ECHOPRT and ECHOCTL, whose
@@ -1662,12 +1689,12 @@ static const struct {
 	  "rx:0a0a0a0a0a0a0a0a0a0a19 rx:190a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0f0f0f0f0f "
 	  "rx:0f0f0f0f0f12121212f3120012121212 rx:1212121212121a121212121224242424242412 "
 	  "rx:00120f0f0f3f0f0f0f0f0f0f0f0f0f0f0f0f0f rx:0f0f0f0f0f0f0f0f0f0f0f0f0f121212 "
-	  "rx:12120012121212121212121212121217171717 outq:0 outq:0 outq:0 outq:0" },
+	  "rx:12120012121212121212121212121217171717 outq:0 outq:0 outq:0 outq:0", 0 },
 	/*
 	 * seed vreprints-nuls-wrap-ring: 10 VREPRINTs and 15 NULs after them,
 	 * whose ^@ echoes take n_tty's ring past 4096 entries (ring_lost())
 	 */
-	{ "timing_echo_flood", nuls_ring_seed },
+	{ "timing_echo_flood", nuls_ring_seed, 0 },
 	/*
 	 * seed stop-write-flood-start-commit-block: a write n_tty refused
 	 * under a STOP, a VREPRINT flood with a START in its batch, then a
@@ -1675,30 +1702,30 @@ static const struct {
 	 * in pilotd's ring shift its commit_echoes() blocks, and one lets go
 	 * before the STOP what its run without the write holds (writes_sent())
 	 */
-	{ "pty_stopped", flood_commit_seed },
+	{ "pty_stopped", flood_commit_seed, 0 },
 	/*
 	 * seed stop-writes-flood-start-write-room: writes n_tty refused under a
 	 * STOP, a flood with a START in its batch, then a write that pilotd
 	 * refuses (its queue full: the writes took room) and its run without
 	 * them takes (writes_sent()'s room_heads())
 	 */
-	{ "pty_stopped", write_room_seed },
+	{ "pty_stopped", write_room_seed, 0 },
 	/* seed stop-writes-flood-start-write-part: as above, pilotd took 1 byte of the write */
-	{ "pty_stopped", write_part_seed },
+	{ "pty_stopped", write_part_seed, 0 },
 	/*
 	 * seed stop-writes-flood-tcioff-held-rest: writes n_tty refused under a
 	 * STOP, floods with a START in a batch, a TCIOFF whose character goes
 	 * ahead of the echoes the writes kept waiting in pilotd's ring, which
 	 * it sends at the next byte received (writes_sent()'s xchar_ahead())
 	 */
-	{ "pty_stopped", tcioff_rest_seed },
+	{ "pty_stopped", tcioff_rest_seed, 0 },
 	/*
 	 * seed stop-write-tcoon-flood-ioflush-writes: a write n_tty refused
 	 * under a STOP, sent at a TCOON, then a flood and a QUIT's flush:
 	 * the column the write left let pilotd's full queue take one echo
 	 * more than its run without it (writes_sent()'s column_ahead())
 	 */
-	{ "pty_stopped", ioflush_writes_seed },
+	{ "pty_stopped", ioflush_writes_seed, 0 },
 	/*
 	 * seed stop-ixon-off-flood-queue-full-twice: a flood held by a STOP,
 	 * IXON off (n_tty sends 6658 bytes, pilotd its queue's 4096), level
@@ -1706,7 +1733,7 @@ static const struct {
 	 * 4096; n_tty 5377, then 2895): pilotd stays behind while it fills its
 	 * queue (queue_still_behind(), queue_twice_cases() below)
 	 */
-	{ "pty_stopped", queue_twice_seed },
+	{ "pty_stopped", queue_twice_seed, 0 },
 	/*
 	 * seeds stop-start-flood-rest-after-opost-off, tcooff-tcoon-flood-rest-
 	 * after-olcuc: the rest of a flood that waited in pilotd's echo ring
@@ -1715,8 +1742,8 @@ static const struct {
 	 * __process_echoes() renders when it sends (flood_rest_level(),
 	 * flood_rest_cases() below)
 	 */
-	{ "pty_stopped", rest_opost_seed },
-	{ "pty_stopped", rest_olcuc_seed },
+	{ "pty_stopped", rest_opost_seed, 0 },
+	{ "pty_stopped", rest_olcuc_seed, 0 },
 	/*
 	 * seed stop-write-tcoon-flood-writes-held: a write n_tty refused under
 	 * a STOP, a flood at the START (pilotd's queue full), a VREPRINT and a
@@ -1725,7 +1752,7 @@ static const struct {
 	 * that its run without the write held until the SUSP's flush
 	 * (writes_sent()'s flush_ahead(), flush_ahead_cases() below)
 	 */
-	{ "pty_stopped", writes_held_seed },
+	{ "pty_stopped", writes_held_seed, 0 },
 	/*
 	 * seed stop-discard-vreprint-flood-start-bytes: VREPRINT floods (and
 	 * 0x0f bytes, plain characters: n_tty has no VDISCARD) held by a STOP
@@ -1733,7 +1760,7 @@ static const struct {
 	 * bytes, pilotd all it held (3809), and n_tty the newest 3806 again
 	 * in the next step (held_wraps_at_start(), wrap_at_start_cases() below)
 	 */
-	{ "pty_stopped", wrap_at_start_seed },
+	{ "pty_stopped", wrap_at_start_seed, 0 },
 	/*
 	 * stop-vreprint-flood-start-wraps-then-stop (openb's third run-long):
 	 * the same wrap at a START in a batch that then stops: 740 bytes from
@@ -1741,7 +1768,7 @@ static const struct {
 	 * case's end probe (held_wraps_at_start(), wrap_at_start_cases()).  Not
 	 * in corpus/: with it the fixed-seed run stops at another of its family.
 	 */
-	{ "pty_stopped", wrap_stop_seed },
+	{ "pty_stopped", wrap_stop_seed, 0 },
 	/*
 	 * seed stop-writes-vreprints-start-intr-tab-column (openb's run-long):
 	 * writes n_tty refused under a STOP, VREPRINT floods held, then 19
@@ -1751,7 +1778,10 @@ static const struct {
 	 * the INTR 8 spaces from n_tty, 6 from pilotd (start_fills_queue(),
 	 * start_fill_cases() below)
 	 */
-	{ "pty_stopped", start_fill_seed },
+	{ "pty_stopped", start_fill_seed, 0 },
+	/* ... and on the shipped queue the pty's room (8192) fills first (start_fills_pty()) */
+	{ "pty_stopped", start_fill_seed, SHIPPED_TXQ },
+	{ "pty_stopped", split_control_seed, SHIPPED_TXQ },
 	/*
 	 * seed tcoon-flood-rest-over-tcioflush (openb's run-long): a flood after
 	 * a TCOON fills pilotd's queue (4096, n_tty 4131), a TCIOFLUSH, then a
@@ -1759,7 +1789,7 @@ static const struct {
 	 * pilotd's echo ring before its INTR: the flush left the ring alone
 	 * (ring_keeps_rest(), rest_over_flush_cases() below)
 	 */
-	{ "pty_stopped", rest_flush_seed },
+	{ "pty_stopped", rest_flush_seed, 0 },
 	/*
 	 * stop-start-flood-queue-full-then-stop (the suite's fixed-seed run
 	 * once tcoon-flood-rest-over-tcioflush was a seed): VREPRINTs held by
@@ -1768,7 +1798,7 @@ static const struct {
 	 * (ring_keeps_rest()).  Not in corpus/: with it the fixed-seed run
 	 * stops at the open find stop-start-flood-rest-commit-block-before-stop.
 	 */
-	{ "pty_stopped", rest_stop_seed },
+	{ "pty_stopped", rest_stop_seed, 0 },
 	/*
 	 * seed stop-writes-flood-step-bytes: writes n_tty refused under a STOP,
 	 * a VREPRINT flood held, then a START and an INTR in one batch: the
@@ -1778,14 +1808,14 @@ static const struct {
 	 * INTR's echo 5 spaces wide, 6 on pilotd's (start_flood_flushed(),
 	 * start_flood_cases() below)
 	 */
-	{ "pty_stopped", start_flood_seed },
+	{ "pty_stopped", start_flood_seed, 0 },
 	/*
 	 * seed tcooff-tcoon-write-sends-held-queue-full: echoes held over a
 	 * TCOON go at a write's process_echoes(), 4086 bytes, and fill
 	 * pilotd's queue: the write takes 9 of its 27 bytes, n_tty's all
 	 * (write_room_taken(), write_cut_cases() below)
 	 */
-	{ "pty_stopped", write_cut_seed },
+	{ "pty_stopped", write_cut_seed, 0 },
 	/*
 	 * seed tcooff-tcoon-flood-rest-ring-wraps (opena's 10-minute run):
 	 * after a TCOON a flood leaves pilotd behind by 38 bytes of its rest
@@ -1793,7 +1823,7 @@ static const struct {
 	 * bytes, pilotd 4089): the flood's rule from there, as from level
 	 * streams (flood_rest_behind(), rest_ring_cases() below)
 	 */
-	{ "pty_stopped", rest_ring_seed },
+	{ "pty_stopped", rest_ring_seed, 0 },
 	/*
 	 * seed stop-start-flood-rest-over-tcoflush (opena's second 10-minute
 	 * run): a START lets held echoes go, 5515 bytes from n_tty, 4096 from
@@ -1802,7 +1832,7 @@ static const struct {
 	 * process_echoes() sends the rest before its 5 bytes
 	 * (ring_keeps_rest(), rest_flush_cases() below)
 	 */
-	{ "pty_stopped", tcoflush_rest_seed },
+	{ "pty_stopped", tcoflush_rest_seed, 0 },
 	/*
 	 * seed tcooff-tcoon-write-refused-held-rest (opena's third 10-minute
 	 * run): echoes held over a TCOON outgrow pilotd's queue at a write's
@@ -1810,7 +1840,7 @@ static const struct {
 	 * echoes wait in its ring and go with the next write; n_tty took both
 	 * writes whole (write_room_taken()'s rest, write_rest_cases() below)
 	 */
-	{ "pty_stopped", write_rest_seed },
+	{ "pty_stopped", write_rest_seed, 0 },
 	/*
 	 * seed stop-start-flood-rest-then-stop (opena's fifth 10-minute run):
 	 * a START lets held echoes go, 5126 bytes from n_tty, 4095 from
@@ -1818,7 +1848,82 @@ static const struct {
 	 * pilotd's ring until the next batch (ring_keeps_rest(),
 	 * rest_stop_cases() below)
 	 */
-	{ "pty_stopped", start_rest_stop_seed },
+	{ "pty_stopped", start_rest_stop_seed, 0 },
+	/*
+	 * Finds of fuzz_ntty on a 4096-byte queue, unexplained there: VREPRINT
+	 * floods and writes under a STOP outgrew pilotd's queue while the pty
+	 * took 8192 bytes and more (tests/fuzz/README, "pilotd's queue").  On
+	 * the shipped queue they are named so; seeds:
+	 */
+	/* seed stop-vreprint-floods-held-at-end-queue-4096 (lead's run-long on fd7ba3f, open find
+	 * lead48-flood-held-at-end-step10) */
+	{ "pty_stopped",
+	  "iflag=0x375e oflag=0x9ca5 lflag=0x8a3b cc=f81c7f155400030011131a00120f1716005500 "
+	  "rx:1c139a20ff56ff0854cc101010101081fa3f16a40051090909090909090909 "
+	  "rx:09098b09000909090909 rx:09090909090809090909 rx:090909094a0a0a0a0a12 "
+	  "rx:121212123c3c3c0a1212121212123c3c20ff56 drain fionread:0 xonc:3 xonc:0 poll poll "
+	  "rx:1010101052036111619b66acff9b090909 rx:09090909090909093a0a "
+	  "rx:0a1212121212123c3c3c3c "
+	  "rx:1212121212123cf35f4ee9a94354cc101010101052036111619b66acff poll rx:115515 xonc:1 "
+	  "rx:03ff",
+	  SHIPPED_TXQ },
+	/* seed stop-writes-refused-vreprint-floods-queue-4096 (lead48-writes-refused-
+	 * flood-step2) */
+	{ "pty_stopped",
+	  "iflag=0x375e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400030011131a00120f1716005500 "
+	  "rx:1c13da20ff56ff0854cc9b5f5f5f5f09090909090909090909090909090909 "
+	  "write:0909090909090909090909090909097f09090909090909090909090909090909 "
+	  "write:09090909e90a0a0a0a0a0a0a0a0ae69b9b9b9b9b069b9b9b9b9b9b9b069b9b9b "
+	  "rx:9b9b9b069b9b0a0a0a0a0a0a0a0a020a0a0a00610000006100000000 rx:00 rx:00 rx:00 "
+	  "fionread:0 rx:5f5f121212121212121212121212121212121212121212ee6112121261121212 "
+	  "rx:12121212121212121212921212120a0080005b rx:14 "
+	  "rx:040111ef1217000d00000000090909090909090909090980c85f5f5f5f5f1212 "
+	  "rx:127f5a3a51ba4ff9003409001a20f900dc5a13 setattr:0x335a,0x96e5,0x8a3b "
+	  "rx:e9c377121a0db30ee985a51a drain drain drain drain",
+	  SHIPPED_TXQ },
+	/* seed stop-writes-refused-vreprint-floods-queue-4096-2 (lead48-writes-refused-
+	 * flood-step9) */
+	{ "pty_stopped",
+	  "iflag=0x375e oflag=0x9ca5 lflag=0x8a3b cc=f91c7f15d500020011131a00120f1704000000 "
+	  "poll rx:1c13da20ff56ff08d5cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
+	  "rx:c85f5f5f5f5f5fe90a12121212121212121212 "
+	  "rx:121212121212121212000f300048121212121212 "
+	  "rx:121212121212121212121212121212120a0a28 rx:0a0a0a0ac85f5f7f0fff61 flush:1 rx:f431 "
+	  "write:014a rx:0a0a0a1212121212121212 rx:12121212120a0a0a0a0a0a0a020a0a0a0a09a2 "
+	  "outq:0 rx:c30809e80a0a0a30dd0a0a0a0a0a0a0a19195f5f "
+	  "rx:12121212121212122f2f2f2f2f2f2f2f2f1212 rx:12121212121212121212121212121212121212 "
+	  "rx:12090909090909090909090912121212121212 rx:12120a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a "
+	  "rx:61e9191919090909090912121212121212121231120a0a0a0a0a0a020a0a0a0a "
+	  "rx:0a4a0a0a0a616119191902 rx:12127a7a111111111111111112121212121212 "
+	  "rx:12121212121212121212121212121292121212 rx:0080005b00147f04021212 "
+	  "rx:7a7a1111111111111111120f0f0f0f0f0f0f0f outq:0",
+	  SHIPPED_TXQ },
+	/* seed stop-vreprint-floods-start-queue-4096 (nq's 10-minute run at 4096) */
+	{ "pty_stopped",
+	  "iflag=0x3769 oflag=0x9ca5 lflag=0x8a3b cc=f91c7f155400020011131a00120f1704000000 "
+	  "poll rx:1c13dacfff56ff0854cc9b5f5f5f5f5f5f5f0d0a0a0a121212121212121212 "
+	  "rx:685f5f5f5f5f5f0d0a0a0a1212121210101010 rx:1010101010101010101010101010121212 "
+	  "rx:1212121212121212121212121212121212000f rx:00de005a504f00ff090a80f6695abf0809 "
+	  "fionread:0 read:1 poll rx:00120a0a0a0a0a0a0a19195f5f126c1212 "
+	  "rx:12121212121212121212121212121212321212 rx:12121212120012120909090909090909090909 "
+	  "rx:12121212121212121212 rx:0a0a0a0a0a020a54000a63 drain read:13 rx:f8187c "
+	  "rx:61191919021212127a1111111111111111116161616161616161616161616161 fionread:0 "
+	  "fionread:0 fionread:0 rx:1200170080ff091309d39b0800615a00ff1b09 read:4 "
+	  "rx:3cd100f7000000c3023c540031623a5cb012041c5520",
+	  SHIPPED_TXQ },
+	/* seed vreprint-floods-stops-writes-queue-4096 (nq's 10-minute run at 4096) */
+	{ "timing_echo_flood",
+	  "iflag=0x7fff oflag=0xffff lflag=0xdfff cc=ffffffffb200020011131a00120f1716000000 "
+	  "rx:0f0f0f0f0fec5a5a5a7f0f0f0f0f0f0f0f0f0f rx:0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f "
+	  "rx:0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f rx:0f0f0f0f0f0f0f0f0f0f0f0f0f0f0093 "
+	  "rx:161116484848484848484848480f0f3f0f0f0f0f0f0f0f0f0f0fec5a5a "
+	  "rx:7f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f rx:0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f "
+	  "rx:12121262601212121212121212121212121212 rx:121212121212120f0f0f3f0f0f0f0f0f0f0f0f "
+	  "rx:0fec5a5a5a7f0f0f0f0f0f0f0f0f0f0f rx:0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f12 "
+	  "rx:1212f3120012121212121212121212120b1313 write:1313 write:1313 "
+	  "rx:0f0f0f12121212626012121212121212 rx:12121211a113131313131313131313131313b2 "
+	  "rx:b26c61 flush:1 rx:a176",
+	  SHIPPED_TXQ },
 };
 
 /*
@@ -2938,9 +3043,25 @@ static int wrap_at_start_cases(void)
  * there have a byte changed (0xf1 for the last 0xf0) must be unexplained;
  * so must, with one VREPRINT in that batch (pilotd's queue not filled,
  * both columns moved alike), an n_tty whose tab after the INTR is 2
- * spaces wider.  Returns how many are not.
+ * spaces wider.  The same on the shipped queue, where the pty's room
+ * (8192) fills at the START instead (start_fills_pty()).  Returns how
+ * many are not.
  */
+static int start_fill_cases_on(int q);
+
 static int start_fill_cases(void)
+{
+	int bad = 0;
+
+	for (int q = 0; q < 2; q++) {
+		nd_txq_size = q ? SHIPPED_TXQ : ph_config_small.txq_size;
+		bad += start_fill_cases_on(q);
+	}
+	nd_txq_size = ph_config_small.txq_size;
+	return bad;
+}
+
+static int start_fill_cases_on(int q)
 {
 	enum { START = 17 };
 	static struct nd_trace a, b, t;
@@ -2977,8 +3098,9 @@ static int start_fill_cases(void)
 		set_handheld(&t, START, hex);
 		at = nd_compare(&c, &a, &t, &name);
 		if (at < 0 || name) {
-			fprintf(stderr, "start_fill_cases: n_tty tampered with (%d) excused\n", v);
-			report(-360 - v, &c, &a, &t, at, name);
+			fprintf(stderr, "start_fill_cases: n_tty tampered with (%d, %s) excused\n", v,
+				q ? "shipped queue" : "4096");
+			report(-360 - v - 2 * q, &c, &a, &t, at, name);
 			bad++;
 		}
 	}
@@ -3444,12 +3566,53 @@ static int rest_stop_cases(void)
 	return tampered_pilotd(start_rest_stop_seed, "pty_stopped", v, 1, -396);
 }
 
+/*
+ * split_control() (seed stop-vreprints-start-wraps-split-control, found[]):
+ * n_tty's START bytes may begin with the raw control character whose
+ * "^" pilotd sent just before them, no other: an n_tty whose raw byte
+ * there is another control character (0x1c for 0x1d), or whose second
+ * byte is changed, must be unexplained.  Returns how many are not.
+ */
+static int split_control_cases(void)
+{
+	enum { START = 12 };
+	static struct nd_trace a, b, t;
+	static char hex[ND_TRACE_MAX];
+	struct nd_case c;
+	const char *name;
+	int at, bad = 0;
+
+	nd_txq_size = SHIPPED_TXQ;
+	for (int v = 0; v < 2; v++) {
+		if (nd_case_parse(&c, split_control_seed) < 0 || run_both(&c, &a, &b, &name) < -1 ||
+		    handheld_hex(&b, START, hex) < 4 || strncmp(hex, "1d", 2) != 0) {
+			fprintf(stderr, "split_control_cases: case %d does not run\n", v);
+			bad++;
+			continue;
+		}
+		hex[v == 0 ? 1 : 3] ^= 1; /* 1d -> 1c; or the next byte's low nibble */
+		t = b;
+		set_handheld(&t, START, hex);
+		at = nd_compare(&c, &a, &t, &name);
+		if (at < 0 || name) {
+			fprintf(stderr, "split_control_cases: n_tty tampered with (%d) excused\n", v);
+			report(-370 - v, &c, &a, &t, at, name);
+			bad++;
+		}
+	}
+	nd_txq_size = ph_config_small.txq_size;
+	return bad;
+}
+
 static int found_cases(void)
 {
 	int bad = 0;
 
-	for (size_t k = 0; k < sizeof(found) / sizeof(found[0]); k++)
+	for (size_t k = 0; k < sizeof(found) / sizeof(found[0]); k++) {
+		nd_txq_size = found[k].txq ? found[k].txq : ph_config_small.txq_size;
 		bad += text_case_bad(found[k].text, -1000 - (int)k, found[k].name);
+	}
+	nd_txq_size = ph_config_small.txq_size;
 	return bad;
 }
 
@@ -3486,6 +3649,7 @@ int main(int argc, char **argv)
 	struct timespec t0, t1;
 	FILE *log = getenv("NTTY_LOG") ? fopen(getenv("NTTY_LOG"), "w") : NULL;
 	int only = getenv("NTTY_CASE") ? atoi(getenv("NTTY_CASE")) : -1;
+	size_t txq = getenv("NTTY_TXQ") ? strtoul(getenv("NTTY_TXQ"), NULL, 0) : SHIPPED_TXQ;
 
 	rng = argc > 3 ? strtoull(argv[3], NULL, 0) : 0x26d1ff;
 	nlisted = argc > 1 ? nd_read_listed(argv[1], listed, ND_LISTED_MAX) : -1;
@@ -3534,6 +3698,13 @@ int main(int argc, char **argv)
 	check_failures += race_flood_cases();
 	check_failures += write_part_cases();
 	check_failures += rest_stop_cases();
+	check_failures += split_control_cases();
+	/*
+	 * The random cases on the queue pilotd ships (larger than the pty's
+	 * room, as fuzz_ntty's; tests/fuzz/README, "pilotd's queue"); the
+	 * hand-made ones above on 4096 bytes, where pilotd's fills first
+	 */
+	nd_txq_size = txq;
 	alarms_every(100);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < cases; i++) {
