@@ -229,7 +229,7 @@ struct port_config {
 struct port_stats {
 	uint64_t rx_bytes, tx_bytes;	     /* this handheld's, TIOCGICOUNT */
 	uint64_t rx_discarded, tx_discarded; /* by the rules above, in all */
-	uint64_t tx_flushed;		     /* by tcflush(TCOFLUSH), in all */
+	uint64_t tx_flushed;		     /* by tcflush(TCOFLUSH) or at a kernel's close, in all */
 	uint64_t hangups;
 	uint64_t refused; /* requests refused at a bound */
 	/* push_input: bytes the kernel took, pushes taken, pushes refused
@@ -342,7 +342,9 @@ void port_write(struct port *p, void *req, uint64_t fh, const void *buf, size_t 
  * driver's buffer.  Queued as a blocking write, but a flush of the output
  * (TCOFLUSH, TCIOFLUSH) drops what of them still waits for room, as
  * tty_driver_flush_buffer() drops the driver's, and answers the drain
- * whole.
+ * whole.  So does an interrupt of the drain, which the kernel sends at the
+ * release of its file once the closing wait is over, as a tty port drops
+ * its driver's buffer then.
  */
 void port_write_buffered(struct port *p, void *req, uint64_t fh, const void *buf, size_t size);
 /*

@@ -104,6 +104,7 @@ struct parked *port_park(struct port *p, struct parked_list *l, void *req, uint6
 			 struct port_cred who, const void *data, size_t size);
 struct parked *port_unpark(struct port *p, struct parked_list *l, struct parked *e);
 void port_answer_all(struct port *p, struct parked_list *l, uint64_t fh, int err);
+void port_drop_buffered(struct port *p, struct parked *e);
 void port_answer_interrupted(struct port *p, struct parked_list *l);
 void port_open_now(struct port *p, void *req, struct port_cred who);
 struct port_cred port_cred_of(struct port *p, uint64_t fh, void *req);

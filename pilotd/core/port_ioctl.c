@@ -44,10 +44,7 @@ static void flush_buffered_writes(struct port *p)
 		next = e->next;
 		if (!e->buffered)
 			continue;
-		p->stats.tx_flushed += e->size - e->done;
-		port_unpark(p, &p->writes, e);
-		reply_written(p, e->req, e->size);
-		parked_free(e);
+		port_drop_buffered(p, port_unpark(p, &p->writes, e));
 	}
 }
 

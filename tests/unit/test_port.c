@@ -546,6 +546,26 @@ static void test_flush_ends_drain(void)
 }
 
 /*
+ * A port whose txq is full but for 8 bytes, a drain of the kernel's write
+ * buffer *d of 12 bytes parked with 8 of them queued, and a blocking
+ * write() *w of 6 parked behind it: returns the file.
+ */
+static uint64_t park_kernel_drain(struct port *p, void **d, void **w)
+{
+	uint64_t fh;
+
+	setup(p);
+	fh = do_open(false);
+	port_carrier_up(p);
+	for (int i = 0; i < 4096 / 8 - 1; i++)
+		do_write(fh, "abcdefgh", false);
+	*d = ph_req(&h);
+	port_write_buffered(p, *d, fh, "kernelbuffer", 12); /* 8 fit, 4 park */
+	*w = do_write(fh, "writer", false);		     /* parks behind it */
+	return fh;
+}
+
+/*
  * A drain of the kernel's write buffer (kernel-patches/stream-write) holds
  * bytes whose write() returned, as a tty driver's buffer: tcflush(TCOFLUSH)
  * drops what of it waits for room and answers it whole, where a blocking
@@ -562,14 +582,7 @@ static void test_flush_drops_kernel_buffer(void)
 	uint64_t fh;
 	size_t n;
 
-	setup(&p);
-	fh = do_open(false);
-	port_carrier_up(&p);
-	for (int i = 0; i < 4096 / 8 - 1; i++)
-		do_write(fh, "abcdefgh", false);
-	d = ph_req(&h);
-	port_write_buffered(&p, d, fh, "kernelbuffer", 12); /* 8 fit, 4 park */
-	w = do_write(fh, "writer", false);		     /* parks behind it */
+	fh = park_kernel_drain(&p, &d, &w);
 	CHECK_EQ(ans(d)->count, 0);
 	CHECK_EQ(ans(w)->count, 0);
 	/* the kernel counts the drain's 12 bytes itself until answered */
@@ -585,6 +598,36 @@ static void test_flush_drops_kernel_buffer(void)
 	n = ph_handheld_takes_into(&h, buf, sizeof(buf));
 	CHECK(n == 6 && memcmp(buf, "writer", 6) == 0);
 	CHECK_EQ(port_tx_queued(&p), 0);
+	port_release(&p, fh);
+	check_all_answered_once();
+	teardown();
+}
+
+/*
+ * The kernel interrupts a drain of its write buffer that waits for room at
+ * the release of its file, once the closing wait is over: the drain is
+ * answered whole, its bytes not queued dropped, and a blocking writer
+ * behind it still waits for room (it is a writer in n_tty_write()).
+ */
+static void test_interrupted_drain_drops_kernel_buffer(void)
+{
+	char buf[4096];
+	struct port p;
+	void *d, *w;
+	uint64_t fh;
+	size_t n;
+
+	fh = park_kernel_drain(&p, &d, &w);
+	port_interrupt(&p, d);
+	port_after_events(&p, 0);
+	CHECK(ans(d)->kind == PH_WRITTEN && ans(d)->len == 12);
+	CHECK_EQ(ans(w)->count, 0);
+	CHECK_EQ(p.stats.tx_flushed, 4);
+	n = ph_handheld_takes_into(&h, buf, sizeof(buf));
+	CHECK_EQ(n, 4096);
+	CHECK(memcmp(buf + 4096 - 8, "kernelbu", 8) == 0);
+	n = ph_handheld_takes_into(&h, buf, sizeof(buf));
+	CHECK(n == 6 && memcmp(buf, "writer", 6) == 0);
 	port_release(&p, fh);
 	check_all_answered_once();
 	teardown();
@@ -3712,6 +3755,7 @@ int main(void)
 	test_transfer_before_answer();
 	test_flush_ends_drain();
 	test_flush_drops_kernel_buffer();
+	test_interrupted_drain_drops_kernel_buffer();
 	test_release_and_shutdown();
 	test_poll_notify();
 	test_poll_notify_wanted();
