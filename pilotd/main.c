@@ -557,6 +557,9 @@ int main(int argc, char **argv)
 		 (unsigned long long)pd.port.stats.input_pushes,
 		 (unsigned long long)pd.port.stats.input_push_full,
 		 (unsigned long long)pd.port.stats.input_push_busy);
+	log_info("input taken back: %llu take-backs, %llu bytes back",
+		 (unsigned long long)pd.port.stats.take_backs,
+		 (unsigned long long)pd.port.stats.rx_taken_back);
 	log_info("writes: %llu came as requests, %llu bytes sent to the handheld",
 		 (unsigned long long)pd.port.stats.write_requests,
 		 (unsigned long long)pd.port.stats.tx_bytes);
