@@ -39,6 +39,7 @@ struct parked {
 	size_t out_size;
 	bool compat;
 	bool caller_admin;
+	bool input_back; /* waits for the kernel's pushed bytes (port_push.c) */
 };
 
 struct parked_list {

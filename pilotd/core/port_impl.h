@@ -127,6 +127,13 @@ unsigned int port_current_events(const struct port *p, const struct port_file *f
 void port_flush_input(struct port *p);
 void port_flush_output(struct port *p);
 void port_serve_drains(struct port *p);
+/* port_push.c */
+bool port_settings_pushable(const struct termios2 *t);
+struct port_file *port_input_held_by(struct port *p);
+/* Ask for f's pushed bytes back; false: the kernel refused, nothing comes. */
+bool port_take_back(struct port *p, struct port_file *f);
+/* port_ioctl.c */
+void port_serve_input_back(struct port *p);
 /* port_ldisc.c */
 void port_lines_clear(struct port *p);
 void port_lines_add(struct port *p, size_t len);

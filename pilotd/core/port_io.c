@@ -153,6 +153,11 @@ static void read_now(struct port *p, void *req, uint64_t fh, size_t size, bool n
 
 void port_read(struct port *p, void *req, uint64_t fh, size_t size, bool nonblock, uint64_t now)
 {
+	struct port_file *f = port_file_find(p, fh);
+
+	/* the kernel asks only when its buffer of the file is empty */
+	if (f)
+		f->input_held = false;
 	p->stats.read_requests++;
 	read_now(p, req, fh, size, nonblock, now);
 	port_run_due_hooks(p);
