@@ -246,15 +246,20 @@ static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_i
 	}
 	if (r.inject)
 		inject(p, f, r.inject_byte);
+	/*
+	 * The dropped drains before the flush's own answer: the kernel counts
+	 * a drain in TIOCOUTQ until it is answered, and the caller may ask as
+	 * soon as tcflush() returns (tests/guest/tty32.c outq).
+	 */
+	if (r.flush & TTY_FLUSH_OUT)
+		flush_buffered_writes(p);
 	if (r.err)
 		reply_err(p, req, r.err);
 	else
 		reply_ioctl(p, req, r.out_len ? r.out : NULL, r.out_len);
 	/* writers waiting for room: their transfer's hooks must not run with req in hand */
-	if (r.flush & TTY_FLUSH_OUT) {
-		flush_buffered_writes(p);
+	if (r.flush & TTY_FLUSH_OUT)
 		port_serve_writes(p);
-	}
 	return true;
 }
 
