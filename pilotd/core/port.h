@@ -359,9 +359,10 @@ void port_write(struct port *p, void *req, uint64_t fh, const void *buf, size_t 
  * A drain of the kernel's write buffer of a file (kernel-patches/
  * stream-write): bytes a write() already returned for, as those in a tty
  * driver's buffer.  Queued as a blocking write, but a flush of the output
- * (TCOFLUSH, TCIOFLUSH) drops what of them still waits for room, as
- * tty_driver_flush_buffer() drops the driver's, and answers the drain
- * whole.  So does an interrupt of the drain, which the kernel sends at the
+ * (TCOFLUSH, TCIOFLUSH, a signal character without NOFLSH) drops what of
+ * them still waits for room, as tty_driver_flush_buffer() drops the
+ * driver's, and answers the drain whole (before a TCFLSH's own answer,
+ * after the round for a signal's).  So does an interrupt of the drain, which the kernel sends at the
  * release of its file once the closing wait is over, as a tty port drops
  * its driver's buffer then.
  */

@@ -209,12 +209,14 @@ void port_answer_all(struct port *p, struct parked_list *l, uint64_t fh, int err
 /*
  * A drain of the kernel's write buffer (port.h port_write_buffered()) whose
  * bytes are dropped: answered as taken, all of them, since its write()
- * returned long ago; the bytes not yet queued count as flushed.  e is off
- * its list; this answers and frees it.
+ * returned long ago; the bytes not yet queued count as flushed (an output
+ * flush counted them already).  e is off its list; this answers and frees
+ * it.
  */
 void port_drop_buffered(struct port *p, struct parked *e)
 {
-	p->stats.tx_flushed += e->size - e->done;
+	if (!e->flushed)
+		p->stats.tx_flushed += e->size - e->done;
 	reply_written(p, e->req, e->size);
 	parked_free(e);
 }

@@ -126,6 +126,8 @@ unsigned int port_current_events(const struct port *p, const struct port_file *f
 /* port_ioctl.c */
 void port_flush_input(struct port *p);
 void port_flush_output(struct port *p);
+/* Answer whole the drains port_flush_output() dropped (before the writers go on). */
+void port_answer_flushed_drains(struct port *p);
 void port_serve_drains(struct port *p);
 /* port_push.c */
 bool port_settings_pushable(const struct termios2 *t);

@@ -22,29 +22,37 @@ void port_flush_input(struct port *p)
 		due(p, PORT_DUE_RX_ROOM);
 }
 
-/* Bytes already handed to the handheld cannot be called back. */
+/*
+ * Bytes already handed to the handheld cannot be called back.  The drains
+ * of the kernel's write buffers waiting for room hold bytes whose write()
+ * returned: the output's flush (tcflush(), a signal character's) drops
+ * them as it drops txq, as tty_driver_flush_buffer() drops the driver's
+ * (port.h port_write_buffered()).  They are answered whole by
+ * port_answer_flushed_drains(), not here: a signal character's flush runs
+ * inside the transport's call.  A blocking write() parked here is a writer
+ * still in n_tty_write(), whose rest goes on after the flush.
+ */
 void port_flush_output(struct port *p)
 {
 	p->stats.tx_flushed += byteq_len(&p->txq) - p->tx_inflight;
 	byteq_truncate(&p->txq, p->tx_inflight);
 	p->tx_released = min_size(p->tx_released, p->tx_inflight);
+	for (struct parked *e = p->writes.head; e; e = e->next) {
+		if (e->buffered && !e->flushed) {
+			p->stats.tx_flushed += e->size - e->done;
+			e->flushed = true;
+		}
+	}
 }
 
-/*
- * The drains of the kernel's write buffers waiting for room hold bytes
- * whose write() returned: the output's flush drops them as it drops txq
- * (port.h port_write_buffered()).  A blocking write() parked here is a
- * writer still in n_tty_write(), whose rest goes on after the flush.
- */
-static void flush_buffered_writes(struct port *p)
+void port_answer_flushed_drains(struct port *p)
 {
 	struct parked *e = p->writes.head, *next;
 
 	for (; e; e = next) {
 		next = e->next;
-		if (!e->buffered)
-			continue;
-		port_drop_buffered(p, port_unpark(p, &p->writes, e));
+		if (e->flushed)
+			port_drop_buffered(p, port_unpark(p, &p->writes, e));
 	}
 }
 
@@ -133,7 +141,7 @@ static size_t tx_queued_apart(const struct port *p)
 	size_t n = port_tx_queued(p);
 
 	for (const struct parked *e = p->writes.head; e; e = e->next)
-		if (e->buffered)
+		if (e->buffered && !e->flushed) /* a flushed one's went with txq */
 			n -= e->done;
 	return n;
 }
@@ -252,7 +260,7 @@ static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_i
 	 * soon as tcflush() returns (tests/guest/tty32.c outq).
 	 */
 	if (r.flush & TTY_FLUSH_OUT)
-		flush_buffered_writes(p);
+		port_answer_flushed_drains(p);
 	if (r.err)
 		reply_err(p, req, r.err);
 	else

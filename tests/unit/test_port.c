@@ -566,6 +566,27 @@ static uint64_t park_kernel_drain(struct port *p, void **d, void **w)
 }
 
 /*
+ * After an output flush of park_kernel_drain()'s port: the drain answered
+ * whole, its 12 bytes and txq's dropped, the writer's 6 sent; the file is
+ * released and the port torn down.
+ */
+static void check_kernel_drain_flushed(struct port *p, uint64_t fh, void *d, void *w)
+{
+	char buf[4096];
+	size_t n;
+
+	CHECK(ans(d)->kind == PH_WRITTEN && ans(d)->len == 12);
+	CHECK(ans(w)->kind == PH_WRITTEN && ans(w)->len == 6);
+	CHECK_EQ(p->stats.tx_flushed, 4096 - 8 + 12);
+	n = ph_handheld_takes_into(&h, buf, sizeof(buf));
+	CHECK(n == 6 && memcmp(buf, "writer", 6) == 0);
+	CHECK_EQ(port_tx_queued(p), 0);
+	port_release(p, fh);
+	check_all_answered_once();
+	teardown();
+}
+
+/*
  * A drain of the kernel's write buffer (kernel-patches/stream-write) holds
  * bytes whose write() returned, as a tty driver's buffer: tcflush(TCOFLUSH)
  * drops what of it waits for room and answers it whole, where a blocking
@@ -576,11 +597,9 @@ static uint64_t park_kernel_drain(struct port *p, void **d, void **w)
 static void test_flush_drops_kernel_buffer(void)
 {
 	struct tty_ioctl io = { .cmd = TCFLSH, .arg = TCOFLUSH };
-	char buf[4096];
 	struct port p;
 	void *d, *w, *f;
 	uint64_t fh;
-	size_t n;
 
 	fh = park_kernel_drain(&p, &d, &w);
 	CHECK_EQ(ans(d)->count, 0);
@@ -592,20 +611,12 @@ static void test_flush_drops_kernel_buffer(void)
 	f = new_req();
 	port_ioctl(&p, f, fh, &io);
 	CHECK(ans(f)->kind == PH_IOCTL);
-	CHECK(ans(d)->kind == PH_WRITTEN && ans(d)->len == 12);
 	/*
 	 * The drain before the flush: the kernel counts it in TIOCOUTQ until
 	 * it is answered, and the caller of tcflush() may ask at once.
 	 */
-	CHECK(ans(d)->seq < ans(f)->seq);
-	CHECK(ans(w)->kind == PH_WRITTEN && ans(w)->len == 6);
-	CHECK_EQ(p.stats.tx_flushed, 4096 - 8 + 12);
-	n = ph_handheld_takes_into(&h, buf, sizeof(buf));
-	CHECK(n == 6 && memcmp(buf, "writer", 6) == 0);
-	CHECK_EQ(port_tx_queued(&p), 0);
-	port_release(&p, fh);
-	check_all_answered_once();
-	teardown();
+	CHECK(ans(d)->count == 1 && ans(d)->seq < ans(f)->seq);
+	check_kernel_drain_flushed(&p, fh, d, w);
 }
 
 /*
@@ -1902,6 +1913,30 @@ static void test_isig_flushes(void)
 	port_release(&p, fh);
 	check_all_answered_once();
 	teardown();
+}
+
+/*
+ * A signal character's flush (ISIG without NOFLSH: isig() runs
+ * tty_driver_flush_buffer() as tcflush(TCOFLUSH) does) drops a drain of
+ * the kernel's write buffer parked for room, its queued part and its rest
+ * alike, and answers it whole after the round; a blocking writer behind it
+ * goes on.  A TIOCOUTQ in the same round counts none of the drain: the
+ * kernel counts it until it is answered.
+ */
+static void test_isig_flush_drops_kernel_buffer(void)
+{
+	struct port p;
+	void *d, *w, *q;
+	uint64_t fh;
+
+	fh = park_kernel_drain(&p, &d, &w);
+	set_flags(&p, fh, 0, 0, ISIG);
+	port_rx(&p, "\003", 1, 1);
+	CHECK_EQ(ans(d)->count, 0); /* not inside the transport's call */
+	q = do_ioctl(fh, TIOCOUTQ, NULL, 0, sizeof(int));
+	CHECK(ans(q)->kind == PH_IOCTL && ans(q)->len == sizeof(int) && *(int *)ans(q)->data == 0);
+	port_after_events(&p, 1);
+	check_kernel_drain_flushed(&p, fh, d, w);
 }
 
 /* TIOCSTI: root's byte is input; anyone else's is refused, as for a tty that is not theirs. */
@@ -3789,6 +3824,7 @@ int main(void)
 	test_start_in_batch_lets_queued_go();
 	test_commit_block_in_batch_goes();
 	test_isig_flushes();
+	test_isig_flush_drops_kernel_buffer();
 	test_tiocsti();
 	test_vmin_interrupted_returns_bytes();
 	test_ldisc_edges();
