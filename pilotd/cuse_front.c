@@ -133,6 +133,31 @@ int front_push_input(struct cuse_front *fr, uint64_t key, const void *buf, size_
 	return -EOPNOTSUPP;
 }
 
+int front_take_back_input(struct cuse_front *fr, uint64_t key)
+{
+	char notice[STREAM_RETRIEVE_NOTICE];
+	size_t len;
+	ssize_t n;
+
+	if (fr->closed)
+		return -ENODEV;
+	/* never by trial: part of CUSE_STREAM_DATA, only where it was taken */
+	if (!fr->stream_data || fr->no_stream_data)
+		return -EOPNOTSUPP;
+	if (fr->take_back_out)
+		return -EBUSY;
+	/* libfuse's own notify uniques count from 1: the top bit keeps ours apart */
+	fr->take_back_unique = (1ull << 63) | ++fr->take_backs;
+	len = stream_retrieve_notice(notice, fr->take_back_unique, key);
+	do
+		n = write(fuse_session_fd(fr->se), notice, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == ENOTCONN ? -ENODEV : -errno;
+	fr->take_back_out = true;
+	return 0;
+}
+
 /* ---- requests ---- */
 
 static struct port *port_of(fuse_req_t req)
@@ -436,6 +461,24 @@ static void cuse_ready(void *ctx, uint32_t events)
 		fr->closed = true;
 		loop_del(fr->loop, &fr->watch);
 		return;
+	}
+	/*
+	 * The kernel's reply to a take-back (fuse_wire.h) is no request of
+	 * libfuse's: it goes to the port, and nothing answers it.  libfuse
+	 * reads requests into memory here (no FUSE_CAP_SPLICE_READ on CUSE),
+	 * as poll_kh() and open_kh() below need too.
+	 */
+	if (fr->take_back_out && !(buf.flags & FUSE_BUF_IS_FD)) {
+		const void *data;
+		uint64_t kh;
+		size_t size;
+
+		if (stream_retrieve_reply(buf.mem, (size_t)r, fr->take_back_unique, &kh, &data,
+					  &size)) {
+			fr->take_back_out = false;
+			port_input_returned(fr->port, kh, data, size);
+			return;
+		}
 	}
 	fr->poll_kh_seen = !(buf.flags & FUSE_BUF_IS_FD) &&
 			   poll_kh(buf.mem, (size_t)r, &fr->poll_kh);

@@ -37,6 +37,10 @@ struct cuse_front {
 	bool stream_write, no_stream_write;
 	bool open_kh_seen; /* the request in hand is a FUSE_OPEN with its kh */
 	uint64_t open_kh;
+	/* a take-back (front_take_back_input()) whose reply has not come,
+	 * under take_back_unique; take_backs: how many were asked */
+	bool take_back_out;
+	uint64_t take_back_unique, take_backs;
 	bool stopping;
 	/* called once the node exists (the kernel took the init reply) */
 	void (*ready)(void *ctx);
@@ -77,5 +81,14 @@ int front_push_events(struct cuse_front *fr, uint64_t key, unsigned int events,
  * released the file; -EOPNOTSUPP: not offered at init, or refused.
  */
 int front_push_input(struct cuse_front *fr, uint64_t key, const void *buf, size_t len);
+
+/*
+ * FUSE_NOTIFY_STREAM_RETRIEVE: ask for the bytes of file key that its
+ * read()s did not take; the kernel's reply goes to port_input_returned()
+ * from the CUSE fd's handler.  0: asked; -ENOENT: the kernel released
+ * the file; -EBUSY: one is out; -EOPNOTSUPP: not offered at init; other
+ * -errno: refused (-EINVAL: the kernel cannot), or the connection ended.
+ */
+int front_take_back_input(struct cuse_front *fr, uint64_t key);
 
 #endif

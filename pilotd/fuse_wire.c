@@ -6,6 +6,23 @@
 
 _Static_assert(sizeof(struct fuse_open_out) <= OPEN_REPLY_MAX, "fuse_open_out grew");
 
+/*
+ * A notification's header and argument into buf, for payload bytes that
+ * follow in the same write: unique 0, error its code.  Returns the length
+ * of header and argument.
+ */
+static size_t notice(void *buf, int code, const void *arg, size_t arg_len, size_t payload)
+{
+	struct fuse_out_header oh = {
+		.len = (uint32_t)(sizeof(oh) + arg_len + payload),
+		.error = code,
+	};
+
+	memcpy(buf, &oh, sizeof(oh));
+	memcpy((char *)buf + sizeof(oh), arg, arg_len);
+	return sizeof(oh) + arg_len;
+}
+
 size_t open_reply(void *buf, uint64_t fh, unsigned int flags)
 {
 	struct fuse_open_out out;
@@ -84,14 +101,8 @@ _Static_assert(sizeof(struct fuse_out_header) + sizeof(struct notify_poll_events
 size_t poll_events_notice(void *buf, uint64_t kh, unsigned int events, unsigned int wake)
 {
 	struct notify_poll_events_out out = { .kh = kh, .revents = events, .wake = wake };
-	struct fuse_out_header oh = {
-		.len = sizeof(oh) + sizeof(out),
-		.error = NOTIFY_POLL_EVENTS, /* a notification: unique 0, error its code */
-	};
 
-	memcpy(buf, &oh, sizeof(oh));
-	memcpy((char *)buf + sizeof(oh), &out, sizeof(out));
-	return sizeof(oh) + sizeof(out);
+	return notice(buf, NOTIFY_POLL_EVENTS, &out, sizeof(out), 0);
 }
 
 /* Not in <linux/fuse.h> before the series: its values, as the series has them. */
@@ -148,12 +159,53 @@ _Static_assert(sizeof(struct fuse_out_header) + sizeof(struct notify_stream_data
 size_t stream_data_header(void *buf, uint64_t kh, size_t len)
 {
 	struct notify_stream_data_out out = { .kh = kh, .size = (uint32_t)len };
-	struct fuse_out_header oh = {
-		.len = (uint32_t)(sizeof(oh) + sizeof(out) + len),
-		.error = NOTIFY_STREAM_DATA, /* a notification: unique 0, error its code */
-	};
 
-	memcpy(buf, &oh, sizeof(oh));
-	memcpy((char *)buf + sizeof(oh), &out, sizeof(out));
-	return sizeof(oh) + sizeof(out);
+	return notice(buf, NOTIFY_STREAM_DATA, &out, sizeof(out), len);
+}
+
+/* Not in <linux/fuse.h> before the series: its values, as the series has them. */
+#define NOTIFY_STREAM_RETRIEVE 12
+
+struct notify_stream_retrieve_out {
+	uint64_t notify_unique;
+	uint64_t kh;
+};
+
+struct notify_stream_retrieve_in {
+	uint64_t kh;
+	uint32_t size;
+	uint32_t padding;
+};
+
+_Static_assert(sizeof(struct fuse_out_header) + sizeof(struct notify_stream_retrieve_out) ==
+		       STREAM_RETRIEVE_NOTICE,
+	       "the notification grew");
+
+size_t stream_retrieve_notice(void *buf, uint64_t unique, uint64_t kh)
+{
+	struct notify_stream_retrieve_out out = { .notify_unique = unique, .kh = kh };
+
+	return notice(buf, NOTIFY_STREAM_RETRIEVE, &out, sizeof(out), 0);
+}
+
+bool stream_retrieve_reply(const void *buf, size_t len, uint64_t unique, uint64_t *kh,
+			   const void **data, size_t *size)
+{
+	struct fuse_in_header in;
+	struct notify_stream_retrieve_in arg;
+	size_t at = sizeof(in) + sizeof(arg);
+
+	if (len < at)
+		return false;
+	memcpy(&in, buf, sizeof(in));
+	if (in.opcode != FUSE_NOTIFY_REPLY || in.unique != unique || in.len > len)
+		return false;
+	memcpy(&arg, (const char *)buf + sizeof(in), sizeof(arg));
+	/* the request's own length, not the buffer's, says how many bytes came */
+	if (in.len < at || arg.size > STREAM_DATA_MAX || in.len - at != arg.size)
+		return false;
+	*kh = arg.kh;
+	*data = (const char *)buf + at;
+	*size = arg.size;
+	return true;
 }

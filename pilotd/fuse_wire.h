@@ -72,6 +72,23 @@ bool open_kh(const void *buf, size_t len, uint64_t *kh);
 size_t stream_data_header(void *buf, uint64_t kh, size_t len);
 
 /*
+ * FUSE_NOTIFY_STREAM_RETRIEVE (kernel-patches/stream-data 0003, part of
+ * CUSE_STREAM_DATA's negotiation): stream_retrieve_notice() fills the
+ * notification (STREAM_RETRIEVE_NOTICE bytes) that asks for the bytes of
+ * file kh that its read()s did not take; the kernel answers with a
+ * FUSE_NOTIFY_REPLY request of that unique, which the server does not
+ * answer.  stream_retrieve_reply() reads one from the request as it came
+ * (len bytes at buf): true for a FUSE_NOTIFY_REPLY of unique whose
+ * lengths agree (struct fuse_notify_stream_retrieve_in, then size bytes,
+ * at most STREAM_DATA_MAX), with kh and the bytes (*data, *size);
+ * false for anything else, which goes to libfuse.
+ */
+#define STREAM_RETRIEVE_NOTICE 32u
+size_t stream_retrieve_notice(void *buf, uint64_t unique, uint64_t kh);
+bool stream_retrieve_reply(const void *buf, size_t len, uint64_t unique, uint64_t *kh,
+			   const void **data, size_t *size);
+
+/*
  * Writes taken by the kernel (kernel-patches/stream-write): offered as
  * CUSE_INIT's CUSE_STREAM_WRITE bit, taken from a server that sets it back
  * and, per file, FOPEN_STREAM_WRITE in the open reply (OPEN_STREAM_WRITE).

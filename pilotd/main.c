@@ -96,6 +96,13 @@ static int hook_push_input(void *ctx, uint64_t key, const void *buf, size_t len)
 	return front_push_input(&pd->front, key, buf, len);
 }
 
+static int hook_take_back_input(void *ctx, uint64_t key)
+{
+	struct pilotd *pd = ctx;
+
+	return front_take_back_input(&pd->front, key);
+}
+
 static void hook_tx_ready(void *ctx)
 {
 	struct pilotd *pd = ctx;
@@ -163,6 +170,7 @@ static int port_start(struct pilotd *pd)
 		.drop_poll_handle = hook_drop_poll_handle,
 		.push_events = hook_push_events,
 		.push_input = hook_push_input,
+		.take_back_input = hook_take_back_input,
 		.tx_ready = hook_tx_ready,
 		.tx_abort = hook_tx_abort,
 		.rx_room = hook_rx_room,
@@ -549,6 +557,9 @@ int main(int argc, char **argv)
 		 (unsigned long long)pd.port.stats.input_pushes,
 		 (unsigned long long)pd.port.stats.input_push_full,
 		 (unsigned long long)pd.port.stats.input_push_busy);
+	log_info("input taken back: %llu take-backs, %llu bytes back",
+		 (unsigned long long)pd.port.stats.take_backs,
+		 (unsigned long long)pd.port.stats.rx_taken_back);
 	log_info("writes: %llu came as requests, %llu bytes sent to the handheld",
 		 (unsigned long long)pd.port.stats.write_requests,
 		 (unsigned long long)pd.port.stats.tx_bytes);

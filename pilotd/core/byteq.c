@@ -73,6 +73,22 @@ void byteq_truncate(struct byteq *q, size_t n)
 		q->head = 0;
 }
 
+size_t byteq_unshift(struct byteq *q, const void *data, size_t n)
+{
+	size_t first;
+
+	if (n > byteq_space(q))
+		return 0;
+	if (n == 0)
+		return 0;
+	q->head = (q->head + q->cap - n) % q->cap;
+	first = min_size(n, q->cap - q->head);
+	memcpy(q->buf + q->head, data, first);
+	memcpy(q->buf, (const uint8_t *)data + first, n - first);
+	q->len += n;
+	return n;
+}
+
 size_t byteq_pop(struct byteq *q, void *out, size_t n)
 {
 	return byteq_drop(q, byteq_peek(q, 0, out, n));

@@ -30,6 +30,8 @@ static inline size_t byteq_space(const struct byteq *q)
 
 /* Append up to n bytes; returns how many fitted. */
 size_t byteq_push(struct byteq *q, const void *data, size_t n);
+/* Put n bytes back before the head, whole or not at all; returns n or 0. */
+size_t byteq_unshift(struct byteq *q, const void *data, size_t n);
 /* Copy up to n bytes from offset off past the head without removing them. */
 size_t byteq_peek(const struct byteq *q, size_t off, void *out, size_t n);
 /* Remove up to n bytes from the head; returns how many went. */

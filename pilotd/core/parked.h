@@ -29,6 +29,7 @@ struct parked {
 	bool admin;	 /* its caller had CAP_SYS_ADMIN: it passed the shares */
 	bool nonblock;	 /* an open with O_NONBLOCK: it waits only for a closing wait */
 	bool buffered;	 /* a write: a drain of the kernel's write buffer (port_write_buffered()) */
+	bool flushed;	 /* ... whose bytes an output flush dropped: to answer whole */
 	uint64_t started_ms; /* reads: when the read began (VTIME) */
 	/* opens: the kernel's handle to push the file's input under (port.h) */
 	uint64_t input_key;
@@ -39,6 +40,7 @@ struct parked {
 	size_t out_size;
 	bool compat;
 	bool caller_admin;
+	bool input_back; /* waits for the kernel's pushed bytes (port_push.c) */
 };
 
 struct parked_list {

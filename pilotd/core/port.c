@@ -36,9 +36,11 @@ int port_init(struct port *p, const struct port_config *cfg, const struct port_h
 	p->lines.cap = PORT_LINES_MAX + (unsigned int)cfg->rx_inflight_max;
 	p->lines.len = calloc(p->lines.cap, sizeof(*p->lines.len));
 	p->lines.eof = calloc(p->lines.cap, sizeof(*p->lines.eof));
-	/* twice what flies: a byte that came as one may be two (PARMRK) */
+	/* twice what flies: a byte that came as one may be two (PARMRK); and
+	 * what a take-back brings back, the kernel's buffer (port_push.c) */
 	if (!p->readbuf || !p->lines.len || !p->lines.eof ||
-	    byteq_init(&p->rxq, cfg->rxq_size + 2 * cfg->rx_inflight_max) < 0 ||
+	    byteq_init(&p->rxq, cfg->rxq_size + 2 * cfg->rx_inflight_max +
+					(h->take_back_input ? PORT_PUSH_INPUT_MAX : 0)) < 0 ||
 	    byteq_init(&p->txq, cfg->txq_size) < 0) {
 		port_free(p);
 		return -ENOMEM;

@@ -134,6 +134,16 @@ struct port_hooks {
 	 * port_input_pushable() (port_push.c says why each condition).
 	 */
 	int (*push_input)(void *ctx, uint64_t key, const void *buf, size_t len);
+	/*
+	 * Optional, with push_input: ask the kernel for the bytes of the file
+	 * key that its read()s have not taken (FUSE_NOTIFY_STREAM_RETRIEVE,
+	 * kernel-patches/stream-data 0003).  0: asked; the bytes come later,
+	 * through port_input_returned(), and the port pushes nothing until
+	 * they did.  < 0 (-ENOENT: no such file any more; -EBUSY; -EINVAL:
+	 * the kernel cannot): nothing comes, and the port answers from rxq
+	 * alone, as without it (port_push.c).
+	 */
+	int (*take_back_input)(void *ctx, uint64_t key);
 
 	/* Calls to the transport. */
 	void (*tx_ready)(void *ctx); /* txq gained bytes, or output restarted */
@@ -170,6 +180,9 @@ struct port_file {
 	bool listening;	  /* it read, polled or asked FIONREAD: take bytes for it */
 	uint64_t input_key; /* the kernel's name for it in push_input */
 	bool input_keyed;
+	/* bytes pushed for it may wait in the kernel: a push took since its
+	 * last read request or take-back (port_push.c) */
+	bool input_held;
 };
 
 /*
@@ -229,13 +242,15 @@ struct port_config {
 struct port_stats {
 	uint64_t rx_bytes, tx_bytes;	     /* this handheld's, TIOCGICOUNT */
 	uint64_t rx_discarded, tx_discarded; /* by the rules above, in all */
-	uint64_t tx_flushed;		     /* by tcflush(TCOFLUSH), in all */
+	uint64_t tx_flushed;		     /* by tcflush(TCOFLUSH) or at a kernel's close, in all */
 	uint64_t hangups;
 	uint64_t refused; /* requests refused at a bound */
 	/* push_input: bytes the kernel took, pushes taken, pushes refused
 	 * for room, pushes refused while a read request was in flight; and
 	 * the reads that came as requests, all of them */
 	uint64_t rx_pushed, input_pushes, input_push_full, input_push_busy;
+	/* take_back_input: take-backs asked, bytes that came back */
+	uint64_t take_backs, rx_taken_back;
 	uint64_t read_requests;
 	uint64_t write_requests; /* the writes that came as requests, all of them */
 };
@@ -302,6 +317,10 @@ struct port {
 	/* push_events: not tried yet, took, or failed (the kernel lacks it) */
 	enum { PORT_PUSH_UNTRIED, PORT_PUSH_ON, PORT_PUSH_OFF } push;
 	bool input_push_off; /* push_input failed other than for room */
+	/* a take-back is out (port_push.c): of take_back_key's bytes, which
+	 * belong to take_back_session; take_back_off: the kernel cannot */
+	bool taking_back, take_back_off;
+	uint64_t take_back_key, take_back_session;
 
 	struct parked_list reads, writes, ioctls, opens;
 	struct port_stats stats;
@@ -340,9 +359,12 @@ void port_write(struct port *p, void *req, uint64_t fh, const void *buf, size_t 
  * A drain of the kernel's write buffer of a file (kernel-patches/
  * stream-write): bytes a write() already returned for, as those in a tty
  * driver's buffer.  Queued as a blocking write, but a flush of the output
- * (TCOFLUSH, TCIOFLUSH) drops what of them still waits for room, as
- * tty_driver_flush_buffer() drops the driver's, and answers the drain
- * whole.
+ * (TCOFLUSH, TCIOFLUSH, a signal character without NOFLSH) drops what of
+ * them still waits for room, as tty_driver_flush_buffer() drops the
+ * driver's, and answers the drain whole (before a TCFLSH's own answer,
+ * after the round for a signal's).  So does an interrupt of the drain, which the kernel sends at the
+ * release of its file once the closing wait is over, as a tty port drops
+ * its driver's buffer then.
  */
 void port_write_buffered(struct port *p, void *req, uint64_t fh, const void *buf, size_t size);
 /*
@@ -379,6 +401,12 @@ void port_shutdown(struct port *p);
 bool port_input_pushable(const struct port *p, const struct port_file *f);
 /* Push what rxq holds for the one file, while port_input_pushable() (after each round). */
 void port_push_input(struct port *p);
+/*
+ * The kernel's reply to take_back_input: the len bytes of file key that
+ * its read()s did not take, oldest first (none: len 0).  They go back to
+ * rxq's head, and the ioctls that waited for them are answered.
+ */
+void port_input_returned(struct port *p, uint64_t key, const void *buf, size_t len);
 
 /* ---- the transport's side ---- */
 

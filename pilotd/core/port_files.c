@@ -206,6 +206,21 @@ void port_answer_all(struct port *p, struct parked_list *l, uint64_t fh, int err
 		answer_err_free(p, port_unpark(p, l, e), err);
 }
 
+/*
+ * A drain of the kernel's write buffer (port.h port_write_buffered()) whose
+ * bytes are dropped: answered as taken, all of them, since its write()
+ * returned long ago; the bytes not yet queued count as flushed (an output
+ * flush counted them already).  e is off its list; this answers and frees
+ * it.
+ */
+void port_drop_buffered(struct port *p, struct parked *e)
+{
+	if (!e->flushed)
+		p->stats.tx_flushed += e->size - e->done;
+	reply_written(p, e->req, e->size);
+	parked_free(e);
+}
+
 void port_answer_interrupted(struct port *p, struct parked_list *l)
 {
 	struct parked *first = l->head, *e;
@@ -223,6 +238,14 @@ void port_answer_interrupted(struct port *p, struct parked_list *l)
 		if (l == &p->reads && e == first && !canonical(p) && port_rx_avail(p, f)) {
 			port_answer_read(p, e->req, f, e->size);
 			parked_free(e);
+		} else if (e->buffered) {
+			/*
+			 * The kernel interrupts a drain only at the release of
+			 * its file, once the closing wait is over: what was not
+			 * sent is dropped, as a tty port drops its driver's
+			 * buffer then (tty_port_close_start()).
+			 */
+			port_drop_buffered(p, e);
 		} else {
 			answer_err_free(p, e, EINTR);
 		}

@@ -104,6 +104,7 @@ struct parked *port_park(struct port *p, struct parked_list *l, void *req, uint6
 			 struct port_cred who, const void *data, size_t size);
 struct parked *port_unpark(struct port *p, struct parked_list *l, struct parked *e);
 void port_answer_all(struct port *p, struct parked_list *l, uint64_t fh, int err);
+void port_drop_buffered(struct port *p, struct parked *e);
 void port_answer_interrupted(struct port *p, struct parked_list *l);
 void port_open_now(struct port *p, void *req, struct port_cred who);
 struct port_cred port_cred_of(struct port *p, uint64_t fh, void *req);
@@ -125,7 +126,16 @@ unsigned int port_current_events(const struct port *p, const struct port_file *f
 /* port_ioctl.c */
 void port_flush_input(struct port *p);
 void port_flush_output(struct port *p);
+/* Answer whole the drains port_flush_output() dropped (before the writers go on). */
+void port_answer_flushed_drains(struct port *p);
 void port_serve_drains(struct port *p);
+/* port_push.c */
+bool port_settings_pushable(const struct termios2 *t);
+struct port_file *port_input_held_by(struct port *p);
+/* Ask for f's pushed bytes back; false: the kernel refused, nothing comes. */
+bool port_take_back(struct port *p, struct port_file *f);
+/* port_ioctl.c */
+void port_serve_input_back(struct port *p);
 /* port_ldisc.c */
 void port_lines_clear(struct port *p);
 void port_lines_add(struct port *p, size_t len);

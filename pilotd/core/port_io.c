@@ -153,6 +153,11 @@ static void read_now(struct port *p, void *req, uint64_t fh, size_t size, bool n
 
 void port_read(struct port *p, void *req, uint64_t fh, size_t size, bool nonblock, uint64_t now)
 {
+	struct port_file *f = port_file_find(p, fh);
+
+	/* the kernel asks only when its buffer of the file is empty */
+	if (f)
+		f->input_held = false;
 	p->stats.read_requests++;
 	read_now(p, req, fh, size, nonblock, now);
 	port_run_due_hooks(p);
@@ -266,12 +271,16 @@ void port_write_buffered(struct port *p, void *req, uint64_t fh, const void *buf
 	write_request(p, req, fh, buf, size, false, true);
 }
 
-/* Queue parked writes in order, with the settings of now, as room comes. */
+/*
+ * Queue parked writes in order, with the settings of now, as room comes;
+ * the drains an output flush dropped are answered first, never queued.
+ */
 void port_serve_writes(struct port *p)
 {
 	struct parked *e, *taken = NULL, **tail = &taken;
 	bool queued = false;
 
+	port_answer_flushed_drains(p);
 	while ((e = p->writes.head)) {
 		size_t n = queue_output(p, e->data + e->done, e->size - e->done);
 

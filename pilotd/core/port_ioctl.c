@@ -22,32 +22,37 @@ void port_flush_input(struct port *p)
 		due(p, PORT_DUE_RX_ROOM);
 }
 
-/* Bytes already handed to the handheld cannot be called back. */
+/*
+ * Bytes already handed to the handheld cannot be called back.  The drains
+ * of the kernel's write buffers waiting for room hold bytes whose write()
+ * returned: the output's flush (tcflush(), a signal character's) drops
+ * them as it drops txq, as tty_driver_flush_buffer() drops the driver's
+ * (port.h port_write_buffered()).  They are answered whole by
+ * port_answer_flushed_drains(), not here: a signal character's flush runs
+ * inside the transport's call.  A blocking write() parked here is a writer
+ * still in n_tty_write(), whose rest goes on after the flush.
+ */
 void port_flush_output(struct port *p)
 {
 	p->stats.tx_flushed += byteq_len(&p->txq) - p->tx_inflight;
 	byteq_truncate(&p->txq, p->tx_inflight);
 	p->tx_released = min_size(p->tx_released, p->tx_inflight);
+	for (struct parked *e = p->writes.head; e; e = e->next) {
+		if (e->buffered && !e->flushed) {
+			p->stats.tx_flushed += e->size - e->done;
+			e->flushed = true;
+		}
+	}
 }
 
-/*
- * The drains of the kernel's write buffers waiting for room hold bytes
- * whose write() returned: the output's flush drops them as it drops txq
- * (port.h port_write_buffered()).  A blocking write() parked here is a
- * writer still in n_tty_write(), whose rest goes on after the flush.
- */
-static void flush_buffered_writes(struct port *p)
+void port_answer_flushed_drains(struct port *p)
 {
 	struct parked *e = p->writes.head, *next;
 
 	for (; e; e = next) {
 		next = e->next;
-		if (!e->buffered)
-			continue;
-		p->stats.tx_flushed += e->size - e->done;
-		port_unpark(p, &p->writes, e);
-		reply_written(p, e->req, e->size);
-		parked_free(e);
+		if (e->flushed)
+			port_drop_buffered(p, port_unpark(p, &p->writes, e));
 	}
 }
 
@@ -136,23 +141,52 @@ static size_t tx_queued_apart(const struct port *p)
 	size_t n = port_tx_queued(p);
 
 	for (const struct parked *e = p->writes.head; e; e = e->next)
-		if (e->buffered)
+		if (e->buffered && !e->flushed) /* a flushed one's went with txq */
 			n -= e->done;
 	return n;
 }
 
 /*
+ * Does this answer need the bytes pushed to the kernel that a read() has
+ * not taken (port_push.c "Taking bytes back")?  An input flush drops
+ * them, FIONREAD counts them, and settings under which they may not be
+ * pushed must not find them there.
+ */
+static bool wants_input_back(const struct port *p, const struct port_file *f,
+			     const struct tty_ioctl *io, const struct tty_reply *r,
+			     const struct termios2 *old)
+{
+	if (r->action != TTY_ANSWER || r->err || !f || f->session != p->rxq_session)
+		return false;
+	if (io->cmd == FIONREAD || (r->flush & TTY_FLUSH_IN))
+		return true;
+	return port_settings_pushable(old) && !port_settings_pushable(&p->tty.termios);
+}
+
+static void park_ioctl_fields(struct parked *e, const struct tty_ioctl *io)
+{
+	e->cmd = io->cmd;
+	e->arg = io->arg;
+	e->out_size = io->out_len;
+	e->compat = io->compat;
+	e->caller_admin = io->caller_admin;
+}
+
+/*
  * Run one tty ioctl and do what the tty says.  Returns true when req was
- * answered or parked, false when it must wait for the output to drain
- * and the caller keeps it (a parked ioctl being retried).
+ * answered or parked, false when it must wait (for the output to drain,
+ * or for the kernel's bytes: parked->input_back) and the caller keeps it
+ * (parked: the entry of a parked ioctl being retried, else NULL).
  */
 static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_ioctl *io,
-		      bool parked)
+		      struct parked *parked)
 {
 	struct port_file *f = port_file_find(p, fh);
 	struct tty_context ctx;
 	bool was_stopped = p->tty.output_stopped || p->tty.flow_stopped;
 	struct termios2 old = p->tty.termios;
+	struct tty saved = p->tty;
+	struct port_file *held;
 	struct tty_reply r;
 	struct parked *e;
 
@@ -177,15 +211,25 @@ static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_i
 		if (parked)
 			return false;
 		e = port_park(p, &p->ioctls, req, fh, port_cred_of(p, fh, req), io->in, io->in_len);
-		if (e) {
-			e->cmd = io->cmd;
-			e->arg = io->arg;
-			e->out_size = io->out_len;
-			e->compat = io->compat;
-			e->caller_admin = io->caller_admin;
-		}
+		if (e)
+			park_ioctl_fields(e, io);
 		return true;
 	case TTY_ANSWER: break;
+	}
+	/* nothing done yet: undone, it runs again once the bytes are back */
+	if (wants_input_back(p, f, io, &r, &old) && (held = port_input_held_by(p)) &&
+	    port_take_back(p, held)) {
+		p->tty = saved;
+		if (parked) {
+			parked->input_back = true;
+			return false;
+		}
+		e = port_park(p, &p->ioctls, req, fh, port_cred_of(p, fh, req), io->in, io->in_len);
+		if (e) {
+			park_ioctl_fields(e, io);
+			e->input_back = true;
+		}
+		return true;
 	}
 	if (memcmp(&old, &p->tty.termios, sizeof(old)) != 0)
 		termios_changed(p, &old);
@@ -211,12 +255,12 @@ static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_i
 	if (r.inject)
 		inject(p, f, r.inject_byte);
 	/*
-	 * The kernel's drains dropped before the flush is answered: the
-	 * kernel counts a drain's bytes in TIOCOUTQ until its answer, so a
-	 * TIOCOUTQ right after tcflush() returned would count them.
+	 * The dropped drains before the flush's own answer: the kernel counts
+	 * a drain in TIOCOUTQ until it is answered, and the caller may ask as
+	 * soon as tcflush() returns (tests/guest/tty32.c outq).
 	 */
 	if (r.flush & TTY_FLUSH_OUT)
-		flush_buffered_writes(p);
+		port_answer_flushed_drains(p);
 	if (r.err)
 		reply_err(p, req, r.err);
 	else
@@ -230,9 +274,54 @@ static bool run_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_i
 static struct parked *first_drain_waiter(const struct parked_list *l)
 {
 	for (struct parked *e = l->head; e; e = e->next)
-		if (e->cmd != TIOCMIWAIT)
+		if (e->cmd != TIOCMIWAIT && !e->input_back)
 			return e;
 	return NULL;
+}
+
+static struct parked *first_input_back_waiter(const struct parked_list *l)
+{
+	for (struct parked *e = l->head; e; e = e->next)
+		if (e->input_back)
+			return e;
+	return NULL;
+}
+
+static struct tty_ioctl parked_ioctl(const struct parked *e)
+{
+	return (struct tty_ioctl){
+		.cmd = e->cmd,
+		.arg = e->arg,
+		.in = e->data,
+		.in_len = e->size,
+		.out_len = e->out_size,
+		.compat = e->compat,
+		.caller_admin = e->caller_admin,
+	};
+}
+
+/*
+ * The kernel's bytes are back (or will not come): run the ioctls that
+ * waited for them, in order; each is off the list while it runs, and one
+ * that must wait again (a drain, another take-back) goes back to the tail.
+ */
+void port_serve_input_back(struct port *p)
+{
+	size_t tries = p->ioctls.count;
+	struct parked *e;
+
+	while (tries-- && !p->taking_back && (e = first_input_back_waiter(&p->ioctls))) {
+		struct tty_ioctl io = parked_ioctl(e);
+
+		port_unpark(p, &p->ioctls, e);
+		e->input_back = false;
+		if (run_ioctl(p, e->req, e->fh, &io, e))
+			parked_free(e);
+		else
+			parked_put_back(&p->ioctls, e);
+	}
+	/* TCFLSH may have emptied txq: drains waiting on it are done */
+	port_serve_drains(p);
 }
 
 /*
@@ -246,18 +335,10 @@ void port_serve_drains(struct port *p)
 	struct parked *e;
 
 	while (tries-- && output_drained(p) && (e = first_drain_waiter(&p->ioctls))) {
-		struct tty_ioctl io = {
-			.cmd = e->cmd,
-			.arg = e->arg,
-			.in = e->data,
-			.in_len = e->size,
-			.out_len = e->out_size,
-			.compat = e->compat,
-			.caller_admin = e->caller_admin,
-		};
+		struct tty_ioctl io = parked_ioctl(e);
 
 		port_unpark(p, &p->ioctls, e);
-		if (run_ioctl(p, e->req, e->fh, &io, true))
+		if (run_ioctl(p, e->req, e->fh, &io, e))
 			parked_free(e);
 		else
 			parked_put_back(&p->ioctls, e);
@@ -270,7 +351,7 @@ void port_ioctl(struct port *p, void *req, uint64_t fh, const struct tty_ioctl *
 	if (port_is_hung_up(p, fh)) {
 		reply_err(p, req, EIO);
 	} else {
-		run_ioctl(p, req, fh, io, false);
+		run_ioctl(p, req, fh, io, NULL);
 		/* TCFLSH may have emptied txq: drains waiting on it are done */
 		port_serve_drains(p);
 	}

@@ -49,12 +49,34 @@
  *     waits on /dev/cuse (EAGAIN), which saves writing a push that would
  *     be refused.
  *
- * What is not exact: FIONREAD/TIOCINQ counts rxq only; the kernel does not
- * tell pilotd what reads took of its buffer, so the bytes waiting there
- * are not counted.  A tcflush(TCIFLUSH) discards rxq, not what the kernel
- * holds.  Both are in docs/tty-differences.md.
+ * Taking bytes back (FUSE_NOTIFY_STREAM_RETRIEVE, kernel-patches/stream-data
+ * 0003): three ioctls need the bytes a read() has not taken yet, and where
+ * the kernel offers it (part of CUSE_STREAM_DATA) the port asks for them
+ * (port_hooks.take_back_input) and parks the ioctl until they are back at
+ * rxq's head (port_input_returned()), before every byte that came later:
  *
- * The bound: rxq's, and the kernel's buffer of the file (4096 bytes).  A
+ *   - an input flush (TCFLSH TCIFLUSH/TCIOFLUSH, TCSETSF): n_tty drops
+ *     its whole read buffer; the bytes come back and go with rxq;
+ *   - FIONREAD/TIOCINQ: n_tty counts its whole read buffer; answered
+ *     with rxq's count once they are back;
+ *   - a settings change that makes input no longer pushable (the rules
+ *     above): what the kernel holds would be read as n_tty would not
+ *     return it; they come back, then the settings apply (ICANON makes
+ *     them part of a line, VMIN above 1 waits for more).
+ *
+ * Only a file whose pushes took since its last read request or take-back
+ * (port_file.input_held) may hold bytes; a read request comes only when
+ * its buffer is empty.  One take-back is out at a time, and no push goes
+ * while it is (the kernel would refuse it with EBUSY anyway); every ioctl
+ * that waits for it is answered once it ends, or at an interrupt, a
+ * hangup, a release or shutdown as any parked ioctl.  A kernel that
+ * refuses the take-back (ENOENT: the file is gone; EBUSY; EINVAL: it
+ * cannot) sends nothing back: the ioctl is answered from rxq alone, as
+ * without the series (docs/tty-differences.md), and after EINVAL no
+ * take-back is tried again.
+ *
+ * The bound: rxq's, and the kernel's buffer of the file (4096 bytes),
+ * which rxq keeps room for where take-backs may come (port_init()).  A
  * push the kernel refuses for room (ENOSPC) or for a read in flight
  * (EBUSY) leaves the bytes in rxq, in order; the next round pushes again,
  * and a read that finds the kernel's buffer empty comes here and takes
@@ -66,7 +88,7 @@
 #include "port_impl.h"
 
 /* The settings under which the kernel's read of a pushed byte is n_tty's (above). */
-static bool settings_pushable(const struct termios2 *t)
+bool port_settings_pushable(const struct termios2 *t)
 {
 	if (t->c_lflag & ICANON)
 		return false;
@@ -85,9 +107,9 @@ bool port_input_pushable(const struct port *p, const struct port_file *f)
 		return false;
 	if (p->nfiles != 1 || f->session != p->rxq_session)
 		return false;
-	if (p->reads.head)
+	if (p->reads.head || p->taking_back)
 		return false;
-	return settings_pushable(&p->tty.termios);
+	return port_settings_pushable(&p->tty.termios);
 }
 
 void port_push_input(struct port *p)
@@ -119,8 +141,69 @@ void port_push_input(struct port *p)
 			return;
 		}
 		byteq_drop(&p->rxq, n);
+		f->input_held = true;
 		p->stats.rx_pushed += n;
 		p->stats.input_pushes++;
 		due(p, PORT_DUE_RX_ROOM);
 	}
+}
+
+/* The file whose pushed bytes may wait in the kernel, of rxq's session; NULL: none. */
+struct port_file *port_input_held_by(struct port *p)
+{
+	if (!p->h.take_back_input || p->take_back_off)
+		return NULL;
+	for (struct port_file *f = p->files; f; f = f->next)
+		if (f->input_held && f->input_keyed && f->session == p->rxq_session)
+			return f;
+	return NULL;
+}
+
+bool port_take_back(struct port *p, struct port_file *f)
+{
+	int err;
+
+	if (p->taking_back)
+		return true;
+	err = p->h.take_back_input(p->h.ctx, f->input_key);
+	if (err == 0) {
+		p->taking_back = true;
+		p->take_back_key = f->input_key;
+		p->take_back_session = f->session;
+		p->stats.take_backs++;
+		return true;
+	}
+	/* nothing comes back: answer from rxq, as without the series */
+	f->input_held = false;
+	if (err == -ENOENT) {
+		f->input_keyed = false; /* the kernel released it: its release comes */
+	} else if (err != -EBUSY) {
+		log_warn("the kernel refused to give back input pushed for file %llu (%d): "
+			 "FIONREAD and flushes see pilotd's bytes only from now on",
+			 (unsigned long long)f->fh, err);
+		p->take_back_off = true;
+	}
+	return false;
+}
+
+void port_input_returned(struct port *p, uint64_t key, const void *buf, size_t len)
+{
+	if (!p->taking_back || key != p->take_back_key) {
+		log_warn("the kernel gave back %zu bytes pilotd did not ask for: dropped", len);
+		p->stats.rx_discarded += len;
+		return;
+	}
+	p->taking_back = false;
+	for (struct port_file *f = p->files; f; f = f->next)
+		if (f->input_keyed && f->input_key == key)
+			f->input_held = false;
+	/* a departure since: they were the old handheld's (port.h: one rxq, one session) */
+	if (len && (p->take_back_session != p->rxq_session ||
+		    byteq_unshift(&p->rxq, buf, len) != len)) {
+		p->stats.rx_discarded += len;
+	} else {
+		p->stats.rx_taken_back += len;
+	}
+	port_serve_input_back(p);
+	port_run_due_hooks(p);
 }

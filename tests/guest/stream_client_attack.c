@@ -32,9 +32,9 @@
  *   hangup      the handheld leaves while its echo waits unread: the file
  *               reads it, then end of file; back, a new file reads its own
  *   vmin        VMIN raised to 8 after bytes were pushed: n_tty's read
- *               waits for 8 (fails with --stream-data: not in its test)
- *   tcflush     tcflush(TCIFLUSH) after bytes were pushed: gone (fails
- *               with --stream-data, docs/tty-differences.md: not in its test)
+ *               waits for 8 (pilotd takes the pushed bytes back first)
+ *   tcflush     tcflush(TCIFLUSH) after bytes were pushed: gone (pilotd
+ *               takes them back and drops them with its own)
  *   icanon      ICANON turned on over raw bytes: read() returns them at once
  *
  * pilotd must answer each attack and exit 0 at the end, having pushed
@@ -449,7 +449,8 @@ static const char *attack_many_opens(void)
 
 /*
  * POSIX (and n_tty) with VMIN 8, VTIME 0: a read waits until 8 bytes are
- * there.  Bytes pushed while VMIN was 1 are returned by the kernel alone.
+ * there.  Bytes pushed while VMIN was 1 come back to pilotd at the change
+ * (FUSE_NOTIFY_STREAM_RETRIEVE), which then waits for 8 as n_tty does.
  */
 static const char *attack_vmin(void)
 {
@@ -483,9 +484,8 @@ static const char *attack_vmin(void)
 
 /*
  * tcflush(TCIFLUSH) after bytes were pushed: n_tty discards them, and the
- * next read gets only what came after.  The kernel's buffer cannot be
- * flushed by pilotd (docs/tty-differences.md): with --stream-data the old
- * bytes are read.  Not in the --stream-data guest test.
+ * next read gets only what came after.  pilotd takes the kernel's bytes
+ * back (FUSE_NOTIFY_STREAM_RETRIEVE) and drops them with its own.
  */
 static const char *attack_tcflush(void)
 {
@@ -698,30 +698,45 @@ static const struct guest_attack attacks[] = {
 	{ "icanon", attack_icanon },
 };
 
-/* pilotd's exit line: bytes it pushed to the kernel. */
-static unsigned long long bytes_pushed(void)
+/* pilotd's exit lines: bytes it pushed to the kernel, take-backs and their bytes. */
+static unsigned long long bytes_pushed(unsigned long long *take_backs,
+				       unsigned long long *bytes_back)
 {
 	FILE *f = fopen(LOG_PATH, "r");
 	unsigned long long requests, bytes = 0;
 	char line[512];
 
+	*take_backs = *bytes_back = 0;
 	while (f && fgets(line, sizeof(line), f)) {
 		const char *at = strstr(line, "reads: ");
+		const char *back = strstr(line, "input taken back: ");
 
 		if (at)
 			sscanf(at, "reads: %llu came as requests; input kept by the kernel: %llu",
 			       &requests, &bytes);
+		if (back)
+			sscanf(back, "input taken back: %llu take-backs, %llu bytes back",
+			       take_backs, bytes_back);
 	}
 	if (f)
 		fclose(f);
 	return bytes;
 }
 
+/* Were the attacks that need a take-back (vmin, tcflush) run? All run with none named. */
+static bool take_back_asked(char **names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], "vmin") || !strcmp(names[i], "tcflush"))
+			return true;
+	return n == 0;
+}
+
 int main(int argc, char **argv)
 {
 	bool declined = argc > 1 && strcmp(argv[1], "--declined") == 0;
 	int first = declined ? 2 : 1, failed;
-	unsigned long long pushed;
+	unsigned long long pushed, take_backs, bytes_back;
 	pid_t pid;
 
 	guest_test_name("stream-client-attack");
@@ -729,8 +744,14 @@ int main(int argc, char **argv)
 	failed = run_attacks(attacks, sizeof(attacks) / sizeof(attacks[0]), argv + first,
 			     argc - first, ATTACK_S);
 	stop_own_pilotd(pid);
-	pushed = bytes_pushed();
-	note("%d attacks failed; pilotd pushed %llu bytes to the kernel", failed, pushed);
+	pushed = bytes_pushed(&take_backs, &bytes_back);
+	note("%d attacks failed; pilotd pushed %llu bytes to the kernel, took back %llu "
+	     "bytes in %llu take-backs", failed, pushed, bytes_back, take_backs);
+	/* vmin and tcflush pass on the take-back alone: it must have run */
+	if (!declined && take_back_asked(argv + first, argc - first) && !take_backs)
+		fail("pilotd took nothing back: vmin and tcflush did not reach the kernel's buffer");
+	if (declined && take_backs)
+		fail("pilotd took bytes back with --no-stream-data");
 	if (!pushed && !declined)
 		fail("pilotd pushed nothing: the attacks did not reach the kernel's buffer");
 	if (pushed && declined)

@@ -11,7 +11,13 @@
  * waits in the kernel's buffer of the file, which cuse_file_compat_ioctl()
  * must add as the native path does.  A tcflush(TCOFLUSH) then drops every
  * byte written (tty_driver_flush_buffer()): TIOCOUTQ 0, with what pilotd
- * held and what the kernel had sent it alike.  Built with -m32
+ * held and what the kernel had sent it alike.  With "outq-close" it fills
+ * the same queues and then closes without restarting the output or
+ * flushing it: a tty's close waits out its closing wait (30 s) and drops
+ * its driver's buffer (tty_port_close_start()); with the stream-write
+ * series the kernel's release then asks pilotd to end the drain it holds
+ * (FUSE_INTERRUPT), so the close returns after about 30 s, not when the
+ * handheld takes the bytes, and the next open works.  Built with -m32
  * -static; uses only libc and the kernel's ioctl numbers.
  */
 #include <errno.h>
@@ -49,19 +55,19 @@ static int wait_attached(int fd)
 	return -1;
 }
 
-static int outq(int fd)
+/* Stop the output and write until nothing more fits: the bytes written, or -1. */
+static long fill_stopped(int fd)
 {
 	static char chunk[1024];
 	long total = 0;
-	int n = -1, left = -1;
 	ssize_t w;
 
 	memset(chunk, 'q', sizeof(chunk));
 	if (wait_attached(fd) < 0)
-		return 1;
+		return -1;
 	if (ioctl(fd, TCXONC, TCOOFF) < 0) {
 		fprintf(stderr, "tty32: FAIL: TCOOFF: %s\n", strerror(errno));
-		return 1;
+		return -1;
 	}
 	/*
 	 * Until the queues before the handheld are full: a write fails with
@@ -84,8 +90,18 @@ static int outq(int fd)
 	if (total == 0 || total >= 1048576 || errno != EAGAIN) {
 		fprintf(stderr, "tty32: FAIL: %ld bytes written under TCOOFF (%s)\n", total,
 			strerror(errno));
-		return 1;
+		return -1;
 	}
+	return total;
+}
+
+static int outq(int fd)
+{
+	long total = fill_stopped(fd);
+	int n = -1, left = -1;
+
+	if (total < 0)
+		return 1;
 	poll(NULL, 0, 300); /* a loose settle: nothing can leave while output is off */
 	if (ioctl(fd, TIOCOUTQ, &n) < 0 || n != total)
 		fprintf(stderr, "tty32: FAIL: TIOCOUTQ %d (%s) after %ld bytes written\n", n,
@@ -105,6 +121,59 @@ static int outq(int fd)
 	return 0;
 }
 
+/*
+ * The last close with the queues full and the output stopped, made by a
+ * child once this process closed its copy; timed with poll(), as the
+ * 32-bit time calls may be missing in the guest.
+ */
+static int outq_close(int fd)
+{
+	long total = fill_stopped(fd);
+	int go[2], done[2], again;
+	struct pollfd pfd;
+	char r = 1;
+	pid_t pid;
+
+	if (total < 0)
+		return 1;
+	if (pipe(go) || pipe(done) || (pid = fork()) < 0) {
+		fprintf(stderr, "tty32: FAIL: pipe/fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		if (read(go[0], &r, 1) != 1)
+			_exit(1);
+		r = close(fd) == 0 ? 0 : 1;
+		_exit(write(done[1], &r, 1) == 1 ? 0 : 1);
+	}
+	close(fd);
+	close(done[1]);
+	if (write(go[1], "g", 1) != 1)
+		return 1;
+	pfd = (struct pollfd){ .fd = done[0], .events = POLLIN };
+	/* the closing wait: nothing leaves while the output is stopped */
+	if (poll(&pfd, 1, 20000) != 0) {
+		fprintf(stderr, "tty32: FAIL: close() returned within 20 s of %ld bytes written "
+			"under TCOOFF\n", total);
+		return 1;
+	}
+	/* then the bytes not sent are dropped: 30 s and a loose bound */
+	if (poll(&pfd, 1, 25000) != 1 || read(done[0], &r, 1) != 1 || r != 0) {
+		fprintf(stderr, "tty32: FAIL: close() did not return within 45 s of %ld bytes "
+			"written under TCOOFF\n", total);
+		return 1;
+	}
+	again = open("/dev/pilot", O_RDWR | O_NONBLOCK);
+	if (again < 0 || ioctl(again, TCXONC, TCOON) < 0) {
+		fprintf(stderr, "tty32: FAIL: the next open: %s\n", strerror(errno));
+		return 1;
+	}
+	close(again);
+	printf("tty32: a close with %ld bytes written under TCOOFF returned after its closing "
+	       "wait; the next open works\n", total);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct k_termios t, want, back;
@@ -117,6 +186,13 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		return outq(fd);
+	}
+	if (argc > 1 && strcmp(argv[1], "outq-close") == 0) {
+		if (fd < 0) {
+			fprintf(stderr, "tty32: FAIL: open: %s\n", strerror(errno));
+			return 1;
+		}
+		return outq_close(fd);
 	}
 	if (fd < 0 || ioctl(fd, TCGETS, &t) < 0) {
 		fprintf(stderr, "tty32: FAIL: open/TCGETS: %s\n", strerror(errno));

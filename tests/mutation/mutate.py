@@ -35,6 +35,7 @@ TESTS = {
     'unit-ldisc': {'src': 'test_ldisc.c', 'sees': ['ldisc.c'], 'args': []},
     'unit-tty': {'src': 'test_tty.c', 'sees': ['tty.c'], 'args': []},
     'unit-port': {'src': 'test_port.c', 'sees': CORE, 'args': []},
+    'unit-port-push': {'src': 'test_port_push.c', 'sees': CORE, 'args': []},
     'unit-ntty': {'src': 'test_ntty.c', 'sees': CORE,
                   'args': ['@docs/tty-differences.md', '10000']},
 }
@@ -175,7 +176,7 @@ def objects(tmp, test, swap=None):
     objs = [os.path.join(tmp, 'base', c + '.o') for c in CORE]
     if swap:
         objs[CORE.index(swap[0])] = swap[1]
-    if test in ('unit-port', 'unit-ntty'):
+    if test in ('unit-port', 'unit-port-push', 'unit-ntty'):
         objs += [os.path.join(tmp, 'base', s + '.o') for s in SUPPORT]
     return [os.path.join(tmp, 'base', TESTS[test]['src'] + '.o')] + objs
 

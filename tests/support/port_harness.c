@@ -189,6 +189,31 @@ size_t ph_kernel_read(struct ph *h, void *buf, size_t max)
 	return n;
 }
 
+static int h_take_back_input(void *ctx, uint64_t key)
+{
+	struct ph *h = ctx;
+
+	h->take_back_calls++;
+	if (h->take_back_err)
+		return h->take_back_err;
+	if (h->take_back_out)
+		return -EBUSY; /* one per file at a time */
+	h->take_back_out = true;
+	h->take_back_key = key;
+	return 0;
+}
+
+void ph_kernel_gives_back(struct ph *h)
+{
+	uint8_t buf[PORT_PUSH_INPUT_MAX];
+	size_t len = h->kbuf_len;
+
+	memcpy(buf, h->kbuf, len);
+	h->kbuf_len = 0;
+	h->take_back_out = false;
+	port_input_returned(h->port, h->take_back_key, buf, len);
+}
+
 static void h_drop(void *ctx, void *handle)
 {
 	(void)handle;
@@ -325,6 +350,7 @@ int ph_init(struct ph *h, struct port *p, const struct port_config *cfg, int max
 		.drop_poll_handle = h_drop,
 		.push_events = h_push,
 		.push_input = h_push_input,
+		.take_back_input = h_take_back_input,
 		.tx_ready = h_tx_ready,
 		.tx_abort = h_tx_abort,
 		.rx_room = h_rx_room,

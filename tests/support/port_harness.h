@@ -70,6 +70,15 @@ struct ph {
 	int input_push_err;
 	uint64_t input_key, open_input_key;
 	/*
+	 * take_back_input (kernel-patches/stream-data 0003): take-backs asked,
+	 * the error a refusing kernel gives (0: none; no_take_back: the hook
+	 * is absent, as on a kernel without the series), the key of the one
+	 * out (take_back_out); ph_kernel_gives_back() answers it.
+	 */
+	int take_back_calls, take_back_err;
+	bool take_back_out, no_take_back;
+	uint64_t take_back_key;
+	/*
 	 * caller_admin: who makes the reads, writes and ioctls (by default
 	 * each file's opener, capable if it opened so); how often it was asked
 	 */
@@ -122,6 +131,8 @@ uint64_t ph_open(struct ph *h, uint32_t uid, bool nonblock, bool listen);
 void *ph_read(struct ph *h, uint64_t fh, size_t size, bool nonblock, uint64_t now);
 /* A read() the kernel answers from its buffer: up to max bytes into buf; how many. */
 size_t ph_kernel_read(struct ph *h, void *buf, size_t max);
+/* The kernel's reply to the take-back out: its buffer, emptied, to port_input_returned(). */
+void ph_kernel_gives_back(struct ph *h);
 void *ph_write(struct ph *h, uint64_t fh, const void *buf, size_t len, bool nonblock);
 void *ph_ioctl(struct ph *h, uint64_t fh, unsigned int cmd, uintptr_t arg, const void *in,
 	       size_t in_len, size_t out_len, bool caller_admin);

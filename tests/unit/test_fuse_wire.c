@@ -6,7 +6,8 @@
  * kernel-patches/poll-events and without), the kh of a FUSE_POLL, and the
  * notification itself; and the same for FUSE_NOTIFY_STREAM_DATA
  * (kernel-patches/stream-data): its offer, the kh a FUSE_OPEN carries, its
- * header; and the writes the kernel takes (kernel-patches/stream-write):
+ * header, and its take-back (FUSE_NOTIFY_STREAM_RETRIEVE and the reply);
+ * and the writes the kernel takes (kernel-patches/stream-write):
  * the offer and the open reply's flag.
  */
 #include <linux/fuse.h>
@@ -180,11 +181,79 @@ static void test_stream_write(void)
 	CHECK_EQ(out.open_flags, FOPEN_STREAM);
 }
 
+/* The kernel's FUSE_NOTIFY_REPLY to a take-back: header, kh and size, the bytes. */
+static size_t retrieve_reply(void *buf, uint64_t unique, uint64_t kh, const char *bytes,
+			     uint32_t size, uint32_t hdr_len)
+{
+	struct fuse_in_header in = { .len = hdr_len, .opcode = FUSE_NOTIFY_REPLY, .unique = unique };
+	struct {
+		uint64_t kh;
+		uint32_t size, padding;
+	} arg = { .kh = kh, .size = size };
+
+	memcpy(buf, &in, sizeof(in));
+	memcpy((char *)buf + sizeof(in), &arg, sizeof(arg));
+	memcpy((char *)buf + sizeof(in) + sizeof(arg), bytes, strlen(bytes));
+	return sizeof(in) + sizeof(arg) + strlen(bytes);
+}
+
+/*
+ * FUSE_NOTIFY_STREAM_RETRIEVE (kernel-patches/stream-data 0003): the
+ * notification (code 12, unique 0; the reply's unique, then kh), and the
+ * reply read only when it is of that unique and its lengths agree; any
+ * other request goes to libfuse.
+ */
+static void test_stream_retrieve(void)
+{
+	static char buf[STREAM_DATA_MAX + 128];
+	struct fuse_out_header oh;
+	const void *data = NULL;
+	uint64_t u64, kh = 0;
+	size_t len, size = 0;
+	const uint64_t U = (1ull << 63) | 5;
+
+	len = stream_retrieve_notice(buf, U, 0x4b48);
+	CHECK_EQ(len, STREAM_RETRIEVE_NOTICE);
+	memcpy(&oh, buf, sizeof(oh));
+	CHECK_EQ(oh.len, 32);
+	CHECK_EQ(oh.error, 12);
+	CHECK_EQ(oh.unique, 0);
+	memcpy(&u64, buf + sizeof(oh), 8);
+	CHECK_EQ(u64, U);
+	memcpy(&u64, buf + sizeof(oh) + 8, 8);
+	CHECK_EQ(u64, 0x4b48);
+
+	len = retrieve_reply(buf, U, 0x4b48, "bc", 2, 40 + 16 + 2);
+	CHECK(stream_retrieve_reply(buf, len, U, &kh, &data, &size));
+	CHECK_EQ(kh, 0x4b48);
+	CHECK_EQ(size, 2);
+	CHECK(memcmp(data, "bc", 2) == 0);
+	len = retrieve_reply(buf, U, 7, "", 0, 40 + 16); /* an empty buffer: no bytes */
+	CHECK(stream_retrieve_reply(buf, len, U, &kh, &data, &size));
+	CHECK_EQ(size, 0);
+	CHECK_EQ(kh, 7);
+
+	/* another unique (libfuse's own retrieve), lengths that disagree, a short buffer */
+	len = retrieve_reply(buf, 5, 0x4b48, "bc", 2, 40 + 16 + 2);
+	CHECK(!stream_retrieve_reply(buf, len, U, &kh, &data, &size));
+	len = retrieve_reply(buf, U, 0x4b48, "bc", 3, 40 + 16 + 2);
+	CHECK(!stream_retrieve_reply(buf, len, U, &kh, &data, &size));
+	len = retrieve_reply(buf, U, 0x4b48, "bc", 2, 40 + 16 + 3);
+	CHECK(!stream_retrieve_reply(buf, len + 1, U, &kh, &data, &size));
+	CHECK(!stream_retrieve_reply(buf, len - 1, U, &kh, &data, &size));
+	len = retrieve_reply(buf, U, 0x4b48, "", STREAM_DATA_MAX + 1, 40 + 16 + STREAM_DATA_MAX + 1);
+	CHECK(!stream_retrieve_reply(buf, 40 + 16 + STREAM_DATA_MAX + 1, U, &kh, &data, &size));
+	CHECK(!stream_retrieve_reply(buf, 40 + 15, U, &kh, &data, &size));
+	len = request(buf, FUSE_READ, "0123456789abcdef", 16);
+	CHECK(!stream_retrieve_reply(buf, len, 2, &kh, &data, &size));
+}
+
 int main(void)
 {
 	test_cuse_init();
 	test_poll();
 	test_stream_data();
 	test_stream_write();
+	test_stream_retrieve();
 	return check_result("test_fuse_wire");
 }

@@ -546,6 +546,47 @@ static void test_flush_ends_drain(void)
 }
 
 /*
+ * A port whose txq is full but for 8 bytes, a drain of the kernel's write
+ * buffer *d of 12 bytes parked with 8 of them queued, and a blocking
+ * write() *w of 6 parked behind it: returns the file.
+ */
+static uint64_t park_kernel_drain(struct port *p, void **d, void **w)
+{
+	uint64_t fh;
+
+	setup(p);
+	fh = do_open(false);
+	port_carrier_up(p);
+	for (int i = 0; i < 4096 / 8 - 1; i++)
+		do_write(fh, "abcdefgh", false);
+	*d = ph_req(&h);
+	port_write_buffered(p, *d, fh, "kernelbuffer", 12); /* 8 fit, 4 park */
+	*w = do_write(fh, "writer", false);		     /* parks behind it */
+	return fh;
+}
+
+/*
+ * After an output flush of park_kernel_drain()'s port: the drain answered
+ * whole, its 12 bytes and txq's dropped, the writer's 6 sent; the file is
+ * released and the port torn down.
+ */
+static void check_kernel_drain_flushed(struct port *p, uint64_t fh, void *d, void *w)
+{
+	char buf[4096];
+	size_t n;
+
+	CHECK(ans(d)->kind == PH_WRITTEN && ans(d)->len == 12);
+	CHECK(ans(w)->kind == PH_WRITTEN && ans(w)->len == 6);
+	CHECK_EQ(p->stats.tx_flushed, 4096 - 8 + 12);
+	n = ph_handheld_takes_into(&h, buf, sizeof(buf));
+	CHECK(n == 6 && memcmp(buf, "writer", 6) == 0);
+	CHECK_EQ(port_tx_queued(p), 0);
+	port_release(p, fh);
+	check_all_answered_once();
+	teardown();
+}
+
+/*
  * A drain of the kernel's write buffer (kernel-patches/stream-write) holds
  * bytes whose write() returned, as a tty driver's buffer: tcflush(TCOFLUSH)
  * drops what of it waits for room and answers it whole, where a blocking
@@ -556,20 +597,11 @@ static void test_flush_ends_drain(void)
 static void test_flush_drops_kernel_buffer(void)
 {
 	struct tty_ioctl io = { .cmd = TCFLSH, .arg = TCOFLUSH };
-	char buf[4096];
 	struct port p;
 	void *d, *w, *f;
 	uint64_t fh;
-	size_t n;
 
-	setup(&p);
-	fh = do_open(false);
-	port_carrier_up(&p);
-	for (int i = 0; i < 4096 / 8 - 1; i++)
-		do_write(fh, "abcdefgh", false);
-	d = ph_req(&h);
-	port_write_buffered(&p, d, fh, "kernelbuffer", 12); /* 8 fit, 4 park */
-	w = do_write(fh, "writer", false);		     /* parks behind it */
+	fh = park_kernel_drain(&p, &d, &w);
 	CHECK_EQ(ans(d)->count, 0);
 	CHECK_EQ(ans(w)->count, 0);
 	/* the kernel counts the drain's 12 bytes itself until answered */
@@ -579,18 +611,39 @@ static void test_flush_drops_kernel_buffer(void)
 	f = new_req();
 	port_ioctl(&p, f, fh, &io);
 	CHECK(ans(f)->kind == PH_IOCTL);
-	CHECK(ans(d)->kind == PH_WRITTEN && ans(d)->len == 12);
 	/*
-	 * the drain answered first: the kernel counts it in TIOCOUTQ until
-	 * then, and a TIOCOUTQ right after tcflush() returns must say 0 (a
-	 * guest-kernel-7.3-tty32-outq run saw 1024)
+	 * The drain before the flush: the kernel counts it in TIOCOUTQ until
+	 * it is answered, and the caller of tcflush() may ask at once.
 	 */
-	CHECK(ans(d)->seq < ans(f)->seq);
-	CHECK(ans(w)->kind == PH_WRITTEN && ans(w)->len == 6);
-	CHECK_EQ(p.stats.tx_flushed, 4096 - 8 + 12);
+	CHECK(ans(d)->count == 1 && ans(d)->seq < ans(f)->seq);
+	check_kernel_drain_flushed(&p, fh, d, w);
+}
+
+/*
+ * The kernel interrupts a drain of its write buffer that waits for room at
+ * the release of its file, once the closing wait is over: the drain is
+ * answered whole, its bytes not queued dropped, and a blocking writer
+ * behind it still waits for room (it is a writer in n_tty_write()).
+ */
+static void test_interrupted_drain_drops_kernel_buffer(void)
+{
+	char buf[4096];
+	struct port p;
+	void *d, *w;
+	uint64_t fh;
+	size_t n;
+
+	fh = park_kernel_drain(&p, &d, &w);
+	port_interrupt(&p, d);
+	port_after_events(&p, 0);
+	CHECK(ans(d)->kind == PH_WRITTEN && ans(d)->len == 12);
+	CHECK_EQ(ans(w)->count, 0);
+	CHECK_EQ(p.stats.tx_flushed, 4);
+	n = ph_handheld_takes_into(&h, buf, sizeof(buf));
+	CHECK_EQ(n, 4096);
+	CHECK(memcmp(buf + 4096 - 8, "kernelbu", 8) == 0);
 	n = ph_handheld_takes_into(&h, buf, sizeof(buf));
 	CHECK(n == 6 && memcmp(buf, "writer", 6) == 0);
-	CHECK_EQ(port_tx_queued(&p), 0);
 	port_release(&p, fh);
 	check_all_answered_once();
 	teardown();
@@ -1860,6 +1913,30 @@ static void test_isig_flushes(void)
 	port_release(&p, fh);
 	check_all_answered_once();
 	teardown();
+}
+
+/*
+ * A signal character's flush (ISIG without NOFLSH: isig() runs
+ * tty_driver_flush_buffer() as tcflush(TCOFLUSH) does) drops a drain of
+ * the kernel's write buffer parked for room, its queued part and its rest
+ * alike, and answers it whole after the round; a blocking writer behind it
+ * goes on.  A TIOCOUTQ in the same round counts none of the drain: the
+ * kernel counts it until it is answered.
+ */
+static void test_isig_flush_drops_kernel_buffer(void)
+{
+	struct port p;
+	void *d, *w, *q;
+	uint64_t fh;
+
+	fh = park_kernel_drain(&p, &d, &w);
+	set_flags(&p, fh, 0, 0, ISIG);
+	port_rx(&p, "\003", 1, 1);
+	CHECK_EQ(ans(d)->count, 0); /* not inside the transport's call */
+	q = do_ioctl(fh, TIOCOUTQ, NULL, 0, sizeof(int));
+	CHECK(ans(q)->kind == PH_IOCTL && ans(q)->len == sizeof(int) && *(int *)ans(q)->data == 0);
+	port_after_events(&p, 1);
+	check_kernel_drain_flushed(&p, fh, d, w);
 }
 
 /* TIOCSTI: root's byte is input; anyone else's is refused, as for a tty that is not theirs. */
@@ -3718,6 +3795,7 @@ int main(void)
 	test_transfer_before_answer();
 	test_flush_ends_drain();
 	test_flush_drops_kernel_buffer();
+	test_interrupted_drain_drops_kernel_buffer();
 	test_release_and_shutdown();
 	test_poll_notify();
 	test_poll_notify_wanted();
@@ -3746,6 +3824,7 @@ int main(void)
 	test_start_in_batch_lets_queued_go();
 	test_commit_block_in_batch_goes();
 	test_isig_flushes();
+	test_isig_flush_drops_kernel_buffer();
 	test_tiocsti();
 	test_vmin_interrupted_returns_bytes();
 	test_ldisc_edges();

@@ -120,17 +120,22 @@ static void test_order_and_enospc(void)
 	CHECK_EQ(byteq_len(&p.rxq), 3);
 	port_after_events(&p, 4); /* the next round tries again: still no room */
 	CHECK_EQ(p.stats.input_push_full, 2);
-	/* FIONREAD counts what pilotd holds, not the kernel's (tty-differences.md) */
+	/* FIONREAD counts the kernel's bytes too: it waits until they are back */
 	{
 		void *q = ph_ioctl(&h, fh, FIONREAD, 0, NULL, 0, 4, false);
 
-		CHECK(ph_ans(&h, q)->kind == PH_IOCTL && ph_ans(&h, q)->data[0] == 3);
+		CHECK_EQ(ph_ans(&h, q)->count, 0);
+		CHECK_EQ(h.take_back_calls, 1);
+		port_after_events(&p, 4); /* no push while it is out */
+		CHECK_EQ(h.input_push_calls, 3);
+		ph_kernel_gives_back(&h);
+		CHECK(ph_ans(&h, q)->kind == PH_IOCTL && ph_ans(&h, q)->data[0] == 5);
+		CHECK_EQ(p.stats.rx_taken_back, 2);
 	}
-	g += ph_kernel_read(&h, g, 64); /* the reader takes "cd" from the kernel */
-	/* the kernel's buffer empty: the next read() is a request, answered from rxq */
+	/* "cd" back before "efg"; the reader's read() is a request, answered from rxq */
 	r = ph_read(&h, fh, 64, false, 5);
-	CHECK(answered(r, "efg"));
-	memcpy(g, "efg", 3), g += 3;
+	CHECK(answered(r, "cdefg"));
+	memcpy(g, "cdefg", 5), g += 5;
 	/* more, with room again: a push; then the round after a drained buffer */
 	port_rx(&p, "hi", 2, 6);
 	port_after_events(&p, 6);
@@ -293,6 +298,235 @@ static void test_hangup_and_refusal(void)
 	teardown();
 }
 
+/* ---- taking bytes back (FUSE_NOTIFY_STREAM_RETRIEVE, port_push.c) ---- */
+
+/* The handheld's "abc" pushed, the reader took "a" from the kernel: it holds "bc". */
+static uint64_t setup_held(struct port *p)
+{
+	uint64_t fh = setup(p, true);
+	char c;
+
+	port_rx(p, "abc", 3, 0);
+	port_after_events(p, 0);
+	CHECK_EQ(ph_kernel_read(&h, &c, 1), 1);
+	CHECK(kernel_holds("bc"));
+	return fh;
+}
+
+static void *do_ioctl(uint64_t fh, unsigned int cmd, uintptr_t arg, const void *in, size_t len)
+{
+	return ph_ioctl(&h, fh, cmd, arg, in, len, cmd == FIONREAD ? 4 : 0, false);
+}
+
+static int fionread(uint64_t fh)
+{
+	void *q = do_ioctl(fh, FIONREAD, 0, NULL, 0);
+	int n;
+
+	if (ph_ans(&h, q)->count != 1 || ph_ans(&h, q)->kind != PH_IOCTL)
+		return -1;
+	memcpy(&n, ph_ans(&h, q)->data, sizeof(n));
+	return n;
+}
+
+static bool answered_ioctl(void *req)
+{
+	return ph_ans(&h, req)->count == 1 && ph_ans(&h, req)->kind == PH_IOCTL;
+}
+
+/*
+ * tcflush(TCIFLUSH) and (TCIOFLUSH) drop what the kernel holds too, as
+ * n_tty's flush drops its whole read buffer: the flush waits until the
+ * bytes are back, then they go with rxq; what the handheld sends while it
+ * waits comes after them, and goes too.  The bytes sent after the flush
+ * are read, alone.
+ */
+static void test_flush_takes_back(void)
+{
+	static const unsigned int how[] = { TCIFLUSH, TCIOFLUSH };
+
+	for (size_t i = 0; i < sizeof(how) / sizeof(how[0]); i++) {
+		struct port p;
+		uint64_t fh = setup_held(&p);
+		void *q = do_ioctl(fh, TCFLSH, how[i], NULL, 0);
+
+		CHECK_EQ(ph_ans(&h, q)->count, 0); /* waits for the kernel's bytes */
+		CHECK_EQ(h.take_back_calls, 1);
+		CHECK_EQ(h.take_back_key, KH);
+		port_rx(&p, "x", 1, 1);
+		port_after_events(&p, 1);
+		CHECK_EQ(h.input_push_calls, 1); /* none while the take-back is out */
+		ph_kernel_gives_back(&h);
+		CHECK(answered_ioctl(q));
+		CHECK_EQ(byteq_len(&p.rxq), 0);
+		CHECK_EQ(h.kbuf_len, 0);
+		port_rx(&p, "d", 1, 2);
+		port_after_events(&p, 2); /* pushes resume */
+		CHECK(kernel_holds("d"));
+		teardown();
+	}
+}
+
+/* FIONREAD/TIOCINQ counts the kernel's bytes with rxq's, as n_tty counts its buffer. */
+static void test_fionread_counts_kernel_bytes(void)
+{
+	struct port p;
+	uint64_t fh = setup_held(&p);
+	void *q;
+	int n;
+
+	q = do_ioctl(fh, FIONREAD, 0, NULL, 0);
+	CHECK_EQ(ph_ans(&h, q)->count, 0);
+	port_rx(&p, "de", 2, 1); /* while it waits: after "bc" */
+	port_after_events(&p, 1);
+	ph_kernel_gives_back(&h);
+	CHECK(answered_ioctl(q));
+	memcpy(&n, ph_ans(&h, q)->data, sizeof(n));
+	CHECK_EQ(n, 4);
+	/* nothing held now: the next FIONREAD is answered at once, before a push */
+	CHECK_EQ(fionread(fh), 4);
+	CHECK_EQ(h.take_back_calls, 1);
+	CHECK(answered(ph_read(&h, fh, 64, false, 2), "bcde"));
+	teardown();
+}
+
+/*
+ * A settings change under which pushed bytes may not be read yet: they
+ * come back first, then the settings apply to them as n_tty's would.
+ * ICANON on: the unread "bc" are one line (n_tty_set_termios()), and the
+ * kernel holds nothing a later line could pass; VMIN 3: a read waits for
+ * the third byte, where the kernel's buffer would return two.
+ */
+static void test_settings_change_takes_back(void)
+{
+	struct termios t;
+	struct port p;
+	uint64_t fh = setup_held(&p);
+	void *q, *r;
+
+	memcpy(&t, &p.tty.termios, sizeof(t));
+	t.c_lflag |= ICANON;
+	q = do_ioctl(fh, TCSETS, 0, &t, sizeof(t));
+	CHECK_EQ(ph_ans(&h, q)->count, 0);
+	CHECK(!(p.tty.termios.c_lflag & ICANON)); /* not yet */
+	ph_kernel_gives_back(&h);
+	CHECK(answered_ioctl(q));
+	CHECK(p.tty.termios.c_lflag & ICANON);
+	CHECK_EQ(h.kbuf_len, 0);
+	/* n_tty_set_termios(): the unread bytes become one line, "d" the next */
+	port_rx(&p, "d\n", 2, 2);
+	port_after_events(&p, 2);
+	CHECK(answered(ph_read(&h, fh, 64, false, 2), "bc"));
+	CHECK(answered(ph_read(&h, fh, 64, false, 2), "d\n"));
+	teardown();
+
+	fh = setup_held(&p);
+	memcpy(&t, &p.tty.termios, sizeof(t));
+	t.c_cc[VMIN] = 3;
+	q = do_ioctl(fh, TCSETS, 0, &t, sizeof(t));
+	ph_kernel_gives_back(&h);
+	CHECK(answered_ioctl(q));
+	r = ph_read(&h, fh, 64, false, 1);
+	CHECK_EQ(ph_ans(&h, r)->count, 0); /* two of three */
+	port_rx(&p, "d", 1, 2);
+	port_after_events(&p, 2);
+	CHECK(answered(r, "bcd"));
+	teardown();
+
+	/* a change that keeps input pushable takes nothing back */
+	fh = setup_held(&p);
+	memcpy(&t, &p.tty.termios, sizeof(t));
+	t.c_cc[VMIN] = 0;
+	CHECK(answered_ioctl(do_ioctl(fh, TCSETS, 0, &t, sizeof(t))));
+	CHECK_EQ(h.take_back_calls, 0);
+	CHECK(kernel_holds("bc"));
+	teardown();
+}
+
+/*
+ * The kernel refuses the take-back: nothing comes, the ioctl is answered
+ * at once from rxq, as without the series.  EINVAL: it cannot, and it is
+ * not asked again.
+ */
+static void test_take_back_refused(void)
+{
+	/*
+	 * Then "d" arrives and FIONREAD is asked again, the kernel willing:
+	 * ENOENT: the file is gone for pushes, "d" stays in rxq; EBUSY: "d"
+	 * is pushed and the take-back tried again (FIONREAD waits); EINVAL:
+	 * "d" is pushed, no take-back is tried, FIONREAD counts rxq.
+	 */
+	static const struct {
+		int err;
+		int fionread_then; /* -1: it waits for the take-back */
+		int calls_then;
+	} cases[] = {
+		{ .err = -ENOENT, .fionread_then = 1, .calls_then = 1 },
+		{ .err = -EBUSY, .fionread_then = -1, .calls_then = 2 },
+		{ .err = -EINVAL, .fionread_then = 0, .calls_then = 1 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct port p;
+		uint64_t fh = setup_held(&p);
+
+		h.take_back_err = cases[i].err;
+		CHECK_EQ(fionread(fh), 0);
+		CHECK_EQ(h.take_back_calls, 1);
+		/* nothing held any more, as far as pilotd can tell: answered at once */
+		CHECK(answered_ioctl(do_ioctl(fh, TCFLSH, TCIFLUSH, NULL, 0)));
+		CHECK_EQ(h.take_back_calls, 1);
+		h.take_back_err = 0;
+		port_rx(&p, "d", 1, 1);
+		port_after_events(&p, 1);
+		CHECK_EQ(fionread(fh), cases[i].fionread_then);
+		CHECK_EQ(h.take_back_calls, cases[i].calls_then);
+		teardown();
+	}
+}
+
+/*
+ * Every ioctl that waits for the bytes is answered exactly once: an
+ * interrupt answers EINTR (the bytes still come back, to rxq), a hangup
+ * EIO; and with the take-back out a second one waits too, no second
+ * take-back is asked, and both are answered when the bytes are back.
+ */
+static void test_take_back_waiters_answered_once(void)
+{
+	struct port p;
+	uint64_t fh = setup_held(&p);
+	void *q, *q2;
+	int n;
+
+	q = do_ioctl(fh, FIONREAD, 0, NULL, 0);
+	port_interrupt(&p, q);
+	port_after_events(&p, 1);
+	CHECK(ph_ans(&h, q)->count == 1 && ph_ans(&h, q)->err == EINTR);
+	ph_kernel_gives_back(&h);
+	CHECK_EQ(ph_ans(&h, q)->count, 1);
+	CHECK_EQ(byteq_len(&p.rxq), 2);
+	teardown();
+
+	fh = setup_held(&p);
+	q = do_ioctl(fh, FIONREAD, 0, NULL, 0);
+	q2 = do_ioctl(fh, FIONREAD, 0, NULL, 0);
+	CHECK_EQ(h.take_back_calls, 1);
+	ph_kernel_gives_back(&h);
+	CHECK(answered_ioctl(q) && answered_ioctl(q2));
+	memcpy(&n, ph_ans(&h, q2)->data, sizeof(n));
+	CHECK_EQ(n, 2);
+	teardown();
+
+	fh = setup_held(&p);
+	q = do_ioctl(fh, TCFLSH, TCIFLUSH, NULL, 0);
+	port_carrier_down(&p);
+	CHECK(ph_ans(&h, q)->count == 1 && ph_ans(&h, q)->err == EIO);
+	ph_kernel_gives_back(&h); /* the old session's bytes: the hung-up file reads them */
+	CHECK_EQ(ph_ans(&h, q)->count, 1);
+	CHECK(answered(ph_read(&h, fh, 64, false, 2), "bc"));
+	teardown();
+}
+
 int main(void)
 {
 	test_pushed_and_read_without_request();
@@ -303,5 +537,10 @@ int main(void)
 	test_settings_rule();
 	test_second_open_stops_pushes();
 	test_hangup_and_refusal();
+	test_flush_takes_back();
+	test_fionread_counts_kernel_bytes();
+	test_settings_change_takes_back();
+	test_take_back_refused();
+	test_take_back_waiters_answered_once();
 	return check_result("test_port_push");
 }
